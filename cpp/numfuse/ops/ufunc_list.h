@@ -1,6 +1,7 @@
 // The ufuncs numfuse implements: one X-macro list shared by type resolution (generated tables),
 // the scalar functors (kernels/scalar_ops.h: nf::sop::<Enum>), the CPU loops and the CUDA codegen.
 #pragma once
+#include <cstdint>
 
 // X(Enum, "numpy name", nin, nout)
 // The order is the index into core/generated/ufunc_tables.inc; append, never reorder.

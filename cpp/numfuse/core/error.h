@@ -1,0 +1,21 @@
+// Exceptions of the C++ core. The bindings translate each to the Python exception NumPy raises.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace nf {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct ValueError : Error { using Error::Error; };          // -> ValueError
+struct TypeError : Error { using Error::Error; };           // -> TypeError
+struct IndexError : Error { using Error::Error; };          // -> IndexError
+struct AxisError : Error { using Error::Error; };           // -> numpy.exceptions.AxisError
+struct OverflowError : Error { using Error::Error; };       // -> OverflowError
+struct NotImplementedError : Error { using Error::Error; }; // -> NotImplementedError
+// numpy's UFuncTypeError family (a TypeError): no loop for these dtypes, or a forbidden cast.
+struct UFuncTypeError : TypeError { using TypeError::TypeError; };
+struct LinAlgError : Error { using Error::Error; };         // -> numpy.linalg.LinAlgError
+
+}  // namespace nf
