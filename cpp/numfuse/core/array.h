@@ -1,0 +1,64 @@
+// Array: a cheap handle (dtype, shape, strides, offset) onto a shared Storage. A Storage holds
+// either a Buffer (materialised) or the Node that will produce it (pending). Views share Storage.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "numfuse/core/buffer.h"
+#include "numfuse/core/dtype.h"
+#include "numfuse/core/shape.h"
+
+namespace nf {
+
+struct Node;
+
+// The memory of a base array and all its views.
+struct Storage {
+  size_t nbytes = 0;
+  Device device;
+  std::shared_ptr<Buffer> buffer;   // set once materialised
+  std::shared_ptr<Node> producer;   // set while pending
+  int producer_output = 0;          // which output of `producer` this is
+  // Pending nodes that read this storage: a write into it must evaluate them first.
+  std::vector<std::weak_ptr<Node>> readers;
+
+  bool pending() const { return producer != nullptr; }
+  char* data() const { return static_cast<char*>(buffer->data()); }
+  // Long pending chains are released iteratively, never by deep recursion.
+  ~Storage();
+};
+
+class Array {
+ public:
+  DType dtype = DType::Float64;
+  Shape shape;
+  Strides strides;          // in elements of dtype
+  int64_t byte_offset = 0;  // from the start of the storage
+  std::shared_ptr<Storage> storage;
+  bool writeable = true;
+  bool is_view = false;     // NumPy's OWNDATA is !is_view
+
+  int ndim() const { return static_cast<int>(shape.size()); }
+  int64_t size() const { return numel(shape); }
+  size_t itemsize() const { return nf::itemsize(dtype); }
+  size_t nbytes() const { return static_cast<size_t>(size()) * itemsize(); }
+  Device device() const { return storage->device; }
+  bool pending() const { return storage->pending(); }
+  bool c_contiguous() const { return is_c_contiguous(shape, strides); }
+  bool f_contiguous() const { return is_f_contiguous(shape, strides); }
+
+  // Pointer to element 0. Only valid once materialised (see graph/eval.h).
+  char* data() const { return storage->data() + byte_offset; }
+  template <class T> T* data_as() const { return reinterpret_cast<T*>(data()); }
+
+  // A view onto the same storage.
+  Array view(Shape new_shape, Strides new_strides, int64_t new_byte_offset) const;
+  Array view_as_dtype(DType d) const;  // same bytes, another dtype (ndarray.view(dtype))
+
+  // A new materialised, uninitialised C-contiguous array.
+  static Array empty(const Shape& shape, DType dtype, Device device);
+  // A materialised 0-d host array holding one value (itemsize bytes copied from `value`).
+  static Array scalar(const void* value, DType dtype, Device device = Device::cpu());
+};
+
+}  // namespace nf

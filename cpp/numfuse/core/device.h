@@ -1,0 +1,26 @@
+// Where an array lives: the CPU or one CUDA device.
+#pragma once
+#include <string>
+
+namespace nf {
+
+struct Device {
+  enum class Kind : unsigned char { CPU, CUDA };
+  Kind kind = Kind::CPU;
+  int index = 0;
+
+  static Device cpu() { return {}; }
+  static Device cuda(int i) { return {Kind::CUDA, i}; }
+  bool is_cpu() const { return kind == Kind::CPU; }
+  bool operator==(const Device& o) const { return kind == o.kind && (is_cpu() || index == o.index); }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  std::string str() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }
+};
+
+// The device new arrays go to unless told otherwise (NUMFUSE_DEVICE, or the CPU).
+Device default_device();
+void set_default_device(Device d);
+// Parses "cpu", "cuda", "cuda:1"; throws ValueError otherwise.
+Device parse_device(const std::string& s);
+
+}  // namespace nf

@@ -1,0 +1,45 @@
+// Shape and stride maths as small free functions (xtensor's xstrides/xshape are the model).
+// Strides are in ELEMENTS, not bytes, and may be zero (broadcast) or negative (reversed views).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nf {
+
+using Shape = std::vector<int64_t>;
+using Strides = std::vector<int64_t>;
+
+int64_t numel(const Shape& shape);
+Strides contiguous_strides(const Shape& shape);  // C order
+bool is_c_contiguous(const Shape& shape, const Strides& strides);
+bool is_f_contiguous(const Shape& shape, const Strides& strides);
+
+// NumPy's spelling of a shape in error messages: "(3,4)", "(5,)", "()".
+std::string shape_str(const Shape& shape);
+
+// The broadcast of two shapes; throws ValueError as NumPy words it:
+// "operands could not be broadcast together with shapes (3,4) (5,) ".
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+Shape broadcast_shapes(const std::vector<Shape>& shapes);
+// Strides that read an array of shape `from` as if it had the broadcast shape `to` (0 where it
+// repeats). Throws ValueError if `from` does not broadcast to `to`.
+Strides broadcast_strides(const Shape& from, const Strides& strides, const Shape& to);
+
+// A possibly negative axis made non-negative; throws AxisError
+// "axis 3 is out of bounds for array of dimension 2".
+int normalize_axis(int64_t axis, int ndim);
+// Axes (any order, negative allowed) as a sorted bitmask-like bool vector of length ndim; throws
+// AxisError for out-of-range and ValueError "duplicate value in 'axis'" for repeats.
+std::vector<bool> normalize_axes(const std::vector<int64_t>& axes, int ndim);
+
+// The strides a reshape of (shape, strides) into new_shape can use without copying, or false when
+// a copy is needed (NumPy's _attempt_nocopy_reshape).
+bool reshape_strides(const Shape& shape, const Strides& strides, const Shape& new_shape,
+                     Strides* out);
+
+// Resolves one -1 in a requested shape; throws ValueError
+// "cannot reshape array of size 6 into shape (4,)".
+Shape infer_reshape(const Shape& requested, int64_t size);
+
+}  // namespace nf

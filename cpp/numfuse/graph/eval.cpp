@@ -1,0 +1,191 @@
+#include "numfuse/graph/eval.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+
+#include "numfuse/graph/node.h"
+#include "numfuse/graph/planner.h"
+
+namespace nf {
+
+namespace {
+std::atomic<int64_t> g_pending_nodes{0};
+std::atomic<uint64_t> g_epoch{1};
+}  // namespace
+
+int64_t pending_node_count() { return g_pending_nodes.load(std::memory_order_relaxed); }
+
+Node::~Node() {
+  // A node dies unevaluated when nothing needs its outputs any more.
+  if (!done) g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
+
+namespace {
+
+// Inputs that are still pending, as their producer nodes.
+template <class F>
+void for_each_pending_input(Node* n, F&& f) {
+  for (const Array& in : n->inputs) {
+    if (in.storage->producer) f(in.storage->producer.get());
+  }
+}
+
+// Depth-first post-order of everything `roots` depend on, without recursion.
+std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
+  uint64_t epoch = g_epoch.fetch_add(1);
+  std::vector<Node*> order;
+  std::vector<std::pair<Node*, size_t>> stack;
+  for (Node* r : roots) {
+    if (r->visit_epoch == epoch) continue;
+    r->visit_epoch = epoch;
+    stack.emplace_back(r, 0);
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->inputs.size()) {
+        Storage* s = node->inputs[next++].storage.get();
+        Node* p = s->producer.get();
+        if (p && p->visit_epoch != epoch) {
+          p->visit_epoch = epoch;
+          stack.emplace_back(p, 0);
+        }
+      } else {
+        order.push_back(node);
+        stack.pop_back();
+      }
+    }
+  }
+  return order;
+}
+
+void run_node(Node* node) {
+  std::vector<Array> outs(node->outputs.size());
+  std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
+  for (size_t i = 0; i < node->outputs.size(); ++i) {
+    keep[i] = node->outputs[i].lock();
+    // An output nobody holds (one half of divmod, say) still needs scratch memory.
+    Array out = Array::empty(node->out_shapes[i], node->out_dtypes[i], node->device);
+    if (keep[i]) keep[i]->buffer = out.storage->buffer;
+    outs[i] = std::move(out);
+  }
+  node->eval_cpu(outs);
+  // Detach: the storages become plain buffers and the node lets go of its inputs.
+  std::shared_ptr<Node> self_guard;
+  for (auto& s : keep) {
+    if (s && s->producer.get() == node) {
+      if (!self_guard) self_guard = s->producer;
+      s->producer.reset();
+    }
+  }
+  node->inputs.clear();
+  node->outputs.clear();
+  node->done = true;
+  g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
+  std::vector<Node*> roots;
+  for (auto& n : hold) roots.push_back(n.get());
+  std::vector<Node*> order = topo_sort(roots);
+  // Evaluating a node drops its inputs, which may hold the last reference to a later node's
+  // input producer: keep every node of the walk alive until the end.
+  for (Node* n : order) {
+    for (const Array& in : n->inputs) {
+      if (in.storage->producer) hold.push_back(in.storage->producer);
+    }
+  }
+  std::vector<Group> groups = plan_groups(order);
+  if (graph_limits().trace) {
+    std::fprintf(stderr, "[numfuse] eval (%s): %zu nodes in %zu groups\n", flush_reason_name(why),
+                 order.size(), groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) {
+      std::string names;
+      for (Node* n : groups[i].nodes) names += (names.empty() ? "" : " ") + n->name();
+      std::fprintf(stderr, "[numfuse]   group %zu: %zu node(s) [%s] cut: %s\n", i,
+                   groups[i].nodes.size(), names.c_str(), cut_reason_name(groups[i].cut));
+    }
+  }
+  for (Group& g : groups) {
+    for (Node* n : g.nodes) run_node(n);
+  }
+}
+
+}  // namespace
+
+void eval(const std::vector<Array>& arrays, FlushReason why) {
+  std::vector<std::shared_ptr<Node>> roots;
+  for (const Array& a : arrays) {
+    if (a.storage && a.storage->producer) roots.push_back(a.storage->producer);
+  }
+  if (!roots.empty()) eval_nodes(std::move(roots), why);
+}
+
+void prepare_write(const Array& dst) {
+  Storage* s = dst.storage.get();
+  std::vector<std::shared_ptr<Node>> roots;
+  if (s->producer) roots.push_back(s->producer);
+  for (auto& w : s->readers) {
+    auto reader = w.lock();
+    if (reader && !reader->done) roots.push_back(std::move(reader));
+  }
+  s->readers.clear();
+  if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+}
+
+// Remembers that `node` reads `s`, dropping entries of nodes already gone or evaluated.
+static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
+  auto& r = s->readers;
+  if (r.size() >= 16 && (r.size() & (r.size() - 1)) == 0) {
+    size_t k = 0;
+    for (auto& w : r) {
+      auto n = w.lock();
+      if (n && !n->done) r[k++] = w;
+    }
+    r.resize(k);
+  }
+  r.push_back(node);
+}
+
+std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
+                                std::vector<Shape> shapes) {
+  int depth = 0;
+  bool any_input_pending = false;
+  for (const Array& in : node->inputs) {
+    if (in.storage->producer) {
+      depth = std::max(depth, in.storage->producer->depth + 1);
+      any_input_pending = true;
+    }
+  }
+  node->depth = depth;
+  node->out_dtypes = dtypes;
+  node->out_shapes = shapes;
+  std::vector<Array> outs;
+  for (size_t i = 0; i < dtypes.size(); ++i) {
+    Array a;
+    a.dtype = dtypes[i];
+    a.shape = shapes[i];
+    a.strides = contiguous_strides(shapes[i]);
+    a.storage = std::make_shared<Storage>();
+    a.storage->nbytes = static_cast<size_t>(numel(shapes[i])) * itemsize(dtypes[i]);
+    a.storage->device = node->device;
+    a.storage->producer = node;
+    a.storage->producer_output = static_cast<int>(i);
+    node->outputs.push_back(a.storage);
+    outs.push_back(std::move(a));
+  }
+  for (const Array& in : node->inputs) add_reader(in.storage.get(), node);
+  g_pending_nodes.fetch_add(1, std::memory_order_relaxed);
+  const GraphLimits& lim = graph_limits();
+  if (any_input_pending && depth >= lim.max_depth) {
+    eval(outs, FlushReason::GraphDepthLimit);
+  } else if (pending_node_count() > lim.max_pending) {
+    eval(outs, FlushReason::GraphSizeLimit);
+  }
+  return outs;
+}
+
+Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape) {
+  return make_pending(std::move(node), std::vector<DType>{dtype}, std::vector<Shape>{std::move(shape)})[0];
+}
+
+}  // namespace nf

@@ -1,0 +1,40 @@
+#include "numfuse/graph/flush.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace nf {
+
+const char* flush_reason_name(FlushReason r) {
+  switch (r) {
+    case FlushReason::HostRead: return "host-read";
+    case FlushReason::DataDependent: return "data-dependent-shape";
+    case FlushReason::OpaqueInput: return "opaque-input";
+    case FlushReason::Write: return "write";
+    case FlushReason::Explicit: return "explicit";
+    case FlushReason::GraphDepthLimit: return "graph-depth-limit";
+    case FlushReason::GraphSizeLimit: return "graph-size-limit";
+  }
+  return "?";
+}
+
+static int64_t env_int(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  try {
+    return std::stoll(v);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+const GraphLimits& graph_limits() {
+  static const GraphLimits limits = {
+      static_cast<int>(env_int("NUMFUSE_MAX_GRAPH_DEPTH", 256)),
+      env_int("NUMFUSE_MAX_PENDING_NODES", 100000),
+      env_int("NUMFUSE_TRACE", 0) != 0,
+  };
+  return limits;
+}
+
+}  // namespace nf

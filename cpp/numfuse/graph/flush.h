@@ -1,0 +1,27 @@
+// Why pending work was evaluated: one named enum, traced when NUMFUSE_TRACE=1.
+#pragma once
+#include <cstdint>
+
+namespace nf {
+
+enum class FlushReason : uint8_t {
+  HostRead,          // data read on the host: print, .get(), float(), __array__
+  DataDependent,     // a result whose shape depends on values (boolean mask, nonzero)
+  OpaqueInput,       // an opaque op (matmul, sort, ...) consumes a pending input
+  Write,             // a write into a buffer that pending nodes read
+  Explicit,          // numfuse.eval()
+  GraphDepthLimit,   // the pending chain grew past NUMFUSE_MAX_GRAPH_DEPTH
+  GraphSizeLimit,    // more pending nodes than NUMFUSE_MAX_PENDING_NODES
+};
+
+const char* flush_reason_name(FlushReason r);
+
+// Limits, read once from the environment.
+struct GraphLimits {
+  int max_depth;          // NUMFUSE_MAX_GRAPH_DEPTH
+  int64_t max_pending;    // NUMFUSE_MAX_PENDING_NODES
+  bool trace;             // NUMFUSE_TRACE
+};
+const GraphLimits& graph_limits();
+
+}  // namespace nf

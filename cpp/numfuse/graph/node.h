@@ -1,0 +1,46 @@
+// A pending operation in the lazy graph. Ops (ops/) validate eagerly and build Nodes; backends
+// compute them. Each Node kind is a small subclass with its per-backend entry points.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "numfuse/core/array.h"
+
+namespace nf {
+
+// How the planner may group a node with its neighbours.
+enum class NodeKind : uint8_t {
+  Elementwise,  // one output element from the inputs' elements at the same index
+  Reduction,    // reduces some axes of one elementwise input
+  Source,       // produces values from an index (arange, fill, random): no array inputs
+  Opaque,       // anything else (matmul, sort, gather): a group of its own
+};
+
+struct Node {
+  std::vector<Array> inputs;                   // dropped once evaluated
+  std::vector<std::weak_ptr<Storage>> outputs;
+  std::vector<DType> out_dtypes;
+  std::vector<Shape> out_shapes;
+  Device device;
+  int depth = 0;               // longest pending chain below this node
+  uint64_t visit_epoch = 0;    // scratch mark for graph walks
+  bool done = false;           // evaluated: outputs are materialised, inputs dropped
+
+  virtual ~Node();
+  virtual NodeKind kind() const = 0;
+  virtual std::string name() const = 0;
+  // Computes outputs from materialised inputs. `outs` are C-contiguous arrays over fresh storage.
+  virtual void eval_cpu(const std::vector<Array>& outs) = 0;
+};
+
+// Registers `node` (inputs already set) and returns its pending outputs, one per (dtype, shape).
+// Applies the graph limits: a node past them is evaluated at once.
+std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
+                                std::vector<Shape> shapes);
+Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape);
+
+// The number of nodes alive and not yet evaluated.
+int64_t pending_node_count();
+
+}  // namespace nf

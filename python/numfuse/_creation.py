@@ -1,0 +1,248 @@
+"""Array creation: NumPy's names and arguments over the C++ core."""
+import builtins
+import math
+import operator
+
+import numpy as _np
+
+from . import _core
+from ._core import ndarray
+
+__all__ = [
+    "array", "asarray", "asanyarray", "ascontiguousarray", "asnumpy", "empty", "empty_like",
+    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "linspace",
+    "logspace", "eye", "identity", "copy", "frombuffer", "meshgrid", "tri", "tril", "triu",
+    "diag", "diagflat",
+]
+
+
+def _shape(shape):
+    if isinstance(shape, (int, _np.integer)):
+        return (operator.index(shape),)
+    return tuple(operator.index(s) for s in shape)
+
+
+def _default_float(dtype):
+    return _np.float64 if dtype is None else dtype
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """numpy.asarray: numfuse arrays pass through; anything else is copied in."""
+    if isinstance(a, ndarray):
+        out = a if dtype is None else a.astype(dtype, copy=False)
+        if copy:
+            out = out.copy() if out is a else out
+        elif copy is False and out is not a:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        if device is not None and str(device) != out.device:
+            raise NotImplementedError(f"moving arrays to device {device!r} is not available yet")
+        return out
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return _core.asarray(a, dtype, device)
+
+
+asanyarray = asarray
+
+
+def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None, device=None):
+    if isinstance(obj, ndarray):
+        out = obj.astype(dtype if dtype is not None else obj.dtype, copy=bool(copy))
+    elif isinstance(obj, (list, tuple)) and any(isinstance(x, ndarray) for x in obj):
+        from ._shape import stack
+        out = stack([asarray(x) for x in obj])
+        if dtype is not None:
+            out = out.astype(dtype, copy=False)
+    else:
+        out = _core.asarray(obj, dtype, device)
+    if out.ndim < ndmin:
+        out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    a = asarray(a, dtype=dtype)
+    if a.ndim == 0:
+        return a.reshape(1)
+    return a if a.flags.c_contiguous else a.copy()
+
+
+def asnumpy(a, stream=None, order="C", out=None, blocking=True):
+    """A NumPy copy of ``a`` on the host (CuPy's name)."""
+    if isinstance(a, ndarray):
+        res = _np.array(a._host_view(), order=order, copy=True)
+    else:
+        res = _np.asarray(a, order=order)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    return _core.empty(_shape(shape), _np.dtype(dtype), device)
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    return _core.zeros(_shape(shape), _np.dtype(dtype), device)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return _core.ones(_shape(shape), _np.dtype(_default_float(dtype)), device)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None:
+        dtype = asarray(fill_value).dtype if not isinstance(fill_value, (builtins.bool, int, float, complex)) \
+            else _np.asarray(fill_value).dtype
+    if isinstance(fill_value, ndarray) and fill_value.ndim > 0:
+        out = empty(shape, dtype, device=device)
+        out[...] = fill_value
+        return out
+    return _core.full(_shape(shape), fill_value, _np.dtype(dtype), device)
+
+
+def _like(a, dtype, shape):
+    a = asarray(a)
+    return (a.dtype if dtype is None else dtype), (a.shape if shape is None else shape), a.device
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, sh, dev = _like(prototype, dtype, shape)
+    return empty(sh, dt, device=device or dev)
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, sh, dev = _like(a, dtype, shape)
+    return zeros(sh, dt, device=device or dev)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, sh, dev = _like(a, dtype, shape)
+    return ones(sh, dt, device=device or dev)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, sh, dev = _like(a, dtype, shape)
+    return full(sh, fill_value, dt, device=device or dev)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    if step == 0:
+        raise ZeroDivisionError("division by zero")
+    if dtype is None:
+        dtype = _np.result_type(*(_np.asarray(v) for v in (start, stop, step)))
+    dtype = _np.dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step)) if not isinstance(stop - start, complex) \
+        else max(0, math.ceil(((stop - start) / step).real))
+    return _core.arange(float(_np.real(start)), float(_np.real(step)), int(n), dtype, device)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = asarray(start), asarray(stop)
+    div = (num - 1) if endpoint else num
+    dt = _np.result_type(start.dtype, stop.dtype, float)
+    delta = stop.astype(dt) - start.astype(dt)
+    idx = arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim)
+    step = delta / div if div > 0 else _np.nan
+    if div > 0:
+        y = idx * step + start
+    else:
+        y = idx * delta + start
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    if axis != 0:
+        from ._shape import moveaxis
+        y = moveaxis(y, 0, axis)
+    out_dtype = dt if dtype is None else _np.dtype(dtype)
+    if _np.issubdtype(out_dtype, _np.integer):
+        from ._ufuncs import floor
+        y = floor(y)
+    y = y.astype(out_dtype, copy=False)
+    return (y, step) if retstep else y
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    from ._ufuncs import power
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    out = power(base, y)
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    return _core.eye(operator.index(N), operator.index(N if M is None else M), operator.index(k),
+                     _np.dtype(dtype), device)
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=float if dtype is None else dtype)
+
+
+def copy(a, order="K", subok=False):
+    return asarray(a).copy()
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    return _core.from_numpy(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    arrays = [asarray(x).reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1)) for i, x in enumerate(xi)]
+    if indexing == "xy" and ndim > 1:
+        arrays[0] = arrays[0].reshape((1, -1) + (1,) * (ndim - 2))
+        arrays[1] = arrays[1].reshape((-1, 1) + (1,) * (ndim - 2))
+    if not sparse:
+        from ._shape import broadcast_arrays
+        arrays = broadcast_arrays(*arrays)
+    if copy:
+        arrays = [a.copy() for a in arrays]
+    return tuple(arrays)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    M = N if M is None else M
+    rows = arange(N, dtype=_np.int64).reshape(-1, 1)
+    cols = arange(-k, M - k, dtype=_np.int64).reshape(1, -1)
+    return (rows >= cols).astype(dtype, copy=False)
+
+
+def tril(m, k=0):
+    from ._ufuncs import _where
+    m = asarray(m)
+    mask = tri(*m.shape[-2:], k=k, dtype=builtins.bool)
+    return _where(mask, m, zeros(1, m.dtype))
+
+
+def triu(m, k=0):
+    from ._ufuncs import _where
+    m = asarray(m)
+    mask = tri(*m.shape[-2:], k=k - 1, dtype=builtins.bool)
+    return _where(mask, zeros(1, m.dtype), m)
+
+
+def diag(v, k=0):
+    v = asarray(v)
+    if v.ndim == 1:
+        n = v.shape[0] + builtins.abs(k)
+        out = zeros((n, n), v.dtype)
+        flat = out.reshape(-1)
+        start = k if k >= 0 else -k * n
+        flat[start:start + (n - builtins.abs(k)) * (n + 1):n + 1] = v
+        return out
+    if v.ndim == 2:
+        return v.diagonal(k).copy()
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def diagflat(v, k=0):
+    return diag(asarray(v).ravel(), k)

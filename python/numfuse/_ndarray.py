@@ -1,0 +1,104 @@
+"""ndarray methods that are rare or argument-heavy, attached to the C++ class.
+
+Everything hot (operators, properties, indexing) is bound in C++ (python/src/bind_array.cpp).
+Host conversions go through a NumPy view of the evaluated buffer, so printing, tolist() and
+scalar conversion behave exactly as NumPy's.
+"""
+import numpy as _np
+
+from ._core import ndarray
+
+
+class Flags:
+    """ndarray.flags: NumPy's contiguity, ownership and writeability flags."""
+
+    __slots__ = ("_a",)
+
+    def __init__(self, a):
+        self._a = a
+
+    c_contiguous = property(lambda self: self._a._c_contiguous)
+    f_contiguous = property(lambda self: self._a._f_contiguous)
+    owndata = property(lambda self: self._a._owndata)
+    contiguous = c_contiguous
+    fortran = f_contiguous
+
+    @property
+    def writeable(self):
+        return self._a._writeable
+
+    @writeable.setter
+    def writeable(self, value):
+        self._a._writeable = bool(value)
+
+    _keys = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "c_contiguous",
+             "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "FORTRAN": "f_contiguous",
+             "OWNDATA": "owndata", "O": "owndata", "WRITEABLE": "writeable", "W": "writeable"}
+
+    def __getitem__(self, key):
+        return getattr(self, self._keys[key.upper()])
+
+    def __setitem__(self, key, value):
+        setattr(self, self._keys[key.upper()], value)
+
+    def __repr__(self):
+        return "\n".join(f"  {k} : {self[k]}" for k in
+                         ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE"))
+
+
+def _host(self):
+    return self._host_view()
+
+
+def __array__(self, dtype=None, copy=None):
+    view = self._host_view()
+    if dtype is not None and _np.dtype(dtype) != view.dtype:
+        return view.astype(dtype)
+    return view.copy() if copy else view
+
+
+def get(self, stream=None, order="C", out=None, blocking=True):
+    from ._creation import asnumpy
+    return asnumpy(self, order=order, out=out)
+
+
+def __iter__(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+_methods = {
+    "flags": property(Flags),
+    "base": property(lambda self: None),
+    "__array__": __array__,
+    "get": get,
+    "__iter__": __iter__,
+    "tolist": lambda self: _host(self).tolist(),
+    "item": lambda self, *args: _host(self).item(*args),
+    "tobytes": lambda self, order="C": _host(self).tobytes(order),
+    "__repr__": lambda self: repr(_host(self)),
+    "__str__": lambda self: str(_host(self)),
+    "__format__": lambda self, spec: format(_host(self), spec),
+    "__bool__": lambda self: bool(_host(self)),
+    "__float__": lambda self: float(_host(self)),
+    "__int__": lambda self: int(_host(self)),
+    "__complex__": lambda self: complex(_host(self)),
+    "__index__": lambda self: _host(self).__index__(),
+    "__reduce__": lambda self: (_rebuild, (_np.array(_host(self)),)),
+}
+
+
+def _rebuild(host):
+    from ._creation import asarray
+    return asarray(host)
+
+
+def attach(methods):
+    """Adds Python-level methods to the C++ ndarray class."""
+    for name, fn in methods.items():
+        setattr(ndarray, name, fn)
+
+
+attach(_methods)

@@ -1,0 +1,247 @@
+// numfuse.ndarray: the nanobind class itself, with its properties and hot methods in C++.
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
+
+#include "bindings.h"
+#include "numfuse/core/error.h"
+#include "numfuse/graph/eval.h"
+#include "numfuse/ops/views.h"
+
+namespace nf::py {
+
+namespace {
+
+nb::tuple to_tuple(const std::vector<int64_t>& v) {
+  nb::list l;
+  for (int64_t x : v) l.append(x);
+  return nb::tuple(l);
+}
+
+// Shapes and axes arrive as an int, a sequence, or several ints (*args).
+std::vector<int64_t> int_list(nb::handle obj) {
+  std::vector<int64_t> out;
+  if (PyLong_Check(obj.ptr()) || nb::hasattr(obj, "__index__")) {
+    if (!PySequence_Check(obj.ptr())) {
+      out.push_back(py_to_int64(nb::steal(PyNumber_Index(obj.ptr()))));
+      return out;
+    }
+  }
+  for (nb::handle h : obj) out.push_back(py_to_int64(nb::steal(PyNumber_Index(h.ptr()))));
+  return out;
+}
+
+std::vector<int64_t> args_to_ints(const nb::args& args) {
+  if (args.size() == 1) return int_list(args[0]);
+  std::vector<int64_t> out;
+  for (nb::handle h : args) out.push_back(py_to_int64(nb::steal(PyNumber_Index(h.ptr()))));
+  return out;
+}
+
+char order_char(const std::string& order) {
+  if (order.size() != 1 || std::string("CFAK").find(order[0]) == std::string::npos) {
+    throw ValueError("order must be one of 'C', 'F', 'A', or 'K' (got '" + order + "')");
+  }
+  return order[0];
+}
+
+// Operators: a op b and b op a, with NumPy's promotion; Python scalars stay weak.
+template <UFunc op>
+nb::object binary(const Array& a, nb::handle b) {
+  return nb::cast(ufunc2(op, Operand::of(a), operand_from_py(b, a.device())));
+}
+template <UFunc op>
+nb::object binary_r(const Array& a, nb::handle b) {
+  return nb::cast(ufunc2(op, operand_from_py(b, a.device()), Operand::of(a)));
+}
+template <UFunc op>
+nb::object inplace(nb::handle self, nb::handle b) {
+  Array& a = nb::cast<Array&>(self);
+  UFuncOptions opts;
+  opts.out.push_back(a);
+  ufunc(op, {Operand::of(a), operand_from_py(b, a.device())}, opts);
+  return nb::borrow(self);
+}
+template <UFunc op>
+nb::object unary(const Array& a) {
+  return nb::cast(ufunc1(op, Operand::of(a)));
+}
+
+}  // namespace
+
+void bind_array(nb::module_& m) {
+  nb::class_<Array> cls(m, "ndarray", nb::is_weak_referenceable(),
+                        "An N-dimensional array on the CPU or a GPU, evaluated lazily.");
+  cls.def_prop_rw(
+         "shape", [](const Array& a) { return to_tuple(a.shape); },
+         [](Array& a, nb::handle shape) {
+           Shape s = infer_reshape(int_list(shape), a.size());
+           Strides st;
+           if (!reshape_strides(a.shape, a.strides, s, &st)) {
+             throw nb::attribute_error("Incompatible shape for in-place modification. Use "
+                                       "`.reshape()` to make a copy with the desired shape.");
+           }
+           a.shape = s;
+           a.strides = st;
+         })
+      .def_prop_ro("dtype", [](const Array& a) { return dtype_to_py(a.dtype); })
+      .def_prop_ro("ndim", &Array::ndim)
+      .def_prop_ro("size", &Array::size)
+      .def_prop_ro("itemsize", [](const Array& a) { return a.itemsize(); })
+      .def_prop_ro("nbytes", [](const Array& a) { return a.nbytes(); })
+      .def_prop_ro("strides",
+                   [](const Array& a) {
+                     std::vector<int64_t> b;
+                     for (int64_t s : a.strides) b.push_back(s * int64_t(a.itemsize()));
+                     return to_tuple(b);
+                   })
+      .def_prop_ro("device", [](const Array& a) { return a.device().str(); })
+      .def_prop_ro("T", [](const Array& a) { return transpose(a); })
+      .def_prop_ro("mT",
+                   [](const Array& a) {
+                     if (a.ndim() < 2) {
+                       throw ValueError("matrix transpose with ndim < 2 is undefined");
+                     }
+                     return swapaxes(a, -1, -2);
+                   })
+      .def_prop_rw(
+          "real", [](const Array& a) { return real_part(a); },
+          [](const Array& a, nb::handle v) {
+            assign(real_part(a), array_from_py(v, std::nullopt, a.device()));
+          })
+      .def_prop_rw(
+          "imag", [](const Array& a) { return imag_part(a); },
+          [](const Array& a, nb::handle v) {
+            if (!is_complex(a.dtype)) throw TypeError("array does not have imaginary part to set");
+            assign(imag_part(a), array_from_py(v, std::nullopt, a.device()));
+          })
+      .def_prop_ro("_c_contiguous", &Array::c_contiguous)
+      .def_prop_ro("_f_contiguous", &Array::f_contiguous)
+      .def_prop_ro("_owndata", [](const Array& a) { return !a.is_view; })
+      .def_prop_rw(
+          "_writeable", [](const Array& a) { return a.writeable; },
+          [](Array& a, bool w) {
+            if (w && !a.writeable && a.is_view) {
+              throw ValueError("cannot set WRITEABLE flag to True of this array");
+            }
+            a.writeable = w;
+          })
+      .def_prop_ro("_pending", &Array::pending)
+      .def("astype",
+           [](const Array& a, nb::handle dtype, const std::string& order, const std::string& casting,
+              bool subok, bool copy_flag) {
+             DType d = dtype_from_py(dtype);
+             Casting c = casting_from_str(casting);
+             if (!can_cast(a.dtype, d, c)) {
+               throw TypeError(std::string("Cannot cast array data from dtype('") +
+                               dtype_name(a.dtype) + "') to dtype('" + dtype_name(d) +
+                               "') according to the rule '" + casting + "'");
+             }
+             char o = order_char(order);
+             Array r = astype(a, d, copy_flag);
+             if (o == 'F' && copy_flag) r = transpose(copy(transpose(r)));
+             return r;
+           },
+           nb::arg("dtype"), nb::arg("order") = "K", nb::arg("casting") = "unsafe",
+           nb::arg("subok") = true, nb::arg("copy") = true)
+      .def("copy",
+           [](const Array& a, const std::string& order) {
+             char o = order_char(order);
+             if (o == 'F' || (o == 'A' && a.f_contiguous() && !a.c_contiguous())) {
+               return transpose(copy(transpose(a)));
+             }
+             return copy(a);
+           },
+           nb::arg("order") = "C")
+      .def("__copy__", [](const Array& a) { return copy(a); })
+      .def("__deepcopy__", [](const Array& a, nb::handle) { return copy(a); })
+      .def("view",
+           [](const Array& a, nb::handle dtype) {
+             if (dtype.is_none()) return a.view(a.shape, a.strides, a.byte_offset);
+             return a.view_as_dtype(dtype_from_py(dtype));
+           },
+           nb::arg("dtype").none() = nb::none())
+      .def("reshape",
+           [](const Array& a, nb::args shape, const std::string& order) {
+             if (shape.size() == 0) throw TypeError("reshape() takes exactly 1 argument (0 given)");
+             return reshape(a, args_to_ints(shape), order_char(order));
+           },
+           nb::arg("shape"), nb::kw_only(), nb::arg("order") = "C")
+      .def("ravel", [](const Array& a, const std::string& order) { return ravel(a, order_char(order)); },
+           nb::arg("order") = "C")
+      .def("flatten",
+           [](const Array& a, const std::string& order) {
+             char o = order_char(order);
+             return o == 'F' ? ravel(copy(transpose(a)), 'C') : ravel(copy(a), 'C');
+           },
+           nb::arg("order") = "C")
+      .def("transpose",
+           [](const Array& a, nb::args axes) {
+             if (axes.size() == 0 || (axes.size() == 1 && axes[0].is_none())) return transpose(a);
+             return transpose(a, args_to_ints(axes));
+           },
+           nb::arg("axes"))
+      .def("swapaxes", &swapaxes, nb::arg("axis1"), nb::arg("axis2"))
+      .def("squeeze",
+           [](const Array& a, nb::handle axis) {
+             if (axis.is_none()) return squeeze(a);
+             return squeeze(a, int_list(axis));
+           },
+           nb::arg("axis").none() = nb::none())
+      .def("diagonal", &diagonal, nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
+      .def("fill",
+           [](const Array& a, nb::handle value) {
+             Operand v = operand_from_py(value, a.device());
+             assign(a, v.array, Casting::Unsafe);
+           })
+      .def("_eval", [](const Array& a) { eval(a, FlushReason::Explicit); })
+      .def("_host_view", &host_numpy_view)
+      .def("__len__",
+           [](const Array& a) {
+             if (a.ndim() == 0) throw TypeError("len() of unsized object");
+             return a.shape[0];
+           })
+      // Arithmetic operators: the Python scalar side is weak (NEP 50).
+      .def("__add__", &binary<UFunc::Add>).def("__radd__", &binary_r<UFunc::Add>)
+      .def("__iadd__", &inplace<UFunc::Add>)
+      .def("__sub__", &binary<UFunc::Subtract>).def("__rsub__", &binary_r<UFunc::Subtract>)
+      .def("__isub__", &inplace<UFunc::Subtract>)
+      .def("__mul__", &binary<UFunc::Multiply>).def("__rmul__", &binary_r<UFunc::Multiply>)
+      .def("__imul__", &inplace<UFunc::Multiply>)
+      .def("__truediv__", &binary<UFunc::TrueDivide>)
+      .def("__rtruediv__", &binary_r<UFunc::TrueDivide>)
+      .def("__itruediv__", &inplace<UFunc::TrueDivide>)
+      .def("__floordiv__", &binary<UFunc::FloorDivide>)
+      .def("__rfloordiv__", &binary_r<UFunc::FloorDivide>)
+      .def("__ifloordiv__", &inplace<UFunc::FloorDivide>)
+      .def("__mod__", &binary<UFunc::Remainder>).def("__rmod__", &binary_r<UFunc::Remainder>)
+      .def("__imod__", &inplace<UFunc::Remainder>)
+      .def("__pow__", &binary<UFunc::Power>).def("__rpow__", &binary_r<UFunc::Power>)
+      .def("__ipow__", &inplace<UFunc::Power>)
+      .def("__and__", &binary<UFunc::BitwiseAnd>).def("__rand__", &binary_r<UFunc::BitwiseAnd>)
+      .def("__iand__", &inplace<UFunc::BitwiseAnd>)
+      .def("__or__", &binary<UFunc::BitwiseOr>).def("__ror__", &binary_r<UFunc::BitwiseOr>)
+      .def("__ior__", &inplace<UFunc::BitwiseOr>)
+      .def("__xor__", &binary<UFunc::BitwiseXor>).def("__rxor__", &binary_r<UFunc::BitwiseXor>)
+      .def("__ixor__", &inplace<UFunc::BitwiseXor>)
+      .def("__lshift__", &binary<UFunc::LeftShift>)
+      .def("__rlshift__", &binary_r<UFunc::LeftShift>)
+      .def("__ilshift__", &inplace<UFunc::LeftShift>)
+      .def("__rshift__", &binary<UFunc::RightShift>)
+      .def("__rrshift__", &binary_r<UFunc::RightShift>)
+      .def("__irshift__", &inplace<UFunc::RightShift>)
+      .def("__eq__", &binary<UFunc::Equal>)
+      .def("__ne__", &binary<UFunc::NotEqual>)
+      .def("__lt__", &binary<UFunc::Less>)
+      .def("__le__", &binary<UFunc::LessEqual>)
+      .def("__gt__", &binary<UFunc::Greater>)
+      .def("__ge__", &binary<UFunc::GreaterEqual>)
+      .def("__neg__", &unary<UFunc::Negative>)
+      .def("__pos__", &unary<UFunc::Positive>)
+      .def("__abs__", &unary<UFunc::Absolute>)
+      .def("__invert__", &unary<UFunc::Invert>);
+  bind_indexing(cls);
+  cls.attr("__hash__") = nb::none();
+  cls.attr("__array_priority__") = 100;
+}
+
+}  // namespace nf::py

@@ -1,0 +1,79 @@
+// Array creation and conversion: asarray, empty/full/arange/eye, eval, devices.
+#include <nanobind/stl/pair.h>
+
+#include "bindings.h"
+#include "numfuse/backend/cpu/thread_pool.h"
+#include "numfuse/core/error.h"
+#include "numfuse/graph/eval.h"
+#include "numfuse/graph/node.h"
+#include "numfuse/ops/creation.h"
+
+namespace nf::py {
+
+namespace {
+
+Shape shape_arg(nb::handle obj) {
+  Shape s;
+  if (PySequence_Check(obj.ptr())) {
+    for (nb::handle h : obj) s.push_back(py_to_int64(nb::steal(PyNumber_Index(h.ptr()))));
+  } else {
+    s.push_back(py_to_int64(nb::steal(PyNumber_Index(obj.ptr()))));
+  }
+  return s;
+}
+
+Device device_arg(nb::handle obj) {
+  if (obj.is_none()) return default_device();
+  return parse_device(nb::cast<std::string>(nb::str(obj)));
+}
+
+}  // namespace
+
+void bind_creation(nb::module_& m) {
+  m.def("asarray",
+        [](nb::handle obj, nb::handle dtype, nb::handle device) {
+          return array_from_py(obj, optional_dtype(dtype), device_arg(device));
+        },
+        nb::arg("obj"), nb::arg("dtype").none() = nb::none(), nb::arg("device").none() = nb::none());
+  m.def("from_numpy", [](nb::handle arr, nb::handle device) {
+    return array_from_numpy(arr, device_arg(device));
+  }, nb::arg("arr"), nb::arg("device").none() = nb::none());
+  m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return Array::empty(shape_arg(shape), dtype_from_py(dtype), device_arg(device));
+  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  m.def("full", [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle device) {
+    DType d = dtype_from_py(dtype);
+    Device dev = device_arg(device);
+    Operand v = operand_from_py(value, dev);
+    Array out = Array::empty({}, d, Device::cpu());
+    assign(out, v);  // casts the fill value once, with NumPy's checks
+    return full(shape_arg(shape), d, out.data(), dev);
+  }, nb::arg("shape"), nb::arg("value"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  m.def("zeros", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return zeros(shape_arg(shape), dtype_from_py(dtype), device_arg(device));
+  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  m.def("ones", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return ones(shape_arg(shape), dtype_from_py(dtype), device_arg(device));
+  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  m.def("arange", [](double start, double step, int64_t n, nb::handle dtype, nb::handle device) {
+    return arange(start, step, n, dtype_from_py(dtype), device_arg(device));
+  }, nb::arg("start"), nb::arg("step"), nb::arg("n"), nb::arg("dtype"), nb::arg("device").none());
+  m.def("eye", [](int64_t n, int64_t mcols, int64_t k, nb::handle dtype, nb::handle device) {
+    return eye(n, mcols, k, dtype_from_py(dtype), device_arg(device));
+  }, nb::arg("n"), nb::arg("m"), nb::arg("k"), nb::arg("dtype"), nb::arg("device").none());
+  m.def("eval", [](nb::args arrays) {
+    std::vector<Array> list;
+    for (nb::handle h : arrays) {
+      if (nb::isinstance<Array>(h)) list.push_back(nb::cast<const Array&>(h));
+    }
+    nb::gil_scoped_release release;
+    eval(list, FlushReason::Explicit);
+  });
+  m.def("pending_node_count", &pending_node_count);
+  m.def("num_threads", &cpu::num_threads);
+  m.def("set_num_threads", &cpu::set_num_threads);
+  m.def("default_device", [] { return default_device().str(); });
+  m.def("set_default_device", [](const std::string& s) { set_default_device(parse_device(s)); });
+}
+
+}  // namespace nf::py

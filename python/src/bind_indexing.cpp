@@ -1,0 +1,77 @@
+// ndarray.__getitem__ / __setitem__: basic indices in C++; advanced ones in numfuse._indexing.
+#include "bindings.h"
+#include "numfuse/core/error.h"
+#include "numfuse/ops/indexing.h"
+
+namespace nf::py {
+
+namespace {
+
+bool is_integer_like(PyObject* p) {
+  if (PyBool_Check(p)) return false;
+  if (PyLong_Check(p)) return true;
+  // NumPy integer scalars (and anything with __index__ that is not an array or sequence).
+  return PyIndex_Check(p) && !PySequence_Check(p) && !nb::isinstance<Array>(p);
+}
+
+// Basic items, or false if the key needs advanced indexing.
+bool parse_basic(nb::handle key, std::vector<IndexItem>* items) {
+  auto one = [&](nb::handle k) -> bool {
+    PyObject* p = k.ptr();
+    if (p == Py_None) {
+      items->push_back(IndexItem::new_axis());
+    } else if (p == Py_Ellipsis) {
+      items->push_back(IndexItem::ellipsis());
+    } else if (PySlice_Check(p)) {
+      auto* s = reinterpret_cast<PySliceObject*>(p);
+      auto get = [](PyObject* o, int64_t* v) {
+        if (o == Py_None) return false;
+        *v = py_to_int64(nb::steal(PyNumber_Index(o)));
+        return true;
+      };
+      int64_t start = 0, stop = 0, step = 1;
+      bool hs = get(s->start, &start), he = get(s->stop, &stop);
+      get(s->step, &step);
+      items->push_back(IndexItem::slice(hs, start, he, stop, step));
+    } else if (is_integer_like(p)) {
+      items->push_back(IndexItem::integer(py_to_int64(nb::steal(PyNumber_Index(p)))));
+    } else {
+      return false;
+    }
+    return true;
+  };
+  if (PyTuple_Check(key.ptr())) {
+    for (nb::handle k : key) {
+      if (!one(k)) return false;
+    }
+    return true;
+  }
+  return one(key);
+}
+
+nb::object advanced(const char* fn) {
+  return nb::module_::import_("numfuse._indexing").attr(fn);
+}
+
+}  // namespace
+
+void bind_indexing(nb::class_<Array>& cls) {
+  cls.def("__getitem__", [](nb::handle self, nb::handle key) -> nb::object {
+    const Array& a = nb::cast<const Array&>(self);
+    std::vector<IndexItem> items;
+    if (parse_basic(key, &items)) return nb::cast(basic_index(a, items));
+    return advanced("getitem")(self, key);
+  });
+  cls.def("__setitem__", [](nb::handle self, nb::handle key, nb::handle value) {
+    const Array& a = nb::cast<const Array&>(self);
+    std::vector<IndexItem> items;
+    if (!parse_basic(key, &items)) {
+      advanced("setitem")(self, key, value);
+      return;
+    }
+    Array dst = basic_index(a, items);
+    assign(dst, operand_from_py(value, a.device()));
+  });
+}
+
+}  // namespace nf::py

@@ -1,0 +1,125 @@
+// numfuse's ufunc objects (numfuse.add, numfuse.sin, ...), where, and dtype helpers.
+#include <nanobind/stl/pair.h>
+
+#include "bindings.h"
+#include "numfuse/core/error.h"
+
+namespace nf::py {
+
+namespace {
+
+struct UFuncObject {
+  UFunc op;
+};
+
+nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs) {
+  const int nin = ufunc_nin(self.op), nout = ufunc_nout(self.op);
+  const size_t nargs = args.size();
+  if (nargs < size_t(nin) || nargs > size_t(nin + nout)) {
+    throw TypeError(std::string(ufunc_name(self.op)) + "() takes from " + std::to_string(nin) +
+                    " to " + std::to_string(nin + nout) + " positional arguments but " +
+                    std::to_string(nargs) + " were given");
+  }
+  UFuncOptions opts;
+  nb::object out_obj = nb::none();
+  if (nargs > size_t(nin)) {
+    nb::list outs;
+    for (size_t i = nin; i < nargs; ++i) outs.append(args[i]);
+    out_obj = nb::tuple(outs);
+  }
+  Device device = default_device();
+  for (auto [key, value] : kwargs) {
+    std::string k = nb::cast<std::string>(key);
+    if (k == "out") {
+      if (!out_obj.is_none()) throw TypeError("cannot specify 'out' as both a positional and keyword argument");
+      out_obj = nb::borrow(value);
+    } else if (k == "where") {
+      if (!(value.ptr() == Py_True)) opts.where = array_from_py(value, DType::Bool, device);
+    } else if (k == "dtype") {
+      opts.dtype = optional_dtype(value);
+    } else if (k == "casting") {
+      opts.casting = casting_from_str(nb::cast<std::string>(value));
+    } else if (k == "order" || k == "subok") {
+      // Results are always C-ordered base-class arrays.
+    } else if (k == "signature") {
+      if (!value.is_none()) opts.dtype = dtype_from_py(nb::isinstance<nb::tuple>(value) ? value[nin] : value);
+    } else {
+      throw TypeError("'" + k + "' is an invalid keyword to ufunc '" + ufunc_name(self.op) + "'");
+    }
+  }
+  if (!out_obj.is_none()) {
+    auto take = [&](nb::handle h) {
+      if (h.is_none()) {
+        opts.out.emplace_back(std::nullopt);
+      } else if (nb::isinstance<Array>(h)) {
+        opts.out.emplace_back(nb::cast<const Array&>(h));
+      } else {
+        throw TypeError("return arrays must be of ArrayType");
+      }
+    };
+    if (nb::isinstance<nb::tuple>(out_obj)) {
+      if (nb::len(out_obj) != size_t(nout)) {
+        throw ValueError("The 'out' tuple must have exactly one entry per ufunc output");
+      }
+      for (nb::handle h : out_obj) take(h);
+    } else {
+      if (nout != 1) throw TypeError("'out' must be a tuple of arrays");
+      take(out_obj);
+    }
+  }
+  std::vector<Operand> ins;
+  for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
+  std::vector<Array> res = ufunc(self.op, ins, opts);
+  // NumPy returns the given out= objects themselves.
+  auto result = [&](int j) -> nb::object {
+    if (j < static_cast<int>(opts.out.size()) && opts.out[j]) {
+      return nb::isinstance<nb::tuple>(out_obj) ? nb::borrow(out_obj[j]) : out_obj;
+    }
+    return nb::cast(res[j]);
+  };
+  if (nout == 1) return result(0);
+  return nb::make_tuple(result(0), result(1));
+}
+
+}  // namespace
+
+void bind_ufuncs(nb::module_& m) {
+  nb::class_<UFuncObject>(m, "ufunc", "A NumPy-compatible universal function.")
+      .def("__call__", &call_ufunc)
+      // A property named __name__ would clash with the type's own; instances answer it here.
+      .def("__getattr__",
+           [](const UFuncObject& u, const std::string& name) -> nb::object {
+             if (name == "__name__") return nb::str(ufunc_name(u.op));
+             throw nb::attribute_error(("'ufunc' object has no attribute '" + name + "'").c_str());
+           })
+      .def_prop_ro("nin", [](const UFuncObject& u) { return ufunc_nin(u.op); })
+      .def_prop_ro("nout", [](const UFuncObject& u) { return ufunc_nout(u.op); })
+      .def_prop_ro("nargs", [](const UFuncObject& u) { return ufunc_nin(u.op) + ufunc_nout(u.op); })
+      .def_prop_ro("_id", [](const UFuncObject& u) { return static_cast<int>(u.op); })
+      .def("__repr__", [](const UFuncObject& u) { return std::string("<ufunc '") + ufunc_name(u.op) + "'>"; });
+  nb::dict ufuncs;
+  for (int i = 0; i < kNumUFuncs; ++i) {
+    UFunc op = static_cast<UFunc>(i);
+    ufuncs[ufunc_name(op)] = nb::cast(UFuncObject{op});
+  }
+  m.attr("ufuncs") = ufuncs;
+
+  m.def("where", [](nb::handle c, nb::handle x, nb::handle y) {
+    Device d = default_device();
+    return where(operand_from_py(c, d), operand_from_py(x, d), operand_from_py(y, d));
+  });
+  m.def("result_type_pair", [](nb::handle a, nb::handle b) {
+    Device d = default_device();
+    Operand x = operand_from_py(a, d), y = operand_from_py(b, d);
+    OperandType t[2] = {{x.array.dtype, x.weak}, {y.array.dtype, y.weak}};
+    return dtype_to_py(result_type(t, 2));
+  });
+  m.def("can_cast_dtype", [](nb::handle from, nb::handle to, const std::string& casting) {
+    return can_cast(dtype_from_py(from), dtype_from_py(to), casting_from_str(casting));
+  });
+  m.def("promote_types", [](nb::handle a, nb::handle b) {
+    return dtype_to_py(promote_types(dtype_from_py(a), dtype_from_py(b)));
+  });
+}
+
+}  // namespace nf::py

@@ -1,0 +1,46 @@
+// Shared declarations of the nanobind bindings: one bind_* function per file, and the
+// conversions between Python objects and core types.
+#pragma once
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "numfuse/core/array.h"
+#include "numfuse/ops/elementwise.h"
+
+namespace nb = nanobind;
+
+namespace nf::py {
+
+void bind_errors(nb::module_& m);
+void bind_array(nb::module_& m);
+void bind_ufuncs(nb::module_& m);
+void bind_indexing(nb::class_<Array>& cls);  // called by bind_array
+void bind_creation(nb::module_& m);
+
+// numpy, imported once.
+nb::module_& numpy();
+
+// NumPy dtype objects <-> DType. Accepts anything numpy.dtype() accepts; TypeError for dtypes
+// numfuse does not support (strings, objects, datetimes, longdouble).
+DType dtype_from_py(nb::handle obj);
+nb::object dtype_to_py(DType d);
+// Optional dtype argument: None -> nullopt.
+std::optional<DType> optional_dtype(nb::handle obj);
+
+// A ufunc operand: numfuse arrays as they are, Python scalars weak (NEP 50), anything else
+// through numpy.asarray.
+Operand operand_from_py(nb::handle obj, Device device);
+// numfuse.asarray(obj, dtype): numfuse arrays are returned as they are (cast if dtype differs).
+Array array_from_py(nb::handle obj, std::optional<DType> dtype, Device device);
+// A copy of a NumPy (or buffer-protocol) array in a new numfuse array.
+Array array_from_numpy(nb::handle np_array, Device device);
+// A NumPy array viewing a materialised host array's memory (keeps the storage alive).
+nb::object host_numpy_view(const Array& a);
+
+// Python int -> int64 with OverflowError past its range.
+int64_t py_to_int64(nb::handle obj);
+Casting casting_from_str(const std::string& s);
+
+}  // namespace nf::py

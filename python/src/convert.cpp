@@ -1,0 +1,206 @@
+// Conversions between Python objects and numfuse's core types.
+#include <nanobind/ndarray.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "numfuse/backend/backend.h"
+#include "numfuse/core/error.h"
+#include "numfuse/graph/eval.h"
+
+namespace nf::py {
+
+nb::module_& numpy() {
+  static nb::module_* np = new nb::module_(nb::module_::import_("numpy"));
+  return *np;
+}
+
+namespace {
+
+// numpy.dtype objects for each DType, created once (numfuse.float32 is numpy.float32).
+nb::object* dtype_objects() {
+  static nb::object* objs = [] {
+    auto* o = new nb::object[kNumDTypes];
+    for (int i = 0; i < kNumDTypes; ++i) {
+      o[i] = numpy().attr("dtype")(dtype_name(static_cast<DType>(i)));
+    }
+    return o;
+  }();
+  return objs;
+}
+
+bool dtype_from_kind(char kind, int64_t size, DType* out) {
+  switch (kind) {
+    case 'b': *out = DType::Bool; return size == 1;
+    case 'i':
+      switch (size) {
+        case 1: *out = DType::Int8; return true;
+        case 2: *out = DType::Int16; return true;
+        case 4: *out = DType::Int32; return true;
+        case 8: *out = DType::Int64; return true;
+      }
+      return false;
+    case 'u':
+      switch (size) {
+        case 1: *out = DType::UInt8; return true;
+        case 2: *out = DType::UInt16; return true;
+        case 4: *out = DType::UInt32; return true;
+        case 8: *out = DType::UInt64; return true;
+      }
+      return false;
+    case 'f':
+      switch (size) {
+        case 2: *out = DType::Float16; return true;
+        case 4: *out = DType::Float32; return true;
+        case 8: *out = DType::Float64; return true;
+      }
+      return false;
+    case 'c':
+      switch (size) {
+        case 8: *out = DType::Complex64; return true;
+        case 16: *out = DType::Complex128; return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+DType dtype_from_py(nb::handle obj) {
+  nb::object* objs = dtype_objects();
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (obj.is(objs[i])) return static_cast<DType>(i);
+  }
+  nb::object dt = numpy().attr("dtype")(obj);
+  char kind = nb::cast<std::string>(dt.attr("kind"))[0];
+  int64_t size = nb::cast<int64_t>(dt.attr("itemsize"));
+  DType d;
+  if (!dtype_from_kind(kind, size, &d)) {
+    throw TypeError("numfuse does not support " + nb::cast<std::string>(nb::repr(dt)));
+  }
+  return d;
+}
+
+nb::object dtype_to_py(DType d) { return dtype_objects()[static_cast<int>(d)]; }
+
+std::optional<DType> optional_dtype(nb::handle obj) {
+  if (obj.is_none()) return std::nullopt;
+  return dtype_from_py(obj);
+}
+
+int64_t py_to_int64(nb::handle obj) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+  if (overflow) throw OverflowError("Python int too large to convert to C long");
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+Casting casting_from_str(const std::string& s) {
+  if (s == "no") return Casting::No;
+  if (s == "equiv") return Casting::Equiv;
+  if (s == "safe") return Casting::Safe;
+  if (s == "same_kind") return Casting::SameKind;
+  if (s == "unsafe") return Casting::Unsafe;
+  throw ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'");
+}
+
+Operand operand_from_py(nb::handle obj, Device device) {
+  if (nb::isinstance<Array>(obj)) return Operand::of(nb::cast<const Array&>(obj));
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) {
+    bool v = p == Py_True;
+    return Operand::of(Array::scalar(&v, DType::Bool));
+  }
+  if (PyLong_CheckExact(p) || (PyLong_Check(p) && !PyObject_HasAttrString(p, "dtype"))) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    if (!overflow) return Operand::py_int(v);
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(p);
+      if (!PyErr_Occurred()) return Operand::py_uint(u);
+      PyErr_Clear();
+    }
+    throw OverflowError("Python integer " + nb::cast<std::string>(nb::str(obj)) +
+                        " is too large for numfuse (no object dtype)");
+  }
+  if (PyFloat_CheckExact(p)) return Operand::py_float(PyFloat_AS_DOUBLE(p));
+  if (PyComplex_CheckExact(p)) {
+    return Operand::py_complex(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p));
+  }
+  return Operand::of(array_from_py(obj, std::nullopt, device));
+}
+
+Array array_from_numpy(nb::handle np_array, Device device) {
+  nb::object arr = nb::borrow(np_array);
+  nb::object dt = arr.attr("dtype");
+  if (!nb::cast<bool>(dt.attr("isnative"))) arr = arr.attr("astype")(dt.attr("newbyteorder")("="));
+  DType dtype = dtype_from_py(arr.attr("dtype"));
+  Py_buffer view;
+  if (PyObject_GetBuffer(arr.ptr(), &view, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
+  Shape shape(view.shape, view.shape + view.ndim);
+  Strides strides(view.ndim);
+  const int64_t size = static_cast<int64_t>(itemsize(dtype));
+  for (int i = 0; i < view.ndim; ++i) strides[i] = view.strides[i] / size;
+  bool aligned = true;
+  for (int i = 0; i < view.ndim; ++i) aligned &= view.strides[i] % size == 0;
+  aligned &= reinterpret_cast<uintptr_t>(view.buf) % size == 0;
+  Array out = Array::empty(shape, dtype, Device::cpu());
+  if (aligned) {
+    Array src;
+    src.dtype = dtype;
+    src.shape = shape;
+    src.strides = strides;
+    src.storage = std::make_shared<Storage>();
+    src.storage->nbytes = static_cast<size_t>(view.len);
+    src.storage->buffer = Buffer::wrap(view.buf, static_cast<size_t>(view.len), Device::cpu(),
+                                       nullptr, nullptr);
+    backend::copy_into(src, out);
+  } else {
+    if (PyBuffer_ToContiguous(out.data(), &view, view.len, 'C') != 0) {
+      PyBuffer_Release(&view);
+      throw nb::python_error();
+    }
+  }
+  PyBuffer_Release(&view);
+  if (!device.is_cpu()) throw NotImplementedError("device " + device.str());
+  return out;
+}
+
+Array array_from_py(nb::handle obj, std::optional<DType> dtype, Device device) {
+  if (nb::isinstance<Array>(obj)) {
+    const Array& a = nb::cast<const Array&>(obj);
+    return dtype && *dtype != a.dtype ? astype(a, *dtype) : a;
+  }
+  nb::object np_arr = dtype ? numpy().attr("asarray")(obj, dtype_to_py(*dtype))
+                            : numpy().attr("asarray")(obj);
+  return array_from_numpy(np_arr, device);
+}
+
+namespace {
+nb::dlpack::dtype dlpack_dtype(DType d) {
+  using nb::dlpack::dtype_code;
+  uint8_t bits = static_cast<uint8_t>(itemsize(d) * 8);
+  dtype_code code = dtype_code::Float;
+  if (d == DType::Bool) code = dtype_code::Bool;
+  else if (is_unsigned(d)) code = dtype_code::UInt;
+  else if (is_integer(d)) code = dtype_code::Int;
+  else if (is_complex(d)) code = dtype_code::Complex;
+  return nb::dlpack::dtype{static_cast<uint8_t>(code), bits, 1};
+}
+}  // namespace
+
+nb::object host_numpy_view(const Array& a) {
+  eval(a, FlushReason::HostRead);
+  auto* keep = new std::shared_ptr<Storage>(a.storage);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  std::vector<size_t> shape(a.shape.begin(), a.shape.end());
+  nb::ndarray<nb::numpy> view(a.data(), shape.size(), shape.data(), owner, a.strides.data(),
+                              dlpack_dtype(a.dtype));
+  nb::object out = nb::cast(view);
+  if (!a.writeable) out.attr("flags").attr("writeable") = false;
+  return out;
+}
+
+}  // namespace nf::py
