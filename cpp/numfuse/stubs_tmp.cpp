@@ -3,42 +3,6 @@
 #include "numfuse/backend/cpu/ufunc_loops.h"
 #include "numfuse/core/type_resolution.h"
 #include "numfuse/core/error.h"
-namespace nf {
-size_t itemsize(DType d) { static const size_t s[] = {1,1,1,2,2,4,4,8,8,2,4,8,8,16}; return s[int(d)]; }
-const char* dtype_name(DType d) { static const char* n[] = {"bool","int8","uint8","int16","uint16","int32","uint32","int64","uint64","float16","float32","float64","complex64","complex128"}; return n[int(d)]; }
-char dtype_char(DType d) { return "?bBhHiIlLefdFD"[int(d)]; }
-DType real_dtype(DType d) { return d == DType::Complex64 ? DType::Float32 : d == DType::Complex128 ? DType::Float64 : d; }
-void throw_unsupported_dtype(const char* op, DType d) { throw TypeError(std::string(op) + ": unsupported dtype " + dtype_name(d)); }
-DType promote_types(DType a, DType b) { return a > b ? a : b; }
-DType result_type(const OperandType* ops, int n) { DType r = ops[0].dtype; for (int i = 1; i < n; ++i) r = promote_types(r, ops[i].dtype); return r; }
-bool can_cast(DType f, DType t, Casting c) { return c == Casting::Unsafe || f <= t; }
-LoopSignature resolve_ufunc(UFunc op, const OperandType* ins) {
-  LoopSignature s{};
-  DType t = ins[0].weak == WeakKind::None ? ins[0].dtype : ins[1].dtype;
-  if (ufunc_nin(op) == 2 && ins[1].weak == WeakKind::None) t = promote_types(t, ins[1].dtype);
-  s.in[0] = s.in[1] = s.out[0] = s.out[1] = t;
-  if (op >= UFunc::Equal && op <= UFunc::GreaterEqual) s.out[0] = DType::Bool;
-  return s;
-}
-static const char* kNames[] = {
-#define X(E, N, I, O) N,
-NF_FOR_EACH_UFUNC(X)
-#undef X
-};
-static const int kNin[] = {
-#define X(E, N, I, O) I,
-NF_FOR_EACH_UFUNC(X)
-#undef X
-};
-static const int kNout[] = {
-#define X(E, N, I, O) O,
-NF_FOR_EACH_UFUNC(X)
-#undef X
-};
-const char* ufunc_name(UFunc op) { return kNames[int(op)]; }
-int ufunc_nin(UFunc op) { return kNin[int(op)]; }
-int ufunc_nout(UFunc op) { return kNout[int(op)]; }
-}  // namespace nf
 namespace nf::cpu {
 template <class F, class T>
 static void cast_loop(const void* s, int64_t st, void* d, int64_t n) {
@@ -82,9 +46,3 @@ UFuncLoop find_ufunc_loop(UFunc op, const DType* in, DType* out) {
   return nullptr;
 }
 }  // namespace nf::cpu
-namespace nf {
-LoopSignature resolve_ufunc_with_dtype(UFunc op, const OperandType* ins, DType dtype) { auto s = resolve_ufunc(op, ins); s.in[0]=s.in[1]=s.out[0]=dtype; return s; }
-void check_ufunc_input_casting(UFunc, const LoopSignature&, const OperandType*, Casting) {}
-void check_ufunc_output_casting(UFunc, DType, DType, Casting) {}
-const char* casting_name(Casting c) { static const char* n[] = {"no","equiv","safe","same_kind","unsafe"}; return n[int(c)]; }
-}

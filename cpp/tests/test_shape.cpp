@@ -63,7 +63,8 @@ TEST(IterSpace, ReordersTransposedAndKeepsBroadcast) {
   EXPECT_EQ(sp.strides[2], (Strides{0, 1}));
   // Reductions key on the input: a Fortran-ordered input is walked in memory order.
   IterSpace r = make_iter_space({3, 4}, {{0, 1}, {1, 3}}, 1);
-  EXPECT_EQ(r.shape, (Shape{12}));
+  EXPECT_EQ(r.shape, (Shape{4, 3}));
+  EXPECT_EQ(r.strides[1], (Strides{3, 1}));
 }
 
 TEST(IterSpace, WalksRuns) {

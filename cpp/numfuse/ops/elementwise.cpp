@@ -7,6 +7,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
+#include "numfuse/ops/creation.h"
 #include "numfuse/ops/nodes.h"
 
 namespace nf {
@@ -43,45 +44,20 @@ Device common_device(const std::vector<const Array*>& arrays) {
 
 namespace {
 
+PyIntValue pyint_value(const Operand& op) {
+  if (op.array.dtype == DType::UInt64) return PyIntValue::of_unsigned(*op.array.data_as<uint64_t>());
+  return PyIntValue::of(*op.array.data_as<int64_t>());
+}
+
 // A weak Python int must fit the integer dtype it meets (NEP 50): OverflowError otherwise.
 void check_weak_int_fits(const Operand& op, DType target) {
-  if (op.weak != WeakKind::PyInt || !is_integer(target)) return;
-  bool neg = false;
-  uint64_t mag;
-  if (op.array.dtype == DType::UInt64) {
-    mag = *op.array.data_as<uint64_t>();
-  } else {
-    int64_t v = *op.array.data_as<int64_t>();
-    neg = v < 0;
-    mag = neg ? uint64_t(0) - uint64_t(v) : uint64_t(v);
-  }
-  uint64_t max_pos = 0, max_neg = 0;
-  switch (target) {
-#define NF_LIM_(E, T)                                                              \
-  case DType::E:                                                                   \
-    max_pos = uint64_t(std::numeric_limits<T>::max());                             \
-    max_neg = std::numeric_limits<T>::is_signed                                    \
-                  ? uint64_t(std::numeric_limits<T>::max()) + 1                    \
-                  : 0;                                                             \
-    break;
-    NF_LIM_(Int8, int8_t) NF_LIM_(UInt8, uint8_t) NF_LIM_(Int16, int16_t)
-    NF_LIM_(UInt16, uint16_t) NF_LIM_(Int32, int32_t) NF_LIM_(UInt32, uint32_t)
-    NF_LIM_(Int64, int64_t) NF_LIM_(UInt64, uint64_t)
-#undef NF_LIM_
-    default: return;
-  }
-  if ((neg && mag > max_neg) || (!neg && mag > max_pos)) {
-    std::string v = (neg ? "-" : "") + std::to_string(mag);
-    throw OverflowError("Python integer " + v + " out of bounds for " + dtype_name(target));
-  }
+  if (op.weak == WeakKind::PyInt) check_pyint_fits(pyint_value(op), target);
 }
 
 // The array an operand contributes to a loop whose input dtype is `loop`: weak scalars are
 // converted now (they are kernel parameters), arrays keep their dtype (cast while loading).
 Array loop_input(const Operand& op, DType loop) {
-  if (op.weak == WeakKind::None) return op.array;
-  check_weak_int_fits(op, loop);
-  if (op.array.dtype == loop) return op.array;
+  if (op.weak == WeakKind::None || op.array.dtype == loop) return op.array;
   Array s = Array::empty({}, loop, Device::cpu());
   backend::copy_into(op.array, s);
   return s;
@@ -105,7 +81,29 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
   std::vector<OperandType> types = operand_types(ins);
   LoopSignature sig = opts.dtype ? resolve_ufunc_with_dtype(op, types.data(), *opts.dtype)
                                  : resolve_ufunc(op, types.data());
-  check_ufunc_input_casting(op, sig, types.data(), opts.casting);
+  DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
+  unsigned out_mask = 0;
+  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
+    if (opts.out[j]) {
+      out_dtypes_given[j] = opts.out[j]->dtype;
+      out_mask |= 1u << j;
+    }
+  }
+  check_ufunc_casting(op, sig, types.data(), out_dtypes_given, out_mask, opts.casting);
+  // Weak operands take the dtype NumPy gives them; Python ints must fit it, except in
+  // comparisons, where an out-of-range int makes the answer constant (uint8 < -1: all False).
+  std::optional<bool> constant_result;
+  std::vector<DType> weak_dtype(nin);
+  for (int i = 0; i < nin; ++i) {
+    weak_dtype[i] = weak_operand_dtype(op, sig, types.data(), i);
+    if (ins[i].weak != WeakKind::PyInt) continue;
+    if (sig.flags & kLoopPyIntAnyValue) {
+      PyIntCompare c = pyint_comparison_outcome(op, i, pyint_value(ins[i]), sig.in[i]);
+      if (c != PyIntCompare::InRange) constant_result = c == PyIntCompare::AllTrue;
+    } else {
+      check_pyint_fits(pyint_value(ins[i]), weak_dtype[i]);
+    }
+  }
 
   std::vector<const Array*> arrays;
   std::vector<Shape> shapes;
@@ -120,16 +118,21 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
   Device device = common_device(arrays);
   Shape shape = broadcast_shapes(shapes);
 
-  auto node = std::make_shared<UFuncNode>();
-  node->op = op;
-  node->device = device;
-  for (int i = 0; i < nin; ++i) {
-    node->in_loop.push_back(sig.in[i]);
-    node->inputs.push_back(loop_input(ins[i], sig.in[i]));
+  std::vector<Array> results;
+  if (constant_result) {
+    bool v = *constant_result;
+    results = {full(shape, DType::Bool, &v, device)};
+  } else {
+    auto node = std::make_shared<UFuncNode>();
+    node->op = op;
+    node->device = device;
+    for (int i = 0; i < nin; ++i) {
+      node->in_loop.push_back(sig.in[i]);
+      node->inputs.push_back(loop_input(ins[i], weak_dtype[i]));
+    }
+    node->out_loop.assign(sig.out, sig.out + nout);
+    results = make_pending(node, node->out_loop, std::vector<Shape>(nout, shape));
   }
-  std::vector<DType> out_dtypes(sig.out, sig.out + nout);
-  node->out_loop = out_dtypes;
-  std::vector<Array> results = make_pending(node, out_dtypes, std::vector<Shape>(nout, shape));
 
   if (opts.out.empty() && !opts.where) return results;
   // out= / where=: the results are written into the given arrays (NumPy's semantics).
@@ -146,7 +149,6 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
       throw ValueError("non-broadcastable output operand with shape " + shape_str(out.shape) +
                        " doesn't match the broadcast shape " + shape_str(shape));
     }
-    check_ufunc_output_casting(op, sig.out[j], out.dtype, opts.casting);
     if (!out.writeable) throw ValueError("output array is read-only");
     if (opts.where) {
       Array selected = where(Operand::of(*opts.where), Operand::of(results[j]), Operand::of(out));
@@ -169,6 +171,8 @@ Array where(const Operand& cond, const Operand& x, const Operand& y) {
   Shape shape = broadcast_shapes(std::vector<Shape>{cond.array.shape, x.array.shape, y.array.shape});
   auto node = std::make_shared<WhereNode>();
   node->device = device;
+  check_weak_int_fits(x, dt);
+  check_weak_int_fits(y, dt);
   node->inputs = {loop_input(cond, DType::Bool), loop_input(x, dt), loop_input(y, dt)};
   return make_pending(node, dt, shape);
 }

@@ -4,7 +4,8 @@
 #include <cstdint>
 
 // X(Enum, "numpy name", nin, nout)
-// The order is the index into core/generated/ufunc_tables.inc; append, never reorder.
+// The order is the index into core/generated/dtype_tables.inc (tools/gen_dtype_tables.py);
+// append, never reorder, and regenerate the tables.
 #define NF_FOR_EACH_UFUNC(X)            \
   X(Add, "add", 2, 1)                   \
   X(Subtract, "subtract", 2, 1)         \
