@@ -275,17 +275,49 @@ TEST(Blas, BadPathThrowsAndKeepsTheLibrary) {
   EXPECT_EQ(nf::cpu::blas_description(), before);
 }
 
+// Counts the fallback warnings of the whole run: installed before any test multiplies.
+int g_fallback_calls = 0;
+std::string g_fallback_message;
+struct CountFallbacks : ::testing::Environment {
+  void SetUp() override {
+    nf::cpu::set_blas_fallback_hook([](const std::string& msg) {
+      ++g_fallback_calls;
+      g_fallback_message = msg;
+    });
+  }
+};
+const auto* const kCountFallbacks = ::testing::AddGlobalTestEnvironment(new CountFallbacks);
+
 TEST(Blas, FallbackHookIsCalledOnceWithoutBlas) {
   if (nf::cpu::blas_available()) GTEST_SKIP() << "a BLAS library is in use";
-  int calls = 0;
-  nf::cpu::set_blas_fallback_hook([&](const std::string&) { ++calls; });
   const float A[1] = {2}, B[1] = {3};
   float C[1];
   nf::cpu::gemm(DType::Float32, false, false, 1, 1, 1, A, 1, B, 1, C, 1);
   nf::cpu::gemm(DType::Float32, false, false, 1, 1, 1, A, 1, B, 1, C, 1);
   EXPECT_EQ(C[0], 6.0f);
-  EXPECT_LE(calls, 1);  // at most once per process (an earlier test may have triggered it)
-  nf::cpu::set_blas_fallback_hook(nullptr);
+  EXPECT_EQ(g_fallback_calls, 1);
+  EXPECT_NE(g_fallback_message.find("NUMFUSE_BLAS_LIBRARY"), std::string::npos);
 }
 
+}  // namespace
+
+namespace {
+// Without a tuned BLAS in reach, name the system's reference libblas.so.3 explicitly (if there
+// is one), so that the BLAS call path (symbols, integer width, leading dimensions) is exercised.
+// Runs last: it changes the process's library for good.
+TEST(BlasZ, ExplicitLibraryPath) {
+  if (!nf::cpu::blas_available()) {
+    try {
+      nf::cpu::blas_set_library_path("libblas.so.3");
+    } catch (const nf::Error& e) {
+      GTEST_SKIP() << "no BLAS to name: " << e.what();
+    }
+  }
+  ASSERT_TRUE(nf::cpu::blas_available());
+  std::printf("BLAS: %s\n", nf::cpu::blas_description().c_str());
+  run_all<float>(nf::cpu::gemm, "gemm float32");
+  run_all<double>(nf::cpu::gemm, "gemm float64");
+  run_all<nf::complex64>(nf::cpu::gemm, "gemm complex64");
+  run_all<nf::complex128>(nf::cpu::gemm, "gemm complex128");
+}
 }  // namespace

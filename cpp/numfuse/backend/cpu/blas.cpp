@@ -44,6 +44,7 @@ struct Library {
   std::string flavour;  // "scipy_cblas_*64_", "cblas_*", ...
   std::string config;   // openblas_get_config() where present
   bool ilp64 = false;
+  bool optimized = false;  // a known tuned BLAS, not the reference (netlib) one
   void* sgemm = nullptr;
   void* dgemm = nullptr;
   void* cgemm = nullptr;
@@ -101,6 +102,11 @@ bool resolve(void* handle, const std::string& path, Library* out) {
                        ? "OpenBLAS"
                        : "BLAS";
     }
+    static const char* const kTuned[] = {
+        "openblas_get_config", "scipy_openblas_get_config64_", "scipy_openblas_get_config",
+        "openblas_get_config64_", "bli_info_get_version_str", "MKL_Get_Version",
+        "flexiblas_get_num_threads", "ATL_buildinfo"};
+    for (const char* t : kTuned) lib.optimized = lib.optimized || dlsym(handle, t) != nullptr;
     *out = lib;
     return true;
   }
@@ -209,20 +215,29 @@ const Library* library() {
   std::stable_partition(loaded.begin(), loaded.end(), [](const std::string& n) {
     return n.find("scipy_openblas") != std::string::npos;
   });
+  // The reference (netlib) BLAS is not taken unasked: single-threaded and unblocked, it is
+  // slower than the built-in loop (5.6 against 12.5 GFLOP/s for dgemm 1024^3 on 2 cores).
+  auto take_tuned = [&](const std::string& name, int flags) {
+    if (!open_library(name, flags, &found, &why)) return false;
+    if (found.optimized) return true;
+    why = "reference BLAS " + found.path + ", skipped (name it in NUMFUSE_BLAS_LIBRARY to use it)";
+    dlclose(found.handle);
+    return false;
+  };
   for (const std::string& name : loaded) {
-    if (open_library(name, RTLD_NOLOAD, &found, &why)) {
+    if (take_tuned(name, RTLD_NOLOAD)) {
       publish(st, found);
       return st.lib.load();
     }
-    log += "loaded " + name + ": " + why + "; ";
+    log += why + "; ";
   }
   if (loaded.empty()) log += "no BLAS among the libraries loaded in this process; ";
   for (const char* name : kSystemNames) {
-    if (open_library(name, 0, &found, &why)) {
+    if (take_tuned(name, 0)) {
       publish(st, found);
       return st.lib.load();
     }
-    log += std::string(name) + ": " + why + "; ";
+    log += why + "; ";
   }
   st.search_log = log;
   return nullptr;

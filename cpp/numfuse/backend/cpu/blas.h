@@ -6,8 +6,10 @@
 //   2. a BLAS already loaded into the process (found with dl_iterate_phdr): NumPy >= 2 wheels load
 //      numpy.libs/libscipy_openblas64_-<hash>.so, whose symbols are scipy_cblas_dgemm64_ etc.
 //      with 64-bit integers;
-//   3. the system's libopenblas.so.0, libopenblas64_.so.0, libcblas.so.3, libblas.so.3 (Debian's
-//      libblas.so.3 carries the cblas_* symbols; it may be OpenBLAS or the reference BLAS).
+//   3. the system's libopenblas.so.0, libopenblas64_.so.0, libopenblas.so, libcblas.so.3,
+//      libblas.so.3 (Debian's libblas.so.3 carries the cblas_* symbols and may be OpenBLAS).
+// In 2 and 3 only a tuned BLAS (OpenBLAS, BLIS, MKL, FlexiBLAS, ATLAS) is taken: the reference
+// netlib BLAS is slower than the built-in loop, and is used only when named in 1.
 // Symbol flavours understood: scipy_cblas_?gemm64_ (ILP64), scipy_cblas_?gemm (LP64),
 // cblas_?gemm64_ (ILP64), cblas_?gemm (LP64, or ILP64 when openblas_get_config() says
 // USE64BITINT).
