@@ -1,0 +1,153 @@
+"""Timing helpers shared by the benchmarks and the demo.
+
+numfuse is lazy: an expression returns at once and the work happens at evaluation. Every timed
+region therefore ends with `force(xp, result)`, which evaluates pending work and, on a GPU, waits
+for the device. The first call of a case is timed on its own (it may compile kernels); warm
+figures are the median of repeats after warm-up calls.
+
+Any module can stand in for numfuse (`--numfuse-module numpy` for dry runs before numfuse
+exists); missing numfuse functions (eval, asnumpy, cuda) fall back to no-ops or NumPy's.
+"""
+import argparse
+import importlib
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy
+
+
+def add_module_arg(parser: argparse.ArgumentParser) -> None:
+    """Adds --numfuse-module (default: $NUMFUSE_MODULE or 'numfuse')."""
+    parser.add_argument(
+        "--numfuse-module", default=os.environ.get("NUMFUSE_MODULE", "numfuse"),
+        help="module to benchmark as numfuse; 'numpy' gives a dry run of the script itself")
+
+
+def import_numfuse(name: str = "numfuse"):
+    """Imports the module that plays numfuse."""
+    return importlib.import_module(name)
+
+
+def is_numpy(xp) -> bool:
+    return xp is numpy
+
+
+def cuda_available(xp) -> bool:
+    """numfuse.cuda.is_available(), False where the module has no cuda submodule yet."""
+    is_avail = getattr(getattr(xp, "cuda", None), "is_available", None)
+    try:
+        return bool(is_avail()) if is_avail else False
+    except Exception:  # a broken driver must not stop a CPU benchmark
+        return False
+
+
+def force(xp, *results):
+    """Evaluates pending numfuse work and waits for the device; a no-op for NumPy."""
+    if is_numpy(xp):
+        return results[0] if len(results) == 1 else results
+    arrays = [r for r in results if hasattr(r, "shape")]
+    ev = getattr(xp, "eval", None)
+    if ev is not None and arrays:
+        ev(*arrays)
+    if cuda_available(xp):
+        sync = getattr(xp.cuda, "synchronize", None)
+        if sync is not None:
+            sync()
+    return results[0] if len(results) == 1 else results
+
+
+def to_numpy(xp, a):
+    """numfuse.asnumpy(a) (or numpy.asarray where the module has no asnumpy)."""
+    conv = getattr(xp, "asnumpy", None)
+    return numpy.asarray(conv(a) if conv is not None and not is_numpy(xp) else a)
+
+
+@dataclass
+class Timing:
+    first: float                      # seconds of the first call (compiles, allocates)
+    times: list = field(default_factory=list)  # seconds of each warm repeat
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+
+def measure(fn, xp, repeats=5, warmup=1, budget_s=None) -> Timing:
+    """Times fn() with evaluation forced inside the clock.
+
+    The first call is recorded separately, then `warmup` untimed calls, then `repeats` timed
+    ones. With budget_s, repeats stop early once their total passes the budget (at least one
+    timed run always happens), so slow cases keep a run short on a 2-core machine.
+    """
+    t0 = time.perf_counter()
+    force(xp, fn())
+    first = time.perf_counter() - t0
+    for _ in range(warmup):
+        force(xp, fn())
+    out = Timing(first)
+    spent = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        force(xp, fn())
+        dt = time.perf_counter() - t0
+        out.times.append(dt)
+        spent += dt
+        if budget_s is not None and spent > budget_s:
+            break
+    return out
+
+
+def gbps(nbytes, seconds):
+    """Bandwidth in GB/s (1e9 bytes) for the fewest bytes the operation must move."""
+    return nbytes / seconds / 1e9 if nbytes and seconds > 0 else None
+
+
+def fmt_time(seconds) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} us"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.3f} s"
+
+
+def agree(expected, got, rtol=1e-5, atol=0.0) -> bool:
+    """Loose sanity check for benchmark results (the test suite does the exact checks)."""
+    expected, got = numpy.asarray(expected), numpy.asarray(got)
+    if expected.shape != got.shape:
+        return False
+    if expected.dtype.kind in "biu":
+        return bool(numpy.array_equal(expected, got))
+    return bool(numpy.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def print_table(headers, rows, file=None):
+    """Prints a markdown table (also readable in a terminal); returns its text."""
+    rows = [[("-" if c is None else str(c)) for c in r] for r in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(headers)]
+    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+    text = "\n".join([line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+                     + [line(r) for r in rows])
+    print(text, file=file, flush=True)
+    return text
+
+
+def machine_line(xp=None) -> str:
+    """One line naming the host, core count, NumPy and the numfuse device, for result headers."""
+    import platform
+    parts = [time.strftime("%Y-%m-%d %H:%M"), platform.node(), platform.machine(),
+             f"{os.cpu_count()} cores", f"numpy {numpy.__version__}"]
+    if xp is not None and not is_numpy(xp):
+        parts.append(f"{xp.__name__} {getattr(xp, '__version__', '?')}"
+                     f" on {'cuda' if cuda_available(xp) else 'cpu'}")
+    elif xp is not None:
+        parts.append("numfuse stood in for by numpy (dry run)")
+    return ", ".join(parts)

@@ -1,0 +1,139 @@
+"""Issue 2's CPU speed figures: numfuse next to NumPy, in one run, on this machine.
+
+Cases: element-wise binary (add, multiply), unary math (sin, exp, sqrt, log) and reductions
+(sum, max, mean) over 1e7 float32 and float64; matmul 2048^2 float64; host overhead of a warm
+1000-element add. Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is
+faster), and whether the two results agree.
+
+Usage:
+    PYTHONPATH=python python bench/run_cpu.py                    # what `make bench` runs
+    python bench/run_cpu.py --numfuse-module numpy --quick        # dry run without numfuse
+    python bench/run_cpu.py --markdown bench/cpu.md               # also write a markdown table
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+
+def elementwise_cases(n, rng):
+    """(name, fn(xp, *args), numpy inputs, bytes moved, rtol) for the 1e7-element cases."""
+    cases = []
+    for dt in (numpy.float32, numpy.float64):
+        tag, item = numpy.dtype(dt).name, numpy.dtype(dt).itemsize
+        # Inputs in [0.1, 10): valid for log and sqrt, not so large that exp overflows float32.
+        a = (rng.random(n) * 9.9 + 0.1).astype(dt)
+        b = (rng.random(n) * 9.9 + 0.1).astype(dt)
+        red_rtol = 1e-4 if dt == numpy.float32 else 1e-10  # summation order differs
+        ew_rtol = 2e-6 if dt == numpy.float32 else 1e-14
+        cases += [
+            (f"add {tag}", lambda xp, a, b: a + b, (a, b), 3 * n * item, ew_rtol),
+            (f"multiply {tag}", lambda xp, a, b: a * b, (a, b), 3 * n * item, ew_rtol),
+            (f"sin {tag}", lambda xp, a: xp.sin(a), (a,), 2 * n * item, ew_rtol),
+            (f"exp {tag}", lambda xp, a: xp.exp(a), (a,), 2 * n * item, ew_rtol),
+            (f"sqrt {tag}", lambda xp, a: xp.sqrt(a), (a,), 2 * n * item, ew_rtol),
+            (f"log {tag}", lambda xp, a: xp.log(a), (a,), 2 * n * item, ew_rtol),
+            (f"sum {tag}", lambda xp, a: xp.sum(a), (a,), n * item, red_rtol),
+            (f"max {tag}", lambda xp, a: xp.max(a), (a,), n * item, 0.0),
+            (f"mean {tag}", lambda xp, a: xp.mean(a), (a,), n * item, red_rtol),
+        ]
+    return cases
+
+
+def time_pair(nf, fn, np_inputs, repeats, budget_s):
+    """Times fn under NumPy and numfuse on the same data; returns (t_np, t_nf, r_np, r_nf)."""
+    nf_inputs = tuple(nf.asarray(x) for x in np_inputs)
+    common.force(nf, *nf_inputs)  # the upload is not part of the op's time
+    t_np = common.measure(lambda: fn(numpy, *np_inputs), numpy, repeats, 1, budget_s)
+    t_nf = common.measure(lambda: fn(nf, *nf_inputs), nf, repeats, 1, budget_s)
+    return t_np, t_nf, fn(numpy, *np_inputs), common.to_numpy(nf, common.force(nf, fn(nf, *nf_inputs)))
+
+
+def overhead_cases(nf):
+    """Per-op host overhead on a warm 1000-element add, for NumPy and numfuse.
+
+    Two patterns: `c = a + b` with evaluation forced every iteration (the worst case for a lazy
+    library), and 2000 chained `b = b + 1.0` with one evaluation at the end, divided by the ops.
+    """
+    rows = []
+    a0 = numpy.random.default_rng(2).random(1000)
+    for name, iters in (("c = a + b, eval each op (1000 el.)", 20000),
+                        ("2000x b = b + 1.0, one eval (1000 el.)", 2000)):
+        per = {}
+        for xp in (numpy, nf):
+            a, b = xp.asarray(a0), xp.asarray(a0)
+            common.force(xp, a, b)
+
+            if name.startswith("c ="):
+                def loop(xp=xp, a=a, b=b):
+                    for _ in range(iters):
+                        c = common.force(xp, a + b)
+                    return c
+            else:
+                def loop(xp=xp, b=b):
+                    for _ in range(iters):
+                        b = b + 1.0
+                    return common.force(xp, b)
+            t = common.measure(loop, xp, repeats=5, warmup=1)
+            per[xp] = (t, t.median / iters, t.first / iters)
+        rows.append((name, per[numpy][1], per[nf][1], per[nf][2]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_module_arg(ap)
+    ap.add_argument("--quick", action="store_true", help="1e6 elements and 1024^2 matmul (a smoke run)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
+    args = ap.parse_args()
+
+    # These are CPU figures: keep numfuse off the GPU on a machine that has one.
+    os.environ.setdefault("NUMFUSE_DEVICE", "cpu")
+    nf = common.import_numfuse(args.numfuse_module)
+    n = 1_000_000 if args.quick else 10_000_000
+    m = 1024 if args.quick else 2048
+    budget = 2.0  # seconds of timed repeats per case and library at most
+    print(f"# numfuse CPU benchmark: {common.machine_line(nf)}", flush=True)
+
+    headers = ["case", "numpy", "numfuse", "numfuse 1st call", "numpy GB/s", "numfuse GB/s",
+               "numpy/numfuse", "agree"]
+    rows = []
+    rng = numpy.random.default_rng(0)
+    for name, fn, inputs, nbytes, rtol in elementwise_cases(n, rng):
+        t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
+        g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
+        rows.append([f"{name} {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+                     common.fmt_time(t_nf.first), f"{g_np:.1f}", f"{g_nf:.1f}",
+                     f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
+        print("  done:", name, flush=True)
+
+    A, B = rng.random((m, m)), rng.random((m, m))
+    t_np, t_nf, r_np, r_nf = time_pair(nf, lambda xp, a, b: a @ b, (A, B), 3, budget * 2)
+    tf = lambda t: f"{2 * m ** 3 / t / 1e9:.1f} GFLOP/s"
+    rows.append([f"matmul {m}^2 float64", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+                 common.fmt_time(t_nf.first), tf(t_np.median), tf(t_nf.median),
+                 f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, 1e-10) else "NO"])
+
+    for name, np_per, nf_per, nf_first in overhead_cases(nf):
+        rows.append([f"overhead: {name}", common.fmt_time(np_per) + "/op", common.fmt_time(nf_per) + "/op",
+                     common.fmt_time(nf_first) + "/op", None, None, f"{np_per / nf_per:.2f}x", None])
+
+    print()
+    text = common.print_table(headers, rows)
+    print("\nratio = numpy time / numfuse time (above 1: numfuse faster); times are medians of "
+          f"up to {args.repeats} runs after a warm-up; GB/s counts the fewest bytes each op must move.")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(f"Measured {common.machine_line(nf)}\n\n"
+                    f"Command: `{' '.join([os.path.basename(sys.executable)] + sys.argv)}`\n\n{text}\n")
+        print("wrote", args.markdown)
+
+
+if __name__ == "__main__":
+    main()
