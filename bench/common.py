@@ -103,6 +103,31 @@ def measure(fn, xp, repeats=5, warmup=1, budget_s=None) -> Timing:
     return out
 
 
+def measure_pair(fn_a, xp_a, fn_b, xp_b, repeats=7, warmup=1, budget_s=None):
+    """Times two implementations of one case with their repeats interleaved (a b b a a b ...).
+
+    On a shared 2-core machine the background load drifts; alternating the runs puts both
+    sides under the same load, so the ratio is steadier than from two separate series.
+    """
+    def once(fn, xp):
+        t0 = time.perf_counter()
+        force(xp, fn())
+        return time.perf_counter() - t0
+    ta, tb = Timing(once(fn_a, xp_a)), Timing(once(fn_b, xp_b))
+    for _ in range(warmup):
+        once(fn_a, xp_a)
+        once(fn_b, xp_b)
+    spent = 0.0
+    for i in range(repeats):
+        order = ((fn_a, xp_a, ta), (fn_b, xp_b, tb))
+        for fn, xp, out in (order if i % 2 == 0 else order[::-1]):
+            out.times.append(once(fn, xp))
+            spent += out.times[-1]
+        if budget_s is not None and spent > budget_s:
+            break
+    return ta, tb
+
+
 def gbps(nbytes, seconds):
     """Bandwidth in GB/s (1e9 bytes) for the fewest bytes the operation must move."""
     return nbytes / seconds / 1e9 if nbytes and seconds > 0 else None

@@ -49,8 +49,8 @@ def time_pair(nf, fn, np_inputs, repeats, budget_s):
     """Times fn under NumPy and numfuse on the same data; returns (t_np, t_nf, r_np, r_nf)."""
     nf_inputs = tuple(nf.asarray(x) for x in np_inputs)
     common.force(nf, *nf_inputs)  # the upload is not part of the op's time
-    t_np = common.measure(lambda: fn(numpy, *np_inputs), numpy, repeats, 1, budget_s)
-    t_nf = common.measure(lambda: fn(nf, *nf_inputs), nf, repeats, 1, budget_s)
+    t_np, t_nf = common.measure_pair(lambda: fn(numpy, *np_inputs), numpy,
+                                     lambda: fn(nf, *nf_inputs), nf, repeats, 1, budget_s)
     return t_np, t_nf, fn(numpy, *np_inputs), common.to_numpy(nf, common.force(nf, fn(nf, *nf_inputs)))
 
 
@@ -64,7 +64,7 @@ def overhead_cases(nf):
     a0 = numpy.random.default_rng(2).random(1000)
     for name, iters in (("c = a + b, eval each op (1000 el.)", 20000),
                         ("2000x b = b + 1.0, one eval (1000 el.)", 2000)):
-        per = {}
+        per = []  # [numpy, numfuse]; a list, since in a dry run nf is numpy itself
         for xp in (numpy, nf):
             a, b = xp.asarray(a0), xp.asarray(a0)
             common.force(xp, a, b)
@@ -80,8 +80,8 @@ def overhead_cases(nf):
                         b = b + 1.0
                     return common.force(xp, b)
             t = common.measure(loop, xp, repeats=5, warmup=1)
-            per[xp] = (t, t.median / iters, t.first / iters)
-        rows.append((name, per[numpy][1], per[nf][1], per[nf][2]))
+            per.append((t.median / iters, t.first / iters))
+        rows.append((name, per[0][0], per[1][0], per[1][1]))
     return rows
 
 
@@ -89,7 +89,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_module_arg(ap)
     ap.add_argument("--quick", action="store_true", help="1e6 elements and 1024^2 matmul (a smoke run)")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
     args = ap.parse_args()
 
@@ -98,7 +98,7 @@ def main():
     nf = common.import_numfuse(args.numfuse_module)
     n = 1_000_000 if args.quick else 10_000_000
     m = 1024 if args.quick else 2048
-    budget = 2.0  # seconds of timed repeats per case and library at most
+    budget = 4.0  # seconds of timed repeats per case (both libraries) at most
     print(f"# numfuse CPU benchmark: {common.machine_line(nf)}", flush=True)
 
     headers = ["case", "numpy", "numfuse", "numfuse 1st call", "numpy GB/s", "numfuse GB/s",
