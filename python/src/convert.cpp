@@ -199,6 +199,9 @@ nb::object host_numpy_view(const Array& a) {
   nb::ndarray<nb::numpy> view(a.data(), shape.size(), shape.data(), owner, a.strides.data(),
                               dlpack_dtype(a.dtype));
   nb::object out = nb::cast(view);
+  // DLPack's int64 arrives as NumPy's 'q' (long long); NumPy's own int64 is 'l', and repr
+  // prints dtype=int64 for the former.
+  if (a.dtype == DType::Int64 || a.dtype == DType::UInt64) out = out.attr("view")(dtype_to_py(a.dtype));
   if (!a.writeable) out.attr("flags").attr("writeable") = false;
   return out;
 }
