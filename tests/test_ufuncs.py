@@ -209,3 +209,42 @@ def test_operators_match_ufuncs(xp):
 def test_aliases_exist(xp):
     return [getattr(xp, n).__name__ for n in ("true_divide", "mod", "abs", "conj", "bitwise_not",
                                                "acos", "pow")]
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1, -2])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "uint8", "complex128"])
+@oracle()
+def test_round(xp, decimals, dtype):
+    a = xp.asarray((make_array((9,), dtype) * 13.37).astype(dtype) if dtype != "uint8"
+                   else make_array((9,), dtype) * 13)
+    return xp.round(a, decimals), xp.around(a, decimals), a.round(decimals)
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 3), (-1.5, 2.5), (None, 2), (3, None), (5, 1)], ids=str)
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64", "uint8"])
+@oracle()
+def test_clip(xp, lo, hi, dtype):
+    a = xp.asarray(data((2, 5), dtype))
+    if dtype == "uint8" and lo is not None and lo < 0:
+        lo = 0
+    return xp.clip(a, lo, hi), a.clip(lo, hi)
+
+
+@oracle()
+def test_clip_nan_propagates(xp):
+    return xp.clip(xp.asarray([numpy.nan, -3.0, 7.0]), -1, 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "complex128", "int64"])
+@oracle()
+def test_real_imag_angle(xp, dtype):
+    z = xp.asarray(data((6,), dtype))
+    return xp.real(z), xp.imag(z), xp.angle(z), xp.angle(z, deg=True), xp.conj(z), z.conj()
+
+
+@oracle()
+def test_isclose_allclose(xp):
+    a = xp.asarray([1.0, 2.0, numpy.nan, numpy.inf, 1e-9])
+    b = xp.asarray([1.0 + 1e-9, 2.1, numpy.nan, numpy.inf, 0.0])
+    return (xp.isclose(a, b), xp.isclose(a, b, equal_nan=True), xp.allclose(a[:2], b[:2]),
+            xp.array_equal(a, a), xp.array_equal(a, a, equal_nan=True))

@@ -90,6 +90,26 @@ _methods = {
 }
 
 
+def _clip(self, min=None, max=None, out=None, **kwargs):
+    from ._math import clip
+    return clip(self, min, max, out=out, **kwargs)
+
+
+def _round(self, decimals=0, out=None):
+    from ._math import round as round_
+    return round_(self, decimals, out)
+
+
+def _conj(self):
+    from ._ufuncs import conjugate
+    return conjugate(self)
+
+
+_methods.update({"clip": _clip, "round": _round, "__round__": lambda self, ndigits=None: (
+    _round(self, 0 if ndigits is None else ndigits) if ndigits is not None else round(float(self))),
+    "conj": _conj, "conjugate": _conj})
+
+
 def _rebuild(host):
     from ._creation import asarray
     return asarray(host)
