@@ -43,7 +43,7 @@ template <class T> NF_HD C<T> exp(C<T> z) {
       if (!m::isfinite(y)) return {x, m::nan(x)};
       return {x * m::cos(y), x * m::sin(y)};
     }
-    if (!m::isfinite(y)) return {T(0), T(0)};
+    if (!m::isfinite(y)) return {T(0), m::copysign(T(0), y)};
     return {T(0) * m::cos(y), T(0) * m::sin(y)};
   }
   return {m::nan(x), m::nan(x)};  // finite x, y inf or NaN
@@ -120,7 +120,7 @@ template <class T> NF_HD C<T> sqrt(C<T> z) {
 template <class T> NF_HD C<T> cosh(C<T> z) {
   const T x = z.re, y = z.im;
   if (m::isfinite(x) && m::isfinite(y)) {
-    if (y == 0) return {m::cosh(x), m::sinh(x) * y};
+    if (y == 0) return {m::cosh(x), m::copysign(T(1), x) * y};  // sinh(x) * 0 without inf * 0
     if (m::fabs(x) > exp_overflow<T>()) {
       const T h = m::exp(m::fabs(x) * T(0.5)) * T(0.5);
       const T c = (h * m::cos(y)) * h * 2, s = (h * m::sin(y)) * h * 2;
@@ -151,7 +151,7 @@ template <class T> NF_HD C<T> sinh(C<T> z) {
   if (y == 0) return {x, y};
   if (x == 0) return {x, m::nan(x)};  // y inf or NaN
   if (m::isinf(x)) {
-    if (!m::isfinite(y)) return {x, m::nan(x)};
+    if (!m::isfinite(y)) return {m::inf(x), m::nan(x)};  // glibc's sign choice
     return {x * m::cos(y), m::inf(x) * m::sin(y)};
   }
   return {m::nan(x), m::nan(x)};
@@ -161,11 +161,11 @@ template <class T> NF_HD C<T> tanh(C<T> z) {
   const T x = z.re, y = z.im;
   if (m::isinf(x)) {
     // tanh(+-inf + iy) = +-1 + i0 sin(2y); for y inf or NaN the zero's sign is unspecified.
-    const T im = m::isfinite(y) ? m::copysign(T(0), m::sin(y) * m::cos(y)) : T(0);
+    const T im = m::copysign(T(0), m::isfinite(y) ? m::sin(y) * m::cos(y) : y);
     return {m::copysign(T(1), x), im};
   }
   if (m::isnan(x)) return {x, y == 0 ? y : x};
-  if (!m::isfinite(y)) return {m::nan(x), m::nan(x)};
+  if (!m::isfinite(y)) return {x == 0 ? x : m::nan(x), m::nan(x)};  // tanh(+-0 + i inf) = +-0 + iNaN (C11)
   // For large |x|, tanh(z) = sign(x) + i 4 sin(y) cos(y) exp(-2|x|) to working precision.
   if (m::fabs(x) > (sizeof(T) == 4 ? T(9) : T(22))) {
     const T e = m::exp(-2 * m::fabs(x));
@@ -177,7 +177,10 @@ template <class T> NF_HD C<T> tanh(C<T> z) {
   return {(b * r * s) / d, t / d};
 }
 
-template <class T> NF_HD C<T> sin(C<T> z) { return mul_neg_i(sinh(mul_i(z))); }
+template <class T> NF_HD C<T> sin(C<T> z) {
+  if (m::isinf(z.im) && !m::isfinite(z.re)) return {m::nan(z.re), m::inf(z.re)};  // as glibc
+  return mul_neg_i(sinh(mul_i(z)));
+}
 template <class T> NF_HD C<T> cos(C<T> z) { return cosh(mul_i(z)); }
 template <class T> NF_HD C<T> tan(C<T> z) { return mul_neg_i(tanh(mul_i(z))); }
 
@@ -204,7 +207,10 @@ template <class T> NF_HD C<T> asinh(C<T> z) {
   return {b, -a};
 }
 
-template <class T> NF_HD C<T> asin(C<T> z) { return mul_neg_i(asinh(mul_i(z))); }
+template <class T> NF_HD C<T> asin(C<T> z) {
+  if (m::isinf(z.re) && m::isnan(z.im)) return {z.im, m::inf(z.im)};  // as glibc
+  return mul_neg_i(asinh(mul_i(z)));
+}
 
 template <class T> NF_HD C<T> acos(C<T> z) {
   const T x = z.re, y = z.im;
@@ -278,12 +284,42 @@ template <class T> NF_HD C<T> reciprocal(C<T> z) {
 
 template <class T> NF_HD C<T> square(C<T> z) { return z * z; }
 
+// a * b with the infinity recovery of C99 Annex G (GCC's __muldc3), which glibc's cpow relies on:
+// an infinite operand gives an infinite product even where the plain formula gives NaN.
+template <class T> NF_HD C<T> mul_annex_g(C<T> p, C<T> q) {
+  T a = p.re, b = p.im, c = q.re, d = q.im;
+  const T ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+  T x = ac - bd, y = ad + bc;
+  if (m::isnan(x) && m::isnan(y)) {
+    bool again = false;
+    auto box = [](T v) { return m::copysign(m::isinf(v) ? T(1) : T(0), v); };
+    auto unnan = [](T v) { return m::isnan(v) ? m::copysign(T(0), v) : v; };
+    if (m::isinf(a) || m::isinf(b)) {
+      a = box(a), b = box(b), c = unnan(c), d = unnan(d);
+      again = true;
+    }
+    if (m::isinf(c) || m::isinf(d)) {
+      c = box(c), d = box(d), a = unnan(a), b = unnan(b);
+      again = true;
+    }
+    if (!again && (m::isinf(ac) || m::isinf(bd) || m::isinf(ad) || m::isinf(bc))) {
+      a = unnan(a), b = unnan(b), c = unnan(c), d = unnan(d);
+      again = true;
+    }
+    if (again) {
+      x = m::inf(a) * (a * c - b * d);
+      y = m::inf(a) * (a * d + b * c);
+    }
+  }
+  return {x, y};
+}
+
 // a ** b as NumPy's nc_pow: exact small integer powers by repeated multiplication, zero bases
 // special-cased, exp(b log a) otherwise.
 template <class T> NF_HD C<T> pow(C<T> a, C<T> b) {
   if (b.re == 0 && b.im == 0) return {T(1), T(0)};
   if (a.re == 0 && a.im == 0) {
-    if (b.re > 0 && b.im == 0) return {T(0), T(0)};
+    if (b.re > 0) return {T(0), T(0)};
     return {m::nan(a.re), m::nan(a.re)};
   }
   if (b.im == 0 && b.re > T(-100) && b.re < T(100)) {
@@ -303,7 +339,7 @@ template <class T> NF_HD C<T> pow(C<T> a, C<T> b) {
       return n < 0 ? C<T>{T(1), T(0)} / acc : acc;
     }
   }
-  return exp(log(a) * b);
+  return exp(mul_annex_g(log(a), b));
 }
 
 }  // namespace cm
