@@ -28,7 +28,7 @@ test-cpp: build
 	$(BUILD)/numfuse_cpp_tests --gtest_brief=1
 
 test-py: build
-	PYTHONPATH=python $(PY) -m pytest tests $(PYTEST_ARGS)
+	PYTHONPATH=python $(PY) -m pytest tests -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test: test-cpp test-py
 

@@ -10,7 +10,7 @@ from ._creation import asarray
 
 __all__ = ["round", "around", "clip", "real", "imag", "angle", "isclose", "allclose",
            "array_equal", "isreal", "iscomplex", "isrealobj", "iscomplexobj", "nan_to_num",
-           "isneginf", "isposinf", "sinc", "fix", "i0"]
+           "isneginf", "isposinf", "sinc", "fix"]
 
 
 def _round_real(x, decimals):

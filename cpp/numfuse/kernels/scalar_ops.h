@@ -314,10 +314,17 @@ struct Fmin {
 };
 
 // ---- comparisons and logic (all return bool) --------------------------------------------------
+// Exact three-way comparison of int64 with uint64: NumPy compares them without promotion.
+NF_HD int cmp_mixed(int64_t a, uint64_t b) {
+  if (a < 0) return -1;
+  return uint64_t(a) < b ? -1 : (uint64_t(a) == b ? 0 : 1);
+}
 #define NF_COMPARISON_(E, OP, CPLX)                                                      \
   struct E {                                                                             \
     template <class T, NF_REQUIRES(is_bool_v<T> || is_real_v<T>)>                        \
     NF_HD bool operator()(T a, T b) const { return a OP b; }                             \
+    NF_HD bool operator()(int64_t a, uint64_t b) const { return cmp_mixed(a, b) OP 0; }  \
+    NF_HD bool operator()(uint64_t a, int64_t b) const { return 0 OP cmp_mixed(b, a); }  \
     template <class T, NF_REQUIRES(is_cplx_v<T>)>                                        \
     NF_HD bool operator()(T a, T b) const { return CPLX; }                               \
   };
@@ -389,6 +396,19 @@ NF_BINARY_FLOAT_(Hypot, m::hypot(a, b))
 NF_BINARY_FLOAT_(Copysign, m::copysign(a, b))
 NF_BINARY_FLOAT_(Nextafter, m::nextafter(a, b))
 #undef NF_BINARY_FLOAT_
+
+// nextafter in half precision (float16 loops otherwise compute in float): steps the bit pattern.
+NF_HD uint16_t nextafter_half_bits(uint16_t a, uint16_t b) {
+  const uint16_t abs_a = a & 0x7fff, abs_b = b & 0x7fff;
+  if (abs_a > 0x7c00) return a;  // NaN
+  if (abs_b > 0x7c00) return b;
+  if (a == b || (abs_a == 0 && abs_b == 0)) return b;
+  if (abs_a == 0) return uint16_t((b & 0x8000) | 1);  // smallest subnormal towards b
+  const bool a_neg = a & 0x8000, b_neg = b & 0x8000;
+  // Magnitude grows when b lies further from zero on a's side.
+  const bool away = (a_neg == b_neg) && (abs_b > abs_a);
+  return away ? uint16_t(a + 1) : uint16_t(a - 1);
+}
 
 struct Ldexp {  // exponents beyond int saturate, so ldexp(x, 2**40) is inf as in NumPy
   template <class T, class I,

@@ -226,6 +226,13 @@ UFuncLoop lookup(const DType* in, DType* out) {
     }
 #undef NF_LDEXP_CASE_
   } else {
+    if constexpr (std::is_same_v<Op, sop::Equal> || std::is_same_v<Op, sop::NotEqual> ||
+                  std::is_same_v<Op, sop::Less> || std::is_same_v<Op, sop::LessEqual> ||
+                  std::is_same_v<Op, sop::Greater> || std::is_same_v<Op, sop::GreaterEqual>) {
+      // NumPy compares int64 with uint64 exactly, without promoting to float64.
+      if (in[0] == DType::Int64 && in[1] == DType::UInt64) return make_loop<Op, 2, 1, int64_t, uint64_t>(out);
+      if (in[0] == DType::UInt64 && in[1] == DType::Int64) return make_loop<Op, 2, 1, uint64_t, int64_t>(out);
+    }
     for (int i = 1; i < nin; ++i) {
       if (in[i] != in[0]) return nullptr;
     }
