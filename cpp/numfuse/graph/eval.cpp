@@ -112,7 +112,21 @@ void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
 
 }  // namespace
 
+// The common case of a node whose inputs are all materialised: no walk, no plan.
+static bool try_eval_single(Node* n, FlushReason why) {
+  if (graph_limits().trace) return false;
+  for (const Array& in : n->inputs) {
+    if (in.storage->producer) return false;
+  }
+  std::shared_ptr<Node> hold = n->outputs.empty() ? nullptr : n->outputs[0].lock()->producer;
+  run_node(n);
+  return true;
+}
+
 void eval(const std::vector<Array>& arrays, FlushReason why) {
+  if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
+    if (try_eval_single(arrays[0].storage->producer.get(), why)) return;
+  }
   std::vector<std::shared_ptr<Node>> roots;
   for (const Array& a : arrays) {
     if (a.storage && a.storage->producer) roots.push_back(a.storage->producer);

@@ -53,9 +53,42 @@ std::vector<Strides> operand_strides(const std::vector<Array>& outs, const std::
 
 }  // namespace
 
+namespace {
+// Small contiguous operands of the loop's own dtypes: one call of the loop, no setup pass. This
+// is the host-overhead path of small arrays.
+bool try_run_small_contiguous(UFuncLoop loop, const std::vector<DType>& in_loop,
+                              const std::vector<DType>& out_loop, const std::vector<Array>& inputs,
+                              const std::vector<Array>& outs) {
+  const int64_t n = outs[0].size();
+  if (n > kRunElements || inputs.size() > 3 || outs.size() > 2) return false;
+  const void* in_ptr[3];
+  int64_t in_step[3];
+  void* out_ptr[2];
+  for (size_t j = 0; j < outs.size(); ++j) {
+    if (outs[j].dtype != out_loop[j] || !outs[j].c_contiguous()) return false;
+    out_ptr[j] = outs[j].data();
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Array& a = inputs[i];
+    if (a.dtype != in_loop[i]) return false;
+    if (a.ndim() == 0) {
+      in_step[i] = 0;
+    } else if (a.shape == outs[0].shape && a.c_contiguous()) {
+      in_step[i] = 1;
+    } else {
+      return false;
+    }
+    in_ptr[i] = a.data();
+  }
+  if (n > 0) loop(in_ptr, in_step, out_ptr, n);
+  return true;
+}
+}  // namespace
+
 void run_ufunc_loop(UFuncLoop loop, const std::vector<DType>& in_loop,
                     const std::vector<DType>& out_loop, const std::vector<Array>& inputs,
                     const std::vector<Array>& outs) {
+  if (try_run_small_contiguous(loop, in_loop, out_loop, inputs, outs)) return;
   const Shape& shape = outs[0].shape;
   const size_t nin = inputs.size(), nout = outs.size();
   IterSpace sp = make_iter_space(shape, operand_strides(outs, inputs, shape), 0);
