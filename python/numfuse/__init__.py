@@ -17,6 +17,38 @@ def eval(*arrays):  # noqa: A001  (numfuse.eval, as MLX names it)
     _core.eval(*arrays)
 
 
+def result_type(*arrays_and_dtypes):
+    """numpy.result_type with NumPy 2's rules (Python scalars weak)."""
+    args = [a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes]
+    return _np.result_type(*args)
+
+
+def can_cast(from_, to, casting="safe"):
+    return _np.can_cast(from_.dtype if isinstance(from_, ndarray) else from_, to, casting)
+
+
+promote_types = _np.promote_types
+min_scalar_type = _np.min_scalar_type
+
+
+def shape(a):
+    return a.shape if isinstance(a, ndarray) else _np.shape(a)
+
+
+def ndim(a):
+    return a.ndim if isinstance(a, ndarray) else _np.ndim(a)
+
+
+def size(a, axis=None):
+    if axis is None:
+        return a.size if isinstance(a, ndarray) else _np.size(a)
+    return a.shape[axis] if isinstance(a, ndarray) else _np.size(a, axis)
+
+
+def isscalar(element):
+    return _np.isscalar(element)
+
+
 def where(condition, x=None, y=None):
     if x is None and y is None:
         from ._indexing import nonzero

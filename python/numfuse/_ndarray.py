@@ -122,3 +122,7 @@ def attach(methods):
 
 
 attach(_methods)
+
+from ._interop import PROTOCOLS  # noqa: E402
+
+attach(PROTOCOLS)

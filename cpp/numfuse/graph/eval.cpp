@@ -14,6 +14,11 @@ std::atomic<int64_t> g_pending_nodes{0};
 std::atomic<uint64_t> g_epoch{1};
 }  // namespace
 
+std::recursive_mutex& graph_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
 int64_t pending_node_count() { return g_pending_nodes.load(std::memory_order_relaxed); }
 
 Node::~Node() {
@@ -124,6 +129,7 @@ static bool try_eval_single(Node* n, FlushReason why) {
 }
 
 void eval(const std::vector<Array>& arrays, FlushReason why) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
     if (try_eval_single(arrays[0].storage->producer.get(), why)) return;
   }
@@ -135,6 +141,7 @@ void eval(const std::vector<Array>& arrays, FlushReason why) {
 }
 
 void prepare_write(const Array& dst) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   Storage* s = dst.storage.get();
   std::vector<std::shared_ptr<Node>> roots;
   if (s->producer) roots.push_back(s->producer);
@@ -162,6 +169,7 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 
 std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
                                 std::vector<Shape> shapes) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
   for (const Array& in : node->inputs) {

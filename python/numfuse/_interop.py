@@ -1,0 +1,51 @@
+"""NumPy's dispatch protocols: numpy.sin(numfuse_array) and numpy.sum(numfuse_array) run numfuse.
+
+__array_ufunc__ maps a NumPy ufunc to numfuse's ufunc of the same name; __array_function__ maps
+a NumPy function to numfuse's function of the same name. Anything numfuse lacks gives
+NotImplemented, so NumPy raises TypeError rather than silently computing on the host.
+"""
+import numpy as _np
+
+from ._core import ndarray
+
+
+def _numfuse():
+    import numfuse
+    return numfuse
+
+
+def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    nf = _numfuse()
+    ours = getattr(nf, ufunc.__name__, None)
+    if not isinstance(ours, nf.ufunc):
+        return NotImplemented
+    if method == "__call__":
+        return ours(*inputs, **kwargs)
+    fn = getattr(ours, method, None)
+    return NotImplemented if fn is None else fn(*inputs, **kwargs)
+
+
+def _lookup(func):
+    nf = _numfuse()
+    obj = nf
+    parts = func.__module__.split(".")[1:] if func.__module__.startswith("numpy.") else []
+    for p in parts:
+        if p.startswith("_"):
+            continue
+        obj = getattr(obj, p, None)
+        if obj is None:
+            return None
+    fn = getattr(obj, func.__name__, None)
+    return fn if callable(fn) and fn is not func else None
+
+
+def __array_function__(self, func, types, args, kwargs):
+    if not all(issubclass(t, (ndarray, _np.ndarray)) for t in types):
+        return NotImplemented
+    ours = _lookup(func)
+    if ours is None:
+        return NotImplemented
+    return ours(*args, **kwargs)
+
+
+PROTOCOLS = {"__array_ufunc__": __array_ufunc__, "__array_function__": __array_function__}
