@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <mutex>
 
+#include "numfuse/backend/cpu/fused_cpu.h"
+#include "numfuse/core/error.h"
+#include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
 #include "numfuse/graph/planner.h"
 
@@ -63,6 +66,19 @@ std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
   return order;
 }
 
+// Marks a node evaluated: its storages become plain buffers and it lets go of its inputs.
+void detach(Node* node) {
+  for (auto& w : node->outputs) {
+    if (auto s = w.lock()) {
+      if (s->producer.get() == node) s->producer.reset();  // the caller holds the node alive
+    }
+  }
+  node->inputs.clear();
+  node->outputs.clear();
+  node->done = true;
+  g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void run_node(Node* node) {
   std::vector<Array> outs(node->outputs.size());
   std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
@@ -74,18 +90,18 @@ void run_node(Node* node) {
     outs[i] = std::move(out);
   }
   node->eval_cpu(outs);
-  // Detach: the storages become plain buffers and the node lets go of its inputs.
-  std::shared_ptr<Node> self_guard;
-  for (auto& s : keep) {
-    if (s && s->producer.get() == node) {
-      if (!self_guard) self_guard = s->producer;
-      s->producer.reset();
-    }
+  detach(node);
+}
+
+// A fused elementwise group: one program, one pass over the data.
+void run_group(const Group& g) {
+  GroupProgram program = build_program(g);
+  if (program.device.is_cpu()) {
+    cpu::run_program(program);
+  } else {
+    throw NotImplementedError("fused groups on " + program.device.str());
   }
-  node->inputs.clear();
-  node->outputs.clear();
-  node->done = true;
-  g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
+  for (Node* n : g.nodes) detach(n);
 }
 
 void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
@@ -111,7 +127,11 @@ void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
     }
   }
   for (Group& g : groups) {
-    for (Node* n : g.nodes) run_node(n);
+    if (g.nodes.size() == 1) {
+      run_node(g.nodes[0]);
+    } else {
+      run_group(g);
+    }
   }
 }
 

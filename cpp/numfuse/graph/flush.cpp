@@ -33,6 +33,9 @@ const GraphLimits& graph_limits() {
       static_cast<int>(env_int("NUMFUSE_MAX_GRAPH_DEPTH", 256)),
       env_int("NUMFUSE_MAX_PENDING_NODES", 100000),
       env_int("NUMFUSE_TRACE", 0) != 0,
+      env_int("NUMFUSE_FUSION", 1) != 0,
+      static_cast<int>(env_int("NUMFUSE_MAX_GROUP_OPS", 64)),
+      static_cast<int>(env_int("NUMFUSE_MAX_GROUP_INPUTS", 32)),
   };
   return limits;
 }

@@ -21,6 +21,9 @@ struct GraphLimits {
   int max_depth;          // NUMFUSE_MAX_GRAPH_DEPTH
   int64_t max_pending;    // NUMFUSE_MAX_PENDING_NODES
   bool trace;             // NUMFUSE_TRACE
+  bool fusion;            // NUMFUSE_FUSION (0 turns fusion off)
+  int max_group_ops;      // NUMFUSE_MAX_GROUP_OPS
+  int max_group_inputs;   // NUMFUSE_MAX_GROUP_INPUTS
 };
 const GraphLimits& graph_limits();
 

@@ -1,29 +1,104 @@
 #include "numfuse/graph/planner.h"
 
+#include <algorithm>
+#include <unordered_set>
+
+#include "numfuse/graph/flush.h"
+
 namespace nf {
 
 const char* cut_reason_name(CutReason r) {
   switch (r) {
-    case CutReason::OneNodePerGroup: return "one-node-per-group";
+    case CutReason::FusionDisabled: return "fusion-disabled";
+    case CutReason::NotFusable: return "not-fusable";
     case CutReason::OpaqueNode: return "opaque-node";
+    case CutReason::ShapeChange: return "shape-change";
+    case CutReason::DeviceChange: return "device-change";
+    case CutReason::ViewOfIntermediate: return "view-of-intermediate";
+    case CutReason::OpLimit: return "op-limit";
+    case CutReason::InputLimit: return "input-limit";
     case CutReason::EndOfGraph: return "end-of-graph";
   }
   return "?";
 }
 
-std::vector<Group> plan_groups(const std::vector<Node*>& topo_order) {
-  // Foundation: every node is its own group. The fusion planner replaces this body.
-  std::vector<Group> groups;
-  groups.reserve(topo_order.size());
-  for (size_t i = 0; i < topo_order.size(); ++i) {
-    Group g;
-    g.nodes.push_back(topo_order[i]);
-    bool last = i + 1 == topo_order.size();
-    g.cut = last ? CutReason::EndOfGraph
-                 : (topo_order[i]->kind() == NodeKind::Opaque ? CutReason::OpaqueNode
-                                                               : CutReason::OneNodePerGroup);
-    groups.push_back(std::move(g));
+namespace {
+
+// Grows one elementwise group: every node iterates over the same shape on the same device and
+// reads group values only as they were produced (C-contiguous, whole), so one index serves all.
+class GroupBuilder {
+ public:
+  explicit GroupBuilder(Node* first) { add(first); }
+
+  // Why `n` cannot join, or nothing if it can.
+  bool can_join(Node* n, CutReason* why) const {
+    const GraphLimits& lim = graph_limits();
+    Node* first = group.nodes.front();
+    if (!lim.fusion) return fail(why, CutReason::FusionDisabled);
+    if (first->kind() == NodeKind::Opaque || n->kind() == NodeKind::Opaque) {
+      return fail(why, CutReason::OpaqueNode);
+    }
+    if (first->kind() != NodeKind::Elementwise || n->kind() != NodeKind::Elementwise) {
+      return fail(why, CutReason::NotFusable);
+    }
+    if (n->device != first->device) return fail(why, CutReason::DeviceChange);
+    for (const Shape& s : n->out_shapes) {
+      if (s != first->out_shapes[0]) return fail(why, CutReason::ShapeChange);
+    }
+    if (static_cast<int>(group.nodes.size()) >= lim.max_group_ops) return fail(why, CutReason::OpLimit);
+    int new_inputs = 0;
+    for (const Array& in : n->inputs) {
+      Node* prod = in.storage->producer.get();
+      if (prod && members.count(prod)) {
+        bool whole = in.byte_offset == 0 && in.shape == first->out_shapes[0] && in.c_contiguous() &&
+                     in.dtype == prod->out_dtypes[in.storage->producer_output];
+        if (!whole) return fail(why, CutReason::ViewOfIntermediate);
+      } else {
+        ++new_inputs;
+      }
+    }
+    if (inputs + new_inputs > lim.max_group_inputs) return fail(why, CutReason::InputLimit);
+    return true;
   }
+
+  void add(Node* n) {
+    group.nodes.push_back(n);
+    members.insert(n);
+    for (const Array& in : n->inputs) {
+      Node* prod = in.storage->producer.get();
+      if (!prod || !members.count(prod)) ++inputs;
+    }
+  }
+
+  Group group;
+
+ private:
+  static bool fail(CutReason* why, CutReason r) {
+    *why = r;
+    return false;
+  }
+  std::unordered_set<Node*> members;
+  int inputs = 0;
+};
+
+}  // namespace
+
+std::vector<Group> plan_groups(const std::vector<Node*>& topo_order) {
+  std::vector<Group> groups;
+  if (topo_order.empty()) return groups;
+  GroupBuilder cur(topo_order[0]);
+  for (size_t i = 1; i < topo_order.size(); ++i) {
+    CutReason why = CutReason::EndOfGraph;
+    if (cur.can_join(topo_order[i], &why)) {
+      cur.add(topo_order[i]);
+      continue;
+    }
+    cur.group.cut = why;
+    groups.push_back(std::move(cur.group));
+    cur = GroupBuilder(topo_order[i]);
+  }
+  cur.group.cut = CutReason::EndOfGraph;
+  groups.push_back(std::move(cur.group));
   return groups;
 }
 

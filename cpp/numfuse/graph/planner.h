@@ -9,8 +9,14 @@ namespace nf {
 
 // Why a group ends where it does (traced with NUMFUSE_TRACE=1).
 enum class CutReason : uint8_t {
-  OneNodePerGroup,  // fusion is not implemented for this pair yet, or NUMFUSE_FUSION=0
-  OpaqueNode,       // matmul, sort, gather...: a group of its own
+  FusionDisabled,      // NUMFUSE_FUSION=0: one node per group
+  NotFusable,          // the next node is not elementwise (a reduction, an opaque op, a source)
+  OpaqueNode,          // matmul, sort, gather...: a group of its own
+  ShapeChange,         // the next node iterates over another shape
+  DeviceChange,        // the next node runs on another device
+  ViewOfIntermediate,  // the next node reads a group value through a view (other strides)
+  OpLimit,             // NUMFUSE_MAX_GROUP_OPS reached
+  InputLimit,          // NUMFUSE_MAX_GROUP_INPUTS reached
   EndOfGraph,
 };
 const char* cut_reason_name(CutReason r);

@@ -124,7 +124,7 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
     results = {full(shape, DType::Bool, &v, device)};
   } else {
     auto node = std::make_shared<UFuncNode>();
-    node->op = op;
+    node->ufunc = op;
     node->device = device;
     for (int i = 0; i < nin; ++i) {
       node->in_loop.push_back(sig.in[i]);

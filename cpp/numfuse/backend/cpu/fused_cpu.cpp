@@ -1,0 +1,208 @@
+#include "numfuse/backend/cpu/fused_cpu.h"
+
+#include <cstring>
+#include <memory>
+
+#include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cpu/thread_pool.h"
+#include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
+#include "numfuse/core/type_resolution.h"
+
+namespace nf::cpu {
+
+namespace {
+
+constexpr int64_t kParallelGrain = 1 << 15;
+
+template <class T>
+void select_loop(const void* const* in, const int64_t* st, void* const* out, int64_t n) {
+  const bool* c = static_cast<const bool*>(in[0]);
+  const T* x = static_cast<const T*>(in[1]);
+  const T* y = static_cast<const T*>(in[2]);
+  T* o = static_cast<T*>(out[0]);
+  for (int64_t i = 0; i < n; ++i) o[i] = c[i * st[0]] ? x[i * st[1]] : y[i * st[2]];
+}
+
+template <class T>
+void copy_loop(const void* const* in, const int64_t* st, void* const* out, int64_t n) {
+  const T* x = static_cast<const T*>(in[0]);
+  T* o = static_cast<T*>(out[0]);
+  if (st[0] == 1) {
+    std::memcpy(o, x, static_cast<size_t>(n) * sizeof(T));
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = x[i * st[0]];
+  }
+}
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// Selection and copies move bytes: one loop per item size serves every dtype.
+#define NF_BY_ITEMSIZE_(LOOP, SIZE)          \
+  switch (SIZE) {                            \
+    case 1: return LOOP<uint8_t>;            \
+    case 2: return LOOP<uint16_t>;           \
+    case 4: return LOOP<uint32_t>;           \
+    case 8: return LOOP<uint64_t>;           \
+    case 16: return LOOP<Bytes16>;           \
+  }                                          \
+  return nullptr;
+UFuncLoop select_for(size_t size) { NF_BY_ITEMSIZE_(select_loop, size) }
+UFuncLoop copy_for(size_t size) { NF_BY_ITEMSIZE_(copy_loop, size) }
+#undef NF_BY_ITEMSIZE_
+
+UFuncLoop loop_for(const ElementwiseOp& op) {
+  switch (op.kind) {
+    case ElementwiseOp::Kind::Select: return select_for(itemsize(op.out[0]));
+    case ElementwiseOp::Kind::Copy: return copy_for(itemsize(op.out[0]));
+    case ElementwiseOp::Kind::UFunc: {
+      DType outs[2];
+      UFuncLoop l = find_ufunc_loop(op.ufunc, op.in.data(), outs);
+      if (!l) {
+        std::string types;
+        for (DType d : op.in) types += std::string(types.empty() ? "" : ", ") + dtype_name(d);
+        throw UFuncTypeError(std::string("ufunc '") + ufunc_name(op.ufunc) +
+                             "' has no CPU loop for (" + types + ")");
+      }
+      return l;
+    }
+  }
+  return nullptr;
+}
+
+// Per-thread scratch buffers, one per value slot and per cast argument.
+struct Scratch {
+  std::vector<std::unique_ptr<char[]>> bufs;
+  char* get(size_t i) {
+    while (bufs.size() <= i) bufs.emplace_back(new char[kRunElements * 16 + 64]);
+    return bufs[i].get();
+  }
+};
+
+void store_strided(const char* src, char* dst, int64_t stride, int64_t n, size_t size) {
+  switch (size) {
+#define NF_STORE_(S, T)                                                 \
+  case S: {                                                             \
+    const T* s = reinterpret_cast<const T*>(src);                       \
+    T* d = reinterpret_cast<T*>(dst);                                   \
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = s[i];               \
+    return;                                                             \
+  }
+    NF_STORE_(1, uint8_t)
+    NF_STORE_(2, uint16_t)
+    NF_STORE_(4, uint32_t)
+    NF_STORE_(8, uint64_t)
+    NF_STORE_(16, Bytes16)
+#undef NF_STORE_
+  }
+}
+
+struct StepPlan {
+  UFuncLoop fn;
+  std::vector<CastLoop> cast;   // per argument, null when the value already has the loop dtype
+  std::vector<int> cast_slot;   // scratch slot of each cast argument
+  std::vector<int> value_slot;  // slot of each of the step's outputs
+  std::vector<int> direct_out;  // program output written in place by this step's output, or -1
+};
+
+}  // namespace
+
+void run_program(const GroupProgram& p) {
+  const size_t nout = p.outputs.size(), nleaf = p.leaves.size(), nsteps = p.steps.size();
+  if (nout == 0) return;
+  std::vector<Strides> strides;
+  for (const ProgramOutput& o : p.outputs) strides.push_back(o.array.strides);
+  for (const Array& l : p.leaves) strides.push_back(broadcast_strides(l.shape, l.strides, p.shape));
+  IterSpace sp = make_iter_space(p.shape, strides, 0);
+  if (sp.size() == 0) return;
+  const int inner = sp.ndim() - 1;
+
+  // Slots: one per step output, then one per cast argument.
+  std::vector<StepPlan> plan(nsteps);
+  int slots = 0;
+  for (size_t s = 0; s < nsteps; ++s) {
+    const ProgramStep& st = p.steps[s];
+    plan[s].fn = loop_for(st.op);
+    for (size_t o = 0; o < st.op.out.size(); ++o) {
+      plan[s].value_slot.push_back(slots++);
+      plan[s].direct_out.push_back(-1);
+    }
+  }
+  for (size_t s = 0; s < nsteps; ++s) {
+    const ProgramStep& st = p.steps[s];
+    for (size_t k = 0; k < st.args.size(); ++k) {
+      DType have = p.dtype_of(st.args[k]);
+      plan[s].cast.push_back(have == st.op.in[k] ? nullptr : find_cast_loop(have, st.op.in[k]));
+      plan[s].cast_slot.push_back(plan[s].cast.back() ? slots++ : -1);
+    }
+  }
+  // A step whose value is an output with unit inner stride writes straight into it (once).
+  std::vector<bool> written_directly(nout, false);
+  for (size_t j = 0; j < nout; ++j) {
+    const ProgramValue& v = p.outputs[j].value;
+    if (sp.strides[j][inner] == 1 && plan[v.step].direct_out[v.output] < 0) {
+      plan[v.step].direct_out[v.output] = static_cast<int>(j);
+      written_directly[j] = true;
+    }
+  }
+  std::vector<char*> out_base(nout), leaf_base(nleaf);
+  for (size_t j = 0; j < nout; ++j) out_base[j] = p.outputs[j].array.data();
+  for (size_t l = 0; l < nleaf; ++l) leaf_base[l] = p.leaves[l].data();
+  const int64_t run = slots <= 8 ? kRunElements : kRunElements / 4;
+
+  parallel_for(sp.size(), kParallelGrain, [&](int64_t begin, int64_t end) {
+    thread_local Scratch scratch;
+    std::vector<char*> value_ptr(slots);
+    std::vector<const void*> arg_ptr;
+    std::vector<int64_t> arg_step;
+    std::vector<void*> res_ptr;
+    for_each_run(sp, begin, end, run, [&](const int64_t* off, int64_t n) {
+      for (size_t s = 0; s < nsteps; ++s) {
+        const ProgramStep& st = p.steps[s];
+        const StepPlan& pl = plan[s];
+        arg_ptr.assign(st.args.size(), nullptr);
+        arg_step.assign(st.args.size(), 1);
+        for (size_t k = 0; k < st.args.size(); ++k) {
+          const ProgramValue& v = st.args[k];
+          const char* ptr;
+          int64_t step;
+          if (v.leaf >= 0) {
+            ptr = leaf_base[v.leaf] + off[nout + v.leaf] * int64_t(itemsize(p.leaves[v.leaf].dtype));
+            step = sp.strides[nout + v.leaf][inner];
+          } else {
+            ptr = value_ptr[plan[v.step].value_slot[v.output]];
+            step = 1;
+          }
+          if (pl.cast[k]) {
+            char* buf = scratch.get(pl.cast_slot[k]);
+            pl.cast[k](ptr, step, buf, step == 0 ? 1 : n);
+            ptr = buf;
+            step = step == 0 ? 0 : 1;
+          }
+          arg_ptr[k] = ptr;
+          arg_step[k] = step;
+        }
+        res_ptr.assign(st.op.out.size(), nullptr);
+        for (size_t o = 0; o < st.op.out.size(); ++o) {
+          int j = pl.direct_out[o];
+          char* ptr = j >= 0 ? out_base[j] + off[j] * int64_t(itemsize(p.outputs[j].array.dtype))
+                             : scratch.get(pl.value_slot[o]);
+          value_ptr[pl.value_slot[o]] = ptr;
+          res_ptr[o] = ptr;
+        }
+        pl.fn(arg_ptr.data(), arg_step.data(), res_ptr.data(), n);
+      }
+      for (size_t j = 0; j < nout; ++j) {
+        if (written_directly[j]) continue;
+        const ProgramValue& v = p.outputs[j].value;
+        size_t size = itemsize(p.outputs[j].array.dtype);
+        store_strided(value_ptr[plan[v.step].value_slot[v.output]], out_base[j] + off[j] * int64_t(size),
+                      sp.strides[j][inner], n, size);
+      }
+    });
+  });
+}
+
+}  // namespace nf::cpu

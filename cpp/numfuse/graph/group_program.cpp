@@ -1,0 +1,85 @@
+#include "numfuse/graph/group_program.h"
+
+#include <unordered_map>
+
+#include "numfuse/core/error.h"
+
+namespace nf {
+
+namespace {
+bool same_view(const Array& a, const Array& b) {
+  return a.storage == b.storage && a.byte_offset == b.byte_offset && a.dtype == b.dtype &&
+         a.shape == b.shape && a.strides == b.strides;
+}
+}  // namespace
+
+GroupProgram build_program(const Group& group) {
+  GroupProgram p;
+  ElementwiseNode* first = static_cast<ElementwiseNode*>(group.nodes.front());
+  p.shape = first->out_shapes[0];
+  p.device = first->device;
+  std::unordered_map<const Node*, int> step_of;
+  // References to each in-group output storage from in-group inputs: a value nobody else holds
+  // stays in registers / scratch and never reaches memory.
+  std::unordered_map<const Storage*, long> internal_refs;
+  for (Node* n : group.nodes) {
+    auto* en = static_cast<ElementwiseNode*>(n);
+    ProgramStep step{en, en->op(), {}};
+    for (const Array& in : n->inputs) {
+      ProgramValue v;
+      Node* prod = in.storage->producer.get();
+      auto it = prod ? step_of.find(prod) : step_of.end();
+      if (it != step_of.end()) {
+        v.step = it->second;
+        v.output = in.storage->producer_output;
+        ++internal_refs[in.storage.get()];
+      } else {
+        int found = -1;
+        for (size_t k = 0; k < p.leaves.size(); ++k) {
+          if (same_view(p.leaves[k], in)) found = static_cast<int>(k);
+        }
+        if (found < 0) {
+          found = static_cast<int>(p.leaves.size());
+          p.leaves.push_back(in);
+        }
+        v.leaf = found;
+      }
+      step.args.push_back(v);
+    }
+    step_of[n] = static_cast<int>(p.steps.size());
+    p.steps.push_back(std::move(step));
+  }
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    Node* n = p.steps[s].node;
+    for (size_t o = 0; o < n->outputs.size(); ++o) {
+      std::shared_ptr<Storage> st = n->outputs[o].lock();
+      if (!st) continue;
+      long external = st.use_count() - 1 - internal_refs[st.get()];
+      if (external <= 0) continue;
+      Array out = Array::empty(n->out_shapes[o], n->out_dtypes[o], n->device);
+      st->buffer = out.storage->buffer;
+      p.outputs.push_back({ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)}, out});
+    }
+  }
+  return p;
+}
+
+GroupProgram single_node_program(ElementwiseNode* node, const std::vector<Array>& outs) {
+  GroupProgram p;
+  p.shape = outs[0].shape;
+  p.device = node->device;
+  ProgramStep step{node, node->op(), {}};
+  for (const Array& in : node->inputs) {
+    ProgramValue v;
+    v.leaf = static_cast<int>(p.leaves.size());
+    p.leaves.push_back(in);
+    step.args.push_back(v);
+  }
+  p.steps.push_back(std::move(step));
+  for (size_t o = 0; o < outs.size(); ++o) {
+    p.outputs.push_back({ProgramValue{-1, 0, static_cast<int>(o)}, outs[o]});
+  }
+  return p;
+}
+
+}  // namespace nf

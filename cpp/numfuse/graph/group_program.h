@@ -1,0 +1,49 @@
+// A fused elementwise group as a backend-neutral program: leaves (materialised arrays read with
+// any strides, broadcast to the group's shape), steps (one elementwise node each, reading leaves
+// or earlier steps' values) and outputs (the step values that must be kept in memory).
+// The CPU interpreter runs it in cache-sized runs; the CUDA backend turns it into one kernel.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "numfuse/graph/elementwise_node.h"
+#include "numfuse/graph/planner.h"
+
+namespace nf {
+
+struct ProgramValue {
+  int leaf = -1;    // >= 0: leaves[leaf]
+  int step = -1;    // >= 0: output `output` of steps[step]
+  int output = 0;
+};
+
+struct ProgramStep {
+  ElementwiseNode* node;
+  ElementwiseOp op;
+  std::vector<ProgramValue> args;
+};
+
+struct ProgramOutput {
+  ProgramValue value;
+  Array array;  // C-contiguous over the storage's fresh buffer
+};
+
+struct GroupProgram {
+  Shape shape;
+  Device device;
+  std::vector<Array> leaves;
+  std::vector<ProgramStep> steps;
+  std::vector<ProgramOutput> outputs;
+  // The dtype a value holds.
+  DType dtype_of(const ProgramValue& v) const {
+    return v.leaf >= 0 ? leaves[v.leaf].dtype : steps[v.step].op.out[v.output];
+  }
+};
+
+// Builds the program of an elementwise group and allocates (and attaches to their storages) the
+// buffers of the values that must outlive it: those the user or a later group still holds.
+GroupProgram build_program(const Group& group);
+// The program of one node writing into the given arrays (ElementwiseNode::eval_cpu).
+GroupProgram single_node_program(ElementwiseNode* node, const std::vector<Array>& outs);
+
+}  // namespace nf
