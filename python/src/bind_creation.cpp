@@ -70,6 +70,8 @@ void bind_creation(nb::module_& m) {
     eval(list, FlushReason::Explicit);
   });
   m.def("pending_node_count", &pending_node_count);
+  m.def("set_fusion", &set_fusion_enabled);
+  m.def("fusion_enabled", [] { return graph_limits().fusion; });
   m.def("num_threads", &cpu::num_threads);
   m.def("set_num_threads", &cpu::set_num_threads);
   m.def("default_device", [] { return default_device().str(); });
