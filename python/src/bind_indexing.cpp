@@ -70,7 +70,10 @@ void bind_indexing(nb::class_<Array>& cls) {
       return;
     }
     Array dst = basic_index(a, items);
-    assign(dst, operand_from_py(value, a.device()));
+    // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
+    // result of an expression nobody can read again, so its kernel may write into dst directly.
+    bool temporary = nb::isinstance<Array>(value) && Py_REFCNT(value.ptr()) == 1;
+    assign(dst, operand_from_py(value, a.device()), temporary);
   });
 }
 

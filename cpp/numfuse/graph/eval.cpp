@@ -1,5 +1,6 @@
 #include "numfuse/graph/eval.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -20,6 +21,11 @@ std::atomic<uint64_t> g_epoch{1};
 std::recursive_mutex& graph_mutex() {
   static std::recursive_mutex m;
   return m;
+}
+
+WriteRedirect& write_redirect() {
+  thread_local WriteRedirect r;
+  return r;
 }
 
 int64_t pending_node_count() { return g_pending_nodes.load(std::memory_order_relaxed); }
@@ -82,8 +88,13 @@ void detach(Node* node) {
 void run_node(Node* node) {
   std::vector<Array> outs(node->outputs.size());
   std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
+  const WriteRedirect& redirect = write_redirect();
   for (size_t i = 0; i < node->outputs.size(); ++i) {
     keep[i] = node->outputs[i].lock();
+    if (redirect.from && keep[i].get() == redirect.from && node->kind() == NodeKind::Elementwise) {
+      outs[i] = redirect.to;  // the write's destination, any strides
+      continue;
+    }
     // An output nobody holds (one half of divmod, say) still needs scratch memory.
     Array out = Array::empty(node->out_shapes[i], node->out_dtypes[i], node->device);
     if (keep[i]) keep[i]->buffer = out.storage->buffer;
@@ -171,6 +182,62 @@ void prepare_write(const Array& dst) {
   }
   s->readers.clear();
   if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+}
+
+namespace {
+std::pair<int64_t, int64_t> byte_extent(const Array& a) {
+  int64_t lo = a.byte_offset, hi = a.byte_offset;
+  const int64_t size = int64_t(a.itemsize());
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (a.shape[d] == 0) return {0, 0};
+    int64_t span = (a.shape[d] - 1) * a.strides[d] * size;
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi + size};
+}
+}  // namespace
+
+bool eval_into(const Array& src, const Array& dst) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+  Node* root = src.storage->producer.get();
+  if (!root || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) return false;
+  if (src.dtype != dst.dtype || src.shape != dst.shape || src.shape != root->out_shapes[0] ||
+      src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
+    return false;
+  }
+  std::shared_ptr<Node> hold = src.storage->producer;
+  std::vector<Node*> order = topo_sort({root});
+  // Every materialised input that shares dst's memory must read it through dst's own mapping
+  // (elementwise, index by index); anything else needs the right side computed first.
+  auto [dlo, dhi] = byte_extent(dst);
+  for (Node* n : order) {
+    for (const Array& in : n->inputs) {
+      if (in.storage != dst.storage || in.storage->producer) continue;
+      auto [lo, hi] = byte_extent(in);
+      bool overlap = lo < dhi && dlo < hi;
+      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype && in.strides == dst.strides &&
+                  (in.shape == dst.shape || broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
+      if (overlap && !same) return false;
+    }
+  }
+  if (dst.storage->producer) eval(dst, FlushReason::Write);
+  // Pending readers of dst outside src's graph must see the old values.
+  std::vector<std::shared_ptr<Node>> others;
+  for (auto& w : dst.storage->readers) {
+    auto r = w.lock();
+    if (r && !r->done && std::find(order.begin(), order.end(), r.get()) == order.end()) others.push_back(r);
+  }
+  if (!others.empty()) eval_nodes(std::move(others), FlushReason::Write);
+  WriteRedirect& redirect = write_redirect();
+  redirect = {src.storage.get(), dst};
+  try {
+    eval_nodes({hold}, FlushReason::Write);
+  } catch (...) {
+    redirect = {};
+    throw;
+  }
+  redirect = {};
+  return true;
 }
 
 // Remembers that `node` reads `s`, dropping entries of nodes already gone or evaluated.

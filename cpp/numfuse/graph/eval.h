@@ -18,6 +18,19 @@ inline void eval(const Array& a, FlushReason why) {
   if (a.pending()) eval(std::vector<Array>{a}, why);
 }
 
+// Evaluates `src` (pending, the whole output of an elementwise node, nobody else holding it)
+// straight into `dst` (same shape and dtype, any strides): the write is the group's output, with
+// no temporary. Returns false, doing nothing, when that is not possible or not safe (an input of
+// src's graph overlaps dst through another mapping): the caller then copies through memory.
+bool eval_into(const Array& src, const Array& dst);
+
+// While eval_into runs: the storage whose values go to `to` instead of fresh memory.
+struct WriteRedirect {
+  const Storage* from = nullptr;
+  Array to;
+};
+WriteRedirect& write_redirect();
+
 // Before writing into `dst`'s storage: materialise it, and evaluate every pending node that
 // still reads it, so that they see the old values (NumPy's eager semantics).
 void prepare_write(const Array& dst);

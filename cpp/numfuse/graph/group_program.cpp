@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "numfuse/core/error.h"
+#include "numfuse/graph/eval.h"
 
 namespace nf {
 
@@ -56,6 +57,11 @@ GroupProgram build_program(const Group& group) {
       if (!st) continue;
       long external = st.use_count() - 1 - internal_refs[st.get()];
       if (external <= 0) continue;
+      const WriteRedirect& redirect = write_redirect();
+      if (redirect.from == st.get()) {  // a write's right side: straight into its destination
+        p.outputs.push_back({ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)}, redirect.to});
+        continue;
+      }
       Array out = Array::empty(n->out_shapes[o], n->out_dtypes[o], n->device);
       st->buffer = out.storage->buffer;
       p.outputs.push_back({ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)}, out});

@@ -105,6 +105,19 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
     }
   }
 
+  // NumPy refuses integer powers with a negative exponent. Scalar exponents are checked here;
+  // arrays of exponents are not inspected (that would force their evaluation).
+  if (op == UFunc::Power && is_integer(sig.in[1]) && ins[1].array.ndim() == 0 &&
+      !ins[1].array.pending()) {
+    Array e = Array::empty({}, DType::Int64, Device::cpu());
+    if (ins[1].array.device().is_cpu()) {
+      backend::copy_into(ins[1].array, e);
+      if (*e.data_as<int64_t>() < 0) {
+        throw ValueError("Integers to negative integer powers are not allowed.");
+      }
+    }
+  }
+
   std::vector<const Array*> arrays;
   std::vector<Shape> shapes;
   for (const Operand& o : ins) {
@@ -152,9 +165,9 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
     if (!out.writeable) throw ValueError("output array is read-only");
     if (opts.where) {
       Array selected = where(Operand::of(*opts.where), Operand::of(results[j]), Operand::of(out));
-      assign(out, selected);
+      assign(out, selected, Casting::Unsafe, /*src_is_temporary=*/true);
     } else {
-      assign(out, results[j]);
+      assign(out, results[j], Casting::Unsafe, /*src_is_temporary=*/results.size() == 1);
     }
     outs.push_back(out);
   }
@@ -215,7 +228,7 @@ bool same_mapping(const Array& a, const Array& b) {
 
 }  // namespace
 
-void assign(const Array& dst, const Array& src, Casting casting) {
+void assign(const Array& dst, const Array& src, Casting casting, bool src_is_temporary) {
   if (!dst.writeable) throw ValueError("assignment destination is read-only");
   if (!can_cast(src.dtype, dst.dtype, casting)) {
     throw UFuncTypeError(std::string("Cannot cast array data from dtype('") + dtype_name(src.dtype) +
@@ -228,6 +241,7 @@ void assign(const Array& dst, const Array& src, Casting casting) {
                      " into shape " + shape_str(dst.shape));
   }
   common_device({&dst, &src});
+  if (src_is_temporary && dst.size() > 0 && eval_into(src, dst)) return;
   eval(src, FlushReason::Write);
   prepare_write(dst);
   if (dst.size() == 0) return;
@@ -242,9 +256,9 @@ void assign(const Array& dst, const Array& src, Casting casting) {
   backend::copy_into(src, dst);
 }
 
-void assign(const Array& dst, const Operand& value) {
+void assign(const Array& dst, const Operand& value, bool value_is_temporary) {
   check_weak_int_fits(value, dst.dtype);
-  assign(dst, value.array, Casting::Unsafe);
+  assign(dst, value.array, Casting::Unsafe, value_is_temporary);
 }
 
 }  // namespace nf

@@ -42,11 +42,14 @@ Array astype(const Array& a, DType dtype, bool copy = true);
 Array copy(const Array& a);
 
 // dst[...] = src with broadcasting and a cast under `casting` (setitem uses Unsafe as NumPy
-// does). Evaluates what it must so that NumPy's eager semantics hold.
-void assign(const Array& dst, const Array& src, Casting casting = Casting::Unsafe);
+// does). Evaluates what it must so that NumPy's eager semantics hold. When nothing but this call
+// holds src (`src_is_temporary`: the right side of `b[...] = expr`, a ufunc's result for out=),
+// src's fused group writes straight into dst.
+void assign(const Array& dst, const Array& src, Casting casting = Casting::Unsafe,
+            bool src_is_temporary = false);
 
 // dst[...] = value for a ufunc-style operand: a weak Python int must fit dst's integer dtype.
-void assign(const Array& dst, const Operand& value);
+void assign(const Array& dst, const Operand& value, bool value_is_temporary = false);
 
 // Raises ValueError if the arrays live on different devices (host scalars go anywhere).
 Device common_device(const std::vector<const Array*>& arrays);
