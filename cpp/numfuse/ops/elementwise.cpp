@@ -107,7 +107,8 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
 
   // NumPy refuses integer powers with a negative exponent. Scalar exponents are checked here;
   // arrays of exponents are not inspected (that would force their evaluation).
-  if (op == UFunc::Power && is_integer(sig.in[1]) && ins[1].array.ndim() == 0 &&
+  if (op == UFunc::Power && is_integer(sig.in[1]) && !is_unsigned(ins[1].array.dtype) &&
+      ins[1].array.ndim() == 0 &&
       !ins[1].array.pending()) {
     Array e = Array::empty({}, DType::Int64, Device::cpu());
     if (ins[1].array.device().is_cpu()) {
