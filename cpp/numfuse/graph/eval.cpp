@@ -30,6 +30,10 @@ WriteRedirect& write_redirect() {
 
 int64_t pending_node_count() { return g_pending_nodes.load(std::memory_order_relaxed); }
 
+void Node::eval_cuda(const std::vector<Array>&) {
+  throw NotImplementedError("'" + name() + "' is not implemented on CUDA devices yet");
+}
+
 Node::~Node() {
   // A node dies unevaluated when nothing needs its outputs any more.
   if (!done) g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
@@ -100,7 +104,11 @@ void run_node(Node* node) {
     if (keep[i]) keep[i]->buffer = out.storage->buffer;
     outs[i] = std::move(out);
   }
-  node->eval_cpu(outs);
+  if (node->device.is_cpu()) {
+    node->eval_cpu(outs);
+  } else {
+    node->eval_cuda(outs);
+  }
   detach(node);
 }
 

@@ -30,8 +30,11 @@ struct Node {
   virtual ~Node();
   virtual NodeKind kind() const = 0;
   virtual std::string name() const = 0;
-  // Computes outputs from materialised inputs. `outs` are C-contiguous arrays over fresh storage.
+  // Computes outputs from materialised inputs. `outs` are C-contiguous arrays over fresh storage
+  // (elementwise nodes may also get a strided destination: a write's target).
   virtual void eval_cpu(const std::vector<Array>& outs) = 0;
+  // The same on a CUDA device, enqueued on the current stream. Default: not implemented yet.
+  virtual void eval_cuda(const std::vector<Array>& outs);
 };
 
 // Registers `node` (inputs already set) and returns its pending outputs, one per (dtype, shape).
