@@ -3,7 +3,8 @@
 #include <cstring>
 #include <memory>
 
-#include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cpu/run_buffers.h"
+#include "numfuse/backend/cpu/ufunc_loops.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
@@ -70,33 +71,6 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
     }
   }
   return nullptr;
-}
-
-// Per-thread scratch buffers, one per value slot and per cast argument.
-struct Scratch {
-  std::vector<std::unique_ptr<char[]>> bufs;
-  char* get(size_t i) {
-    while (bufs.size() <= i) bufs.emplace_back(new char[kRunElements * 16 + 64]);
-    return bufs[i].get();
-  }
-};
-
-void store_strided(const char* src, char* dst, int64_t stride, int64_t n, size_t size) {
-  switch (size) {
-#define NF_STORE_(S, T)                                                 \
-  case S: {                                                             \
-    const T* s = reinterpret_cast<const T*>(src);                       \
-    T* d = reinterpret_cast<T*>(dst);                                   \
-    for (int64_t i = 0; i < n; ++i) d[i * stride] = s[i];               \
-    return;                                                             \
-  }
-    NF_STORE_(1, uint8_t)
-    NF_STORE_(2, uint16_t)
-    NF_STORE_(4, uint32_t)
-    NF_STORE_(8, uint64_t)
-    NF_STORE_(16, Bytes16)
-#undef NF_STORE_
-  }
 }
 
 struct StepPlan {
@@ -190,7 +164,7 @@ void run_program(const GroupProgram& p) {
   const int64_t run = slots <= 8 ? kRunElements : kRunElements / 4;
 
   parallel_for(sp.size(), kParallelGrain, [&](int64_t begin, int64_t end) {
-    thread_local Scratch scratch;
+    thread_local RunScratch scratch;
     std::vector<char*> value_ptr(slots);
     std::vector<const void*> arg_ptr;
     std::vector<int64_t> arg_step;
