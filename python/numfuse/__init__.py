@@ -14,9 +14,9 @@ from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
 __version__ = "0.1.0"
 
 
-def eval(*arrays):  # noqa: A001  (numfuse.eval, as MLX names it)
-    """Evaluates pending arrays now (their values are computed; nothing is returned)."""
-    _core.eval(*arrays)
+# numfuse.eval(*arrays), as MLX names it: computes pending arrays now. Bound straight to C++:
+# a Python wrapper would add its own call to every evaluation.
+eval = _core.eval  # noqa: A001
 
 
 def result_type(*arrays_and_dtypes):

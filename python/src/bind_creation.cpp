@@ -62,14 +62,25 @@ void bind_creation(nb::module_& m) {
     return eye(n, mcols, k, dtype_from_py(dtype), device_arg(device));
   }, nb::arg("n"), nb::arg("m"), nb::arg("k"), nb::arg("dtype"), nb::arg("device").none());
   m.def("eval", [](nb::args arrays) {
+    // The common call, one small array: no vector, no GIL release (it would cost more than it saves).
+    if (arrays.size() == 1 && nb::isinstance<Array>(arrays[0])) {
+      const Array& a = nb::cast<const Array&>(arrays[0]);
+      if (!a.pending()) return;
+      if (a.size() <= 4096) {
+        eval(a, FlushReason::Explicit);
+        return;
+      }
+    }
     std::vector<Array> list;
     for (nb::handle h : arrays) {
       if (nb::isinstance<Array>(h)) list.push_back(nb::cast<const Array&>(h));
     }
     nb::gil_scoped_release release;
     eval(list, FlushReason::Explicit);
-  });
+  }, "Evaluates pending arrays now: their values are computed; nothing is returned.");
   m.def("pending_node_count", &pending_node_count);
+  m.def("set_fusion", &set_fusion_enabled);
+  m.def("fusion_enabled", [] { return graph_limits().fusion; });
   m.def("num_threads", &cpu::num_threads);
   m.def("set_num_threads", &cpu::set_num_threads);
   m.def("default_device", [] { return default_device().str(); });

@@ -5,10 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/core/small_vector.h"
+
 namespace nf {
 
-using Shape = std::vector<int64_t>;
-using Strides = std::vector<int64_t>;
+// Up to 6 dims inline: copying a shape allocates nothing for the arrays people use.
+using Shape = SmallVector<int64_t, 6>;
+using Strides = SmallVector<int64_t, 6>;
 
 int64_t numel(const Shape& shape);
 Strides contiguous_strides(const Shape& shape);  // C order

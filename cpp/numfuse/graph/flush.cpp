@@ -28,8 +28,8 @@ static int64_t env_int(const char* name, int64_t fallback) {
   }
 }
 
-const GraphLimits& graph_limits() {
-  static const GraphLimits limits = {
+static GraphLimits& limits_storage() {
+  static GraphLimits limits = {
       static_cast<int>(env_int("NUMFUSE_MAX_GRAPH_DEPTH", 256)),
       env_int("NUMFUSE_MAX_PENDING_NODES", 100000),
       env_int("NUMFUSE_TRACE", 0) != 0,
@@ -39,5 +39,8 @@ const GraphLimits& graph_limits() {
   };
   return limits;
 }
+
+const GraphLimits& graph_limits() { return limits_storage(); }
+void set_fusion_enabled(bool on) { limits_storage().fusion = on; }
 
 }  // namespace nf

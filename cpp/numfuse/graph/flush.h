@@ -26,5 +26,7 @@ struct GraphLimits {
   int max_group_inputs;   // NUMFUSE_MAX_GROUP_INPUTS
 };
 const GraphLimits& graph_limits();
+// Turns fusion on or off at run time (numfuse._core.set_fusion; tests compare both).
+void set_fusion_enabled(bool on);
 
 }  // namespace nf

@@ -53,7 +53,7 @@ class GroupBuilder {
         bool whole = in.byte_offset == 0 && in.shape == first->out_shapes[0] && in.c_contiguous() &&
                      in.dtype == prod->out_dtypes[in.storage->producer_output];
         if (!whole) return fail(why, CutReason::ViewOfIntermediate);
-      } else {
+      } else if (in.ndim() > 0) {  // 0-d inputs are kernel parameters, not array inputs
         ++new_inputs;
       }
     }
@@ -66,7 +66,7 @@ class GroupBuilder {
     members.insert(n);
     for (const Array& in : n->inputs) {
       Node* prod = in.storage->producer.get();
-      if (!prod || !members.count(prod)) ++inputs;
+      if ((!prod || !members.count(prod)) && in.ndim() > 0) ++inputs;
     }
   }
 

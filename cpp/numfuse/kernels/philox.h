@@ -38,10 +38,11 @@
 //                    arithmetic is integer only, so host and device give identical integers.
 #pragma once
 
-#include "numfuse/kernels/nf_types.h"
-
+// Under NVRTC the code generator concatenates the kernel headers, so none includes another.
 #if !defined(__CUDACC_RTC__)
 #include <cmath>
+
+#include "numfuse/kernels/nf_types.h"
 #endif
 
 namespace nf {

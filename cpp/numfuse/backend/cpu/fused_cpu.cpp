@@ -109,9 +109,46 @@ struct StepPlan {
 
 }  // namespace
 
+namespace {
+// One step over small contiguous operands of the loop's own dtypes: a single call of the loop,
+// no setup pass. This is the host-overhead path of small arrays.
+bool try_run_small(const GroupProgram& p) {
+  if (p.steps.size() != 1 || p.outputs.size() != p.steps[0].op.out.size()) return false;
+  const ProgramStep& st = p.steps[0];
+  const int64_t n = numel(p.shape);
+  if (n > kRunElements || st.args.size() > 4) return false;
+  const void* in[4];
+  int64_t step[4];
+  void* out[2];
+  for (size_t j = 0; j < p.outputs.size(); ++j) {
+    const Array& o = p.outputs[j].array;
+    if (p.outputs[j].value.output != static_cast<int>(j) || o.dtype != st.op.out[j] ||
+        !o.c_contiguous()) {
+      return false;
+    }
+    out[j] = o.data();
+  }
+  for (size_t k = 0; k < st.args.size(); ++k) {
+    const Array& a = p.leaves[st.args[k].leaf];
+    if (a.dtype != st.op.in[k]) return false;
+    if (a.ndim() == 0) {
+      step[k] = 0;
+    } else if (a.shape == p.shape && a.c_contiguous()) {
+      step[k] = 1;
+    } else {
+      return false;
+    }
+    in[k] = a.data();
+  }
+  if (n > 0) loop_for(st.op)(in, step, out, n);
+  return true;
+}
+}  // namespace
+
 void run_program(const GroupProgram& p) {
   const size_t nout = p.outputs.size(), nleaf = p.leaves.size(), nsteps = p.steps.size();
   if (nout == 0) return;
+  if (try_run_small(p)) return;
   std::vector<Strides> strides;
   for (const ProgramOutput& o : p.outputs) strides.push_back(o.array.strides);
   for (const Array& l : p.leaves) strides.push_back(broadcast_strides(l.shape, l.strides, p.shape));
