@@ -76,12 +76,13 @@ def _parse(subscripts, ops):
                          "specified")
     lhs, arrow, rhs = subscripts.partition("->")
     terms = lhs.split(",")
+    # NumPy's messages, word for word (they name the other side of the comparison).
     if len(terms) > len(ops):
-        raise ValueError("fewer operands provided to einstein sum function than specified in "
-                         "the subscripts string")
-    if len(terms) < len(ops):
         raise ValueError("more operands provided to einstein sum function than specified in the "
                          "subscripts string")
+    if len(terms) < len(ops):
+        raise ValueError("fewer operands provided to einstein sum function than specified in "
+                         "the subscripts string")
     parsed = [_parse_term(t, op.ndim, i) for i, (t, op) in enumerate(zip(terms, ops))]
     max_ne = max((p[1] for p in parsed), default=0)
     labels = []
@@ -221,7 +222,14 @@ def einsum(*operands, out=None, dtype=None, casting="safe"):
     labels, out_labels = _parse(subscripts, ops)
     # Sizes: equal, or 1 (broadcast), per label across operands.
     sizes = {}
-    for op, lab in zip(ops, labels):
+    for i, (op, lab) in enumerate(zip(ops, labels)):
+        own = {}
+        for l, s in zip(lab, op.shape):
+            if l in own and own[l] != s:
+                name = l if isinstance(l, str) else "..."
+                raise ValueError(f"dimensions in operand {i} for collapsing index '{name}' "
+                                 f"don't match ({own[l]} != {s})")
+            own[l] = s
         for l, s in zip(lab, op.shape):
             if l in sizes and sizes[l] != s and s != 1 and sizes[l] != 1:
                 shapes = " ".join("(" + ",".join(map(str, o.shape)) + ")" for o in ops)
