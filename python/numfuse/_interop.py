@@ -18,6 +18,9 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     nf = _numfuse()
     ours = getattr(nf, ufunc.__name__, None)
     if not isinstance(ours, nf.ufunc):
+        # Generalized ufuncs (matmul) are plain functions in numfuse.
+        if method == "__call__" and ufunc.signature is not None and callable(ours):
+            return ours(*inputs, **kwargs)
         return NotImplemented
     if method == "__call__":
         return ours(*inputs, **kwargs)

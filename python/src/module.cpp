@@ -63,4 +63,6 @@ NB_MODULE(_core, m) {
   bind_array(m);
   bind_ufuncs(m);
   bind_creation(m);
+  bind_linalg(m);
+  bind_random(m);
 }

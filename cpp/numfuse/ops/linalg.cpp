@@ -1,0 +1,83 @@
+#include "numfuse/ops/linalg.h"
+
+#include "numfuse/core/error.h"
+#include "numfuse/core/type_resolution.h"
+#include "numfuse/ops/elementwise.h"
+
+namespace nf {
+
+namespace {
+
+constexpr const char* kSignature = "(n?,k),(k,m?)->(n?,m?)";
+
+// NumPy's spelling of a remapped shape: the batch dims, then `newaxis` for each core dim. Only
+// operands with batch dims reach it, so the tuple always has two or more entries.
+std::string remapped(const Shape& s, int core) {
+  std::string out;
+  const int nb = static_cast<int>(s.size()) - core;
+  for (int i = 0; i < nb + core; ++i) {
+    out += (i ? "," : "") + (i < nb ? std::to_string(s[i]) : std::string("newaxis"));
+  }
+  return "(" + out + ")";
+}
+
+}  // namespace
+
+Shape matmul_shape(const Shape& a, const Shape& b) {
+  for (int i = 0; i < 2; ++i) {
+    const Shape& s = i == 0 ? a : b;
+    if (s.empty()) {
+      throw ValueError("matmul: Input operand " + std::to_string(i) +
+                       " does not have enough dimensions (has 0, gufunc core with signature " +
+                       kSignature + " requires 1)");
+    }
+  }
+  const int64_t k_a = a.back();
+  const int64_t k_b = b.size() == 1 ? b[0] : b[b.size() - 2];
+  if (k_a != k_b) {
+    throw ValueError(std::string("matmul: Input operand 1 has a mismatch in its core dimension 0, "
+                                 "with gufunc signature ") +
+                     kSignature + " (size " + std::to_string(k_b) + " is different from " +
+                     std::to_string(k_a) + ")");
+  }
+  const int core_a = a.size() == 1 ? 1 : 2, core_b = b.size() == 1 ? 1 : 2;
+  const Shape batch_a(a.begin(), a.end() - core_a), batch_b(b.begin(), b.end() - core_b);
+  Shape out;
+  try {
+    out = broadcast_shapes(batch_a, batch_b);
+  } catch (const ValueError&) {
+    Shape req;
+    if (core_a == 2) req.push_back(a[a.size() - 2]);
+    if (core_b == 2) req.push_back(b.back());
+    throw ValueError("operands could not be broadcast together with remapped shapes "
+                     "[original->remapped]: " + shape_str(a) + "->" + remapped(a, core_a) + " " +
+                     shape_str(b) + "->" + remapped(b, core_b) + "  and requested shape " +
+                     shape_str(req));
+  }
+  if (core_a == 2) out.push_back(a[a.size() - 2]);
+  if (core_b == 2) out.push_back(b.back());
+  return out;
+}
+
+Array matmul(const Array& a, const Array& b, std::optional<DType> dtype, Casting casting) {
+  const Shape shape = matmul_shape(a.shape, b.shape);
+  const Device device = common_device({&a, &b});
+  DType dt = dtype ? *dtype : promote_types(a.dtype, b.dtype);
+  if (dtype) {
+    for (int i = 0; i < 2; ++i) {
+      const DType from = (i == 0 ? a : b).dtype;
+      if (!can_cast(from, dt, casting)) {
+        throw UFuncTypeError("Cannot cast ufunc 'matmul' input " + std::to_string(i) +
+                             " from dtype('" + dtype_name(from) + "') to dtype('" +
+                             dtype_name(dt) + "') with casting rule '" + casting_name(casting) +
+                             "'");
+      }
+    }
+  }
+  auto node = std::make_shared<MatmulNode>();
+  node->device = device;
+  node->inputs = {astype(a, dt, false), astype(b, dt, false)};
+  return make_pending(node, dt, shape);
+}
+
+}  // namespace nf

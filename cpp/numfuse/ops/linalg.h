@@ -1,0 +1,33 @@
+// Matrix products: numpy.matmul's shape, dtype and error rules, eagerly; the product itself is an
+// Opaque node computed by BLAS (backend/cpu/matmul_cpu.cpp). dot/vdot/inner/outer/tensordot/
+// einsum are composed from matmul plus views in python/numfuse/_linalg.py.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "numfuse/core/array.h"
+#include "numfuse/core/type_resolution.h"
+#include "numfuse/graph/node.h"
+
+namespace nf {
+
+// numpy.matmul(a, b[, dtype=]): batch dims broadcast, 1-D operands get a 1 prepended (a) or
+// appended (b) that is removed from the result, the result dtype is promote_types(a, b) (bool
+// stays bool, integers stay integers). With `dtype` the product is computed in that dtype (the
+// operands are cast to it under `casting`, as a ufunc's dtype= does). Throws ValueError worded
+// as NumPy's gufunc errors.
+Array matmul(const Array& a, const Array& b, std::optional<DType> dtype = std::nullopt,
+             Casting casting = Casting::SameKind);
+
+// The result shape of matmul(a_shape, b_shape), or the ValueError NumPy raises.
+Shape matmul_shape(const Shape& a, const Shape& b);
+
+// out = a @ b. inputs = {a, b}, both of the output dtype; a has ndim >= 1 and b ndim >= 1 with
+// the shapes checked by matmul_shape. The output shape is matmul_shape(a, b).
+struct MatmulNode : Node {
+  NodeKind kind() const override { return NodeKind::Opaque; }
+  std::string name() const override { return "matmul"; }
+  void eval_cpu(const std::vector<Array>& outs) override;  // backend/cpu/matmul_cpu.cpp
+};
+
+}  // namespace nf

@@ -1,0 +1,28 @@
+"""numfuse.linalg: NumPy's linalg namespace (products and norms so far; no factorizations)."""
+from ._linalg import matmul, tensordot, einsum, outer, vdot  # noqa: F401
+from ._norm import norm, vector_norm, matrix_norm  # noqa: F401
+
+LinAlgError = __import__("numpy").linalg.LinAlgError
+
+__all__ = ["matmul", "norm", "vector_norm", "matrix_norm", "tensordot", "outer", "vecdot",
+           "LinAlgError"]
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """numpy.linalg.vecdot: conj(x1) . x2 over `axis`, broadcasting the rest."""
+    from ._linalg import _arr
+    from ._ufuncs import conjugate
+    from . import _core
+    x1, x2 = _arr(x1), _arr(x2)
+    if x1.dtype.kind == "c":
+        x1 = conjugate(x1)
+    a = x1 if axis in (-1, x1.ndim - 1) else x1.swapaxes(axis, -1)
+    b = x2 if axis in (-1, x2.ndim - 1) else x2.swapaxes(axis, -1)
+    return _core.matmul(a.reshape(a.shape[:-1] + (1, a.shape[-1])),
+                        b.reshape(b.shape + (1,))).reshape(
+        _np_broadcast(a.shape[:-1], b.shape[:-1]))
+
+
+def _np_broadcast(s1, s2):
+    import numpy
+    return numpy.broadcast_shapes(tuple(s1), tuple(s2))

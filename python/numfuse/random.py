@@ -1,0 +1,303 @@
+"""numfuse.random: NumPy's random API over counter-based Philox4x32-10 numbers.
+
+The numbers are numfuse's own, not NumPy's: a generator is (seed, stream, offset), and element i
+of a draw of n values is Philox block (offset + i) of (seed, stream); the offset then grows by n
+(cpp/numfuse/kernels/philox.h). A draw is a lazy Source node, computed in parallel where it is
+used, identical on the CPU and the GPU. Seeds go through numpy.random.SeedSequence, so every
+seed NumPy accepts (ints, sequences of ints, None for fresh entropy) gives a distinct stream.
+
+Shapes, dtypes, return types (a Python float for ``rand()``, a NumPy scalar for
+``Generator.integers()`` ...) and errors follow NumPy.
+"""
+import math
+import operator
+import threading
+
+import numpy as _np
+
+from . import _core
+from ._core import ndarray
+
+__all__ = ["Generator", "RandomState", "default_rng", "seed", "random", "rand", "randn",
+           "uniform", "normal", "randint", "standard_normal", "random_sample", "sample",
+           "ranf", "choice"]
+
+_MASK64 = (1 << 64) - 1
+
+
+def _seed_to_u64(seed):
+    ss = seed if isinstance(seed, _np.random.SeedSequence) else _np.random.SeedSequence(seed)
+    words = ss.generate_state(2, _np.uint32)
+    return int(words[0]) | (int(words[1]) << 32)
+
+
+def _size_tuple(size):
+    if size is None:
+        return None
+    if isinstance(size, (int, _np.integer)):
+        return (operator.index(size),)
+    return tuple(operator.index(s) for s in size)
+
+
+def _is_scalar(x):
+    return _np.ndim(x) == 0 and not isinstance(x, ndarray)
+
+
+def _host(x):
+    """A parameter array on the host, for validation (parameters are small)."""
+    return _np.asarray(x._host_view() if isinstance(x, ndarray) else x, dtype=_np.float64)
+
+
+class Generator:
+    """numpy.random.Generator's interface over a Philox (seed, stream, offset) state."""
+
+    def __init__(self, seed=None, stream=0):
+        self._seed = _seed_to_u64(seed)
+        self._stream = int(stream) & _MASK64
+        self._offset = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        return f"Generator(Philox) at 0x{id(self):X}"
+
+    # ---- the state ------------------------------------------------------------------------------
+
+    @property
+    def state(self):
+        return {"seed": self._seed, "stream": self._stream, "offset": self._offset}
+
+    @state.setter
+    def state(self, value):
+        with self._lock:
+            self._seed = int(value["seed"]) & _MASK64
+            self._stream = int(value["stream"]) & _MASK64
+            self._offset = int(value["offset"]) & _MASK64
+
+    def spawn(self, n_children):
+        """Independent generators: the same seed on the next streams."""
+        kids = []
+        for i in range(n_children):
+            g = Generator.__new__(Generator)
+            g._seed, g._stream, g._offset = self._seed, (self._stream + 1 + i) & _MASK64, 0
+            g._lock = threading.Lock()
+            kids.append(g)
+        return kids
+
+    def _draw(self, shape, dtype, dist, a=0.0, b=1.0, low=0, rng=0):
+        n = math.prod(shape)
+        if any(s < 0 for s in shape):
+            raise ValueError("negative dimensions are not allowed")
+        with self._lock:
+            offset = self._offset
+            self._offset = (self._offset + n) & _MASK64
+        return _core.random_draw(list(shape), dtype, dist, self._seed, self._stream, offset,
+                                 float(a), float(b), low & _MASK64, rng & _MASK64)
+
+    def _floats(self, size, dtype, dist, a, b, name):
+        dtype = _np.dtype(dtype)
+        if dtype not in (_np.float32, _np.float64):
+            raise TypeError(f"Unsupported dtype {dtype!r} for {name}")
+        shape = _size_tuple(size)
+        if shape is None:
+            return self._draw((), dtype, dist, a, b).item()
+        return self._draw(shape, dtype, dist, a, b)
+
+    # ---- distributions --------------------------------------------------------------------------
+
+    def random(self, size=None, dtype=_np.float64, out=None):
+        res = self._floats(size if out is None else out.shape, dtype, "uniform", 0.0, 1.0,
+                           "random")
+        return _into(res, out)
+
+    def standard_normal(self, size=None, dtype=_np.float64, out=None):
+        res = self._floats(size if out is None else out.shape, dtype, "normal", 0.0, 1.0,
+                           "standard_normal")
+        return _into(res, out)
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        return self._uniform(low, high, size, legacy=False)
+
+    def _uniform(self, low, high, size, legacy):
+        if _is_scalar(low) and _is_scalar(high):
+            lo, hi = float(low), float(high)
+            if not legacy and hi - lo < 0:
+                raise ValueError("high - low < 0")
+            if not math.isfinite(hi - lo):
+                raise OverflowError("Range exceeds valid bounds" if legacy else
+                                    "high - low range exceeds valid bounds")
+            shape = _size_tuple(size)
+            if shape is None:
+                return self._draw((), _np.float64, "uniform", lo, hi).item()
+            return self._draw(shape, _np.float64, "uniform", lo, hi)
+        hl, hh = _host(low), _host(high)
+        if not legacy and _np.any(hh - hl < 0):
+            raise ValueError("high - low < 0")
+        if not _np.all(_np.isfinite(hh - hl)):
+            raise OverflowError("Range exceeds valid bounds" if legacy else
+                                "high - low range exceeds valid bounds")
+        shape = _size_tuple(size) or _np.broadcast_shapes(hl.shape, hh.shape)
+        from ._creation import asarray
+        lo, hi = asarray(low, _np.float64), asarray(high, _np.float64)
+        u = self._draw(shape, _np.float64, "uniform")
+        return lo + (hi - lo) * u
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        if _is_scalar(loc) and _is_scalar(scale):
+            if float(scale) < 0:
+                raise ValueError("scale < 0")
+            shape = _size_tuple(size)
+            if shape is None:
+                return self._draw((), _np.float64, "normal", float(loc), float(scale)).item()
+            return self._draw(shape, _np.float64, "normal", float(loc), float(scale))
+        hl, hs = _host(loc), _host(scale)
+        if _np.any(hs < 0):
+            raise ValueError("scale < 0")
+        shape = _size_tuple(size) or _np.broadcast_shapes(hl.shape, hs.shape)
+        from ._creation import asarray
+        z = self._draw(shape, _np.float64, "normal")
+        return asarray(loc, _np.float64) + asarray(scale, _np.float64) * z
+
+    def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False):
+        return self._integers(low, high, size, dtype, endpoint, "integers")
+
+    def _integers(self, low, high, size, dtype, endpoint, name):
+        py_type = dtype if dtype in (int, bool) else None
+        dt = _np.dtype(dtype)
+        if dt.kind not in "iub":
+            raise TypeError(f"Unsupported dtype {dt!r} for {name}")
+        if not (_is_scalar(low) and (high is None or _is_scalar(high))):
+            raise NotImplementedError(f"numfuse.random: array bounds for {name} are not "
+                                      "supported yet")
+        if high is None:
+            low, high = 0, low
+            lo, hi = 0, int(high)
+            if (hi < 0) if endpoint else (hi <= 0):
+                raise ValueError("high < 0" if endpoint else "high <= 0")
+        else:
+            lo, hi = int(low), int(high)
+        if dt.kind == "b":
+            imin, imax = 0, 1
+        else:
+            info = _np.iinfo(dt)
+            imin, imax = int(info.min), int(info.max)
+        hi_incl = hi if endpoint else hi - 1
+        if lo < imin:
+            raise ValueError(f"low is out of bounds for {dt}")
+        if hi_incl > imax:
+            raise ValueError(f"high is out of bounds for {dt}")
+        if lo > hi_incl:
+            raise ValueError("low > high" if endpoint else "low >= high")
+        shape = _size_tuple(size)
+        res = self._draw(() if shape is None else shape, dt, "integers", low=lo,
+                         rng=hi_incl - lo + 1)
+        if shape is None:
+            v = res.item()
+            return py_type(v) if py_type is not None else dt.type(v)
+        return res
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        if p is not None or not replace:
+            raise NotImplementedError("numfuse.random.choice: p= and replace=False are not "
+                                      "supported yet")
+        if isinstance(a, (int, _np.integer)):
+            n = operator.index(a)
+            pool = None
+        else:
+            pool = a if isinstance(a, ndarray) else _np.asarray(a)
+            if pool.ndim == 0:
+                raise ValueError("a must be a sequence or an integer, not a 0-d array")
+            n = pool.shape[0]
+        shape = _size_tuple(size)
+        if n <= 0 and (shape is None or math.prod(shape) != 0):
+            raise ValueError("a must be greater than 0 unless no samples are taken")
+        idx = self._draw(() if shape is None else shape, _np.int64, "integers", low=0, rng=n)
+        if pool is None:
+            return _np.int64(idx.item()) if shape is None else idx
+        if shape is None:
+            return pool[idx.item()]
+        from ._creation import asarray
+        return asarray(pool)[idx]
+
+
+def _into(res, out):
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def default_rng(seed=None):
+    """A Generator seeded from `seed` (an int, a sequence of ints, a SeedSequence, or None)."""
+    if isinstance(seed, Generator):
+        return seed
+    return Generator(seed)
+
+
+class RandomState:
+    """numpy.random's legacy interface (RandomState) over the same Philox generator."""
+
+    def __init__(self, seed=None):
+        self._gen = Generator(None)
+        self.seed(seed)
+
+    def seed(self, seed=None):
+        if seed is not None:
+            vals = _np.asarray(seed)
+            if vals.dtype.kind not in "iub" and vals.size:
+                raise TypeError("Cannot cast scalar from dtype('float64') to dtype('int64') "
+                                "according to the rule 'safe'")
+            if vals.size and (vals.min() < 0 or vals.max() > 2 ** 32 - 1):
+                raise ValueError("Seed must be between 0 and 2**32 - 1")
+            seed = [int(v) for v in vals.ravel()] if vals.ndim else int(vals)
+        self._gen._seed = _seed_to_u64(seed)
+        self._gen._stream = 0
+        self._gen._offset = 0
+
+    def random_sample(self, size=None):
+        return self._gen.random(size)
+
+    random = ranf = sample = random_sample
+
+    def rand(self, *shape):
+        return self._gen.random(shape if shape else None)
+
+    def randn(self, *shape):
+        return self._gen.standard_normal(shape if shape else None)
+
+    def standard_normal(self, size=None):
+        return self._gen.standard_normal(size)
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        return self._gen._uniform(low, high, size, legacy=True)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        return self._gen.normal(loc, scale, size)
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        return self._gen._integers(low, high, size, dtype, False, "randint")
+
+    def random_integers(self, low, high=None, size=None):
+        if high is None:
+            low, high = 1, low
+        return self._gen._integers(low, high, size, int, True, "random_integers")
+
+    def choice(self, a, size=None, replace=True, p=None):
+        res = self._gen.choice(a, size, replace, p)
+        return int(res) if isinstance(res, _np.int64) else res
+
+
+_global = RandomState()
+
+seed = _global.seed
+random = _global.random
+random_sample = _global.random_sample
+ranf = _global.ranf
+sample = _global.sample
+rand = _global.rand
+randn = _global.randn
+standard_normal = _global.standard_normal
+uniform = _global.uniform
+normal = _global.normal
+randint = _global.randint
+random_integers = _global.random_integers
+choice = _global.choice

@@ -1,0 +1,335 @@
+"""Products and norms against NumPy: matmul (every dtype, 1-D rules, batch broadcasting, empty
+dims, strided / transposed / reversed operands, errors), dot, vdot, inner, outer, tensordot,
+einsum, linalg.norm."""
+import numpy
+import pytest
+
+from harness import ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, make_array, numfuse_module, oracle
+
+
+def _rtol(dtype, k=8):
+    """Products sum k terms in an order BLAS chooses: allow a few ulp per term."""
+    dtype = numpy.dtype(dtype)
+    if dtype.kind not in "fc":
+        return 0.0
+    return max(8, 2 * k) * float(numpy.finfo(dtype).eps)
+
+
+def _atol(dtype, k=8):
+    """Sums that cancel: the error scales with the terms (|x| <= 5 here), not the result."""
+    return 25.0 * _rtol(dtype, k)
+
+
+# Shapes (a, b) numpy.matmul accepts: 1-D rules, batches that broadcast, empty dims.
+MATMUL_SHAPES = [
+    ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((1, 1), (1, 1)),
+    ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((4, 1, 2, 3), (1, 3, 3, 2)),
+    ((3,), (2, 3, 4)), ((2, 3, 4), (4,)), ((0, 3), (3, 4)), ((2, 0), (0, 4)), ((0,), (0,)),
+    ((2, 3), (3, 0)), ((0, 2, 3), (3, 4)), ((3, 0), (0,)), ((7, 9), (9, 11)),
+]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES, ids=str)
+def test_matmul_dtypes_shapes(sa, sb, dtype):
+    @oracle(rtol=_rtol(dtype, sa[-1] if sa else 1), atol=_atol(dtype, sa[-1] if sa else 1))
+    def body(xp):
+        a = xp.asarray(make_array(sa, dtype, seed=1, low=-3, high=4))
+        b = xp.asarray(make_array(sb, dtype, seed=2, low=0, high=4))
+        return xp.matmul(a, b), a @ b
+    body()
+
+
+@pytest.mark.parametrize("da,db", [("int8", "uint8"), ("int64", "uint64"), ("bool", "int16"),
+                                   ("float16", "int8"), ("float32", "complex64"),
+                                   ("int32", "float32"), ("uint16", "float16"), ("bool", "float64")])
+@oracle(rtol=1e-3)
+def test_matmul_mixed_dtypes(xp, da, db):
+    a = xp.asarray(make_array((3, 4), da, seed=3, low=0, high=3))
+    b = xp.asarray(make_array((4, 2), db, seed=4, low=0, high=3))
+    return xp.matmul(a, b), b.T @ a.T
+
+
+def test_k_zero_gives_zeros():
+    nf = numfuse_module()
+    r = nf.matmul(nf.ones((2, 0)), nf.ones((0, 3)))
+    assert nf.asnumpy(r).tolist() == [[0.0] * 3] * 2
+
+
+# Operands whose strides the product must honour: transposed, sliced, reversed, broadcast rows.
+VIEW_CASES = {
+    "aT": lambda xp: (xp.asarray(make_array((4, 3), "float64", 1)).T,
+                      xp.asarray(make_array((4, 5), "float64", 2))),
+    "bT": lambda xp: (xp.asarray(make_array((3, 4), "float64", 1)),
+                      xp.asarray(make_array((5, 4), "float64", 2)).T),
+    "both_T": lambda xp: (xp.asarray(make_array((4, 3), "complex128", 1)).T,
+                          xp.asarray(make_array((5, 4), "complex128", 2)).T),
+    "step_cols": lambda xp: (xp.asarray(make_array((3, 8), "float32", 1))[:, ::2],
+                             xp.asarray(make_array((4, 3), "float32", 2))),
+    "neg_rows": lambda xp: (xp.asarray(make_array((3, 4), "float64", 1))[::-1],
+                            xp.asarray(make_array((4, 2), "float64", 2))[::-1]),
+    "neg_both": lambda xp: (xp.asarray(make_array((5, 6), "float64", 1))[::-2, ::-1],
+                            xp.asarray(make_array((6, 3), "float64", 2))[:, ::-1]),
+    "batch_T": lambda xp: (xp.asarray(make_array((2, 4, 3), "float64", 1)).transpose(0, 2, 1),
+                           xp.asarray(make_array((3, 4, 2), "float64", 2)).transpose(1, 2, 0)),
+    "batch_mixed": lambda xp: (xp.asarray(make_array((4, 5, 6), "float32", 1))[::2, ::-1, 1::2],
+                               xp.asarray(make_array((3, 2), "float32", 2))),
+    "sliced_batch": lambda xp: (xp.asarray(make_array((6, 3, 4), "int32", 1))[1::2],
+                                xp.asarray(make_array((4, 4), "int32", 2))[:, 1:3]),
+    "vec_rev": lambda xp: (xp.asarray(make_array((3, 5), "float64", 1)),
+                           xp.asarray(make_array((10,), "float64", 2))[::-2]),
+    "vec_left_step": lambda xp: (xp.asarray(make_array((12,), "float16", 1))[1::3],
+                                 xp.asarray(make_array((4, 2), "float16", 2))),
+    "fold_batch": lambda xp: (xp.asarray(make_array((6, 5, 4), "float64", 1)),
+                              xp.asarray(make_array((4, 3), "float64", 2))),
+    "fold_sliced": lambda xp: (xp.asarray(make_array((6, 5, 8), "float64", 1))[:, :, :4],
+                               xp.asarray(make_array((4, 3), "float64", 2))),
+}
+
+
+@pytest.mark.parametrize("case", list(VIEW_CASES))
+@oracle(rtol=1e-5)
+def test_matmul_strided_operands(xp, case):
+    a, b = VIEW_CASES[case](xp)
+    return xp.matmul(a, b)
+
+
+@oracle()
+def test_matmul_lazy_inputs(xp):
+    a = xp.asarray(make_array((3, 4), "float64", 1))
+    b = xp.asarray(make_array((4, 2), "float64", 2))
+    return (a * 2 + 1) @ (b - 3), (a @ b) * 2
+
+
+@pytest.mark.parametrize("sa,sb", [((), (3,)), ((3,), ()), ((2, 3), (2, 3)), ((3,), (4,)),
+                                   ((2, 2, 3), (3, 3, 4)), ((3,), (3, 4, 2)),
+                                   ((3, 2, 3), (2, 3, 4))], ids=str)
+def test_matmul_errors_match_numpy(sa, sb):
+    nf = numfuse_module()
+    with pytest.raises(ValueError) as e_np:
+        numpy.matmul(numpy.ones(sa), numpy.ones(sb))
+    with pytest.raises(ValueError) as e_nf:
+        nf.matmul(nf.ones(sa), nf.ones(sb))
+    assert str(e_nf.value) == str(e_np.value)
+
+
+@oracle()
+def test_matmul_python_scalar_is_error(xp):
+    return xp.asarray([1.0, 2.0]) @ 2
+
+
+@oracle()
+def test_matmul_dtype_and_out(xp):
+    a = xp.asarray(make_array((3, 4), "int8", 1))
+    b = xp.asarray(make_array((4, 2), "int8", 2))
+    out = xp.zeros((3, 2), "float64")
+    r = xp.matmul(a, b, out=out)
+    return r, out, xp.matmul(a, b, dtype="float32")
+
+
+@oracle()
+def test_matmul_dtype_cast_error(xp):
+    return xp.matmul(xp.ones(3), xp.ones(3), dtype="int32")
+
+
+@oracle()
+def test_imatmul(xp):
+    a = xp.asarray(make_array((3, 3), "float64", 1))
+    a2 = a
+    a @= xp.asarray(make_array((3, 3), "float64", 2))
+    return a, a2
+
+
+@oracle()
+def test_imatmul_shape_error(xp):
+    a = xp.ones((3, 3))
+    a @= xp.ones((3, 2))
+    return a
+
+
+@oracle()
+def test_rmatmul_with_list(xp):
+    b = xp.asarray(make_array((2, 3), "float64", 2))
+    return [1.0, 2.0] @ b
+
+
+def test_numpy_matmul_dispatches_to_numfuse():
+    nf = numfuse_module()
+    a = nf.asarray(make_array((2, 3), "float64", 1))
+    r = numpy.matmul(a, a.T)
+    assert isinstance(r, nf.ndarray)
+    numpy.testing.assert_allclose(nf.asnumpy(r), nf.asnumpy(a) @ nf.asnumpy(a).T)
+
+
+# ---- dot / vdot / inner / outer / tensordot ------------------------------------------------------
+
+DOT_SHAPES = [((), ()), ((), (3,)), ((2, 3), ()), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)),
+              ((2, 3), (3, 4)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3)), ((2, 3), (5, 3, 2)),
+              ((2, 5, 3), (3, 4)), ((2, 5, 3), (4, 3, 2)), ((0, 3), (3, 2)), ((2, 0), (0,))]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "int16", "bool"])
+@pytest.mark.parametrize("sa,sb", DOT_SHAPES, ids=str)
+def test_dot(sa, sb, dtype):
+    @oracle(rtol=_rtol(dtype), atol=_atol(dtype))
+    def body(xp):
+        a = xp.asarray(make_array(sa, dtype, 1, low=0, high=4))
+        b = xp.asarray(make_array(sb, dtype, 2, low=0, high=4))
+        return xp.dot(a, b), a.dot(b)
+    body()
+
+
+@oracle()
+def test_dot_python_scalar_promotes_strongly(xp):
+    return xp.dot(3, xp.ones(3, "float32")), xp.dot(2.0, xp.ones(2, "float16"))
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (2, 3)), ((3,), (4,)), ((2, 3, 4), (3, 5))], ids=str)
+def test_dot_errors_match_numpy(sa, sb):
+    nf = numfuse_module()
+    with pytest.raises(ValueError) as e_np:
+        numpy.dot(numpy.ones(sa), numpy.ones(sb))
+    with pytest.raises(ValueError) as e_nf:
+        nf.dot(nf.ones(sa), nf.ones(sb))
+    assert str(e_nf.value) == str(e_np.value)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "complex64", "int32", "bool"])
+@oracle(rtol=1e-5)
+def test_vdot(xp, dtype):
+    a = xp.asarray(make_array((2, 3), dtype, 1, low=0, high=4))
+    b = xp.asarray(make_array((3, 2), dtype, 2, low=0, high=4))
+    return xp.vdot(a, b), xp.vdot(a.T, b)
+
+
+@oracle()
+def test_vdot_size_mismatch(xp):
+    return xp.vdot(xp.ones(4), xp.ones(3))
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (4, 3)),
+                                   ((2, 4, 3), (5, 3)), ((), (2, 3)), ((3,), (4,))], ids=str)
+@oracle(rtol=1e-12)
+def test_inner(xp, sa, sb):
+    return xp.inner(xp.asarray(make_array(sa, "float64", 1)), xp.asarray(make_array(sb, "float64", 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "complex128"])
+@oracle()
+def test_outer(xp, dtype):
+    a = xp.asarray(make_array((2, 3), dtype, 1))
+    b = xp.asarray(make_array((4,), dtype, 2))
+    return xp.outer(a, b), xp.outer(b[::-1], 3)
+
+
+@pytest.mark.parametrize("axes", [0, 1, 2, ([1, 0], [0, 1]), ([2], [1]), (2, 1), ([], [])],
+                         ids=str)
+@oracle(rtol=1e-12)
+def test_tensordot(xp, axes):
+    a = xp.asarray(make_array((3, 4, 5), "float64", 1))
+    b = xp.asarray(make_array((4, 5, 2), "float64", 2))
+    if axes == ([1, 0], [0, 1]):
+        a = a[:, :, 0].T
+        b = b[:, :, 0].T
+    if axes == (2, 1):
+        b = b.transpose(0, 2, 1)
+    return xp.tensordot(a, b, axes=axes)
+
+
+@oracle()
+def test_tensordot_mismatch(xp):
+    return xp.tensordot(xp.ones((2, 3)), xp.ones((2, 3)), axes=([1], [1, 0]))
+
+
+# ---- einsum -----------------------------------------------------------------------------------
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("ij,kj->ik", [(3, 4), (5, 4)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("bij,jk->bik", [(2, 3, 4), (4, 5)]),
+    ("i,i", [(5,), (5,)]), ("i,i->i", [(5,), (5,)]), ("i,j->ij", [(3,), (4,)]),
+    ("ii", [(4, 4)]), ("ii->i", [(4, 4)]), ("ij->", [(3, 4)]), ("ij->j", [(3, 4)]),
+    ("ijk->kji", [(2, 3, 4)]), ("ij", [(3, 4)]), ("ji", [(3, 4)]), ("...ij,...jk", [(2, 3, 4), (4, 5)]),
+    ("...i->...", [(2, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("iij->j", [(3, 3, 4)]), ("ij,ij->ij", [(1, 3), (2, 3)]), ("ij,jk", [(2, 1), (3, 2)]),
+    ("abc,cd,bd->a", [(2, 3, 4), (4, 5), (3, 5)]), ("i,->i", [(3,), ()]), (",", [(), ()]),
+    ("i->", [(0,)]), ("ij,jk", [(2, 0), (0, 3)]), ("ijk,ikl->jl", [(2, 3, 4), (2, 4, 5)]),
+    ("Ab,bC->AC", [(2, 3), (3, 2)]), (" i j -> j i ", [(2, 3)]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "int32", "bool"])
+@pytest.mark.parametrize("sub,shapes", EINSUM_CASES, ids=lambda v: str(v))
+def test_einsum(sub, shapes, dtype):
+    @oracle(rtol=_rtol(dtype, 40), atol=_atol(dtype, 40))
+    def body(xp):
+        ops = [xp.asarray(make_array(s, dtype, i, low=0, high=3)) for i, s in enumerate(shapes)]
+        return xp.einsum(sub, *ops)
+    body()
+
+
+@oracle(rtol=1e-12)
+def test_einsum_interleaved_and_strided(xp):
+    a = xp.asarray(make_array((4, 6), "float64", 1))[:, ::2]
+    b = xp.asarray(make_array((3, 5), "float64", 2))[::-1]
+    return xp.einsum(a, [0, 1], b, [1, 2], [0, 2]), xp.einsum("ij,jk->ki", a, b)
+
+
+@oracle()
+def test_einsum_mixed_dtypes(xp):
+    a = xp.asarray(make_array((3, 4), "int8", 1))
+    b = xp.asarray(make_array((4,), "float32", 2))
+    return xp.einsum("ij,j->i", a, b)
+
+
+@pytest.mark.parametrize("sub,shapes", [
+    ("ij,jk", [(2, 3), (4, 2)]), ("ii->", [(2, 3)]), ("i->ii", [(2,)]), ("i->j", [(2,)]),
+    ("ij", [(2, 3), (2,)]), ("ij->i", [(2, 3, 4)]), ("i", [(2, 3)]), ("ijk", [(2, 3)]),
+    ("...i->i", [(2, 3)]), ("i,i", [(3,)]),
+], ids=str)
+def test_einsum_errors(sub, shapes):
+    nf = numfuse_module()
+    with pytest.raises(ValueError) as e_np:
+        numpy.einsum(sub, *[numpy.ones(s) for s in shapes])
+    with pytest.raises(ValueError) as e_nf:
+        nf.einsum(sub, *[nf.ones(s) for s in shapes])
+    if "broadcast" not in str(e_np.value):
+        assert str(e_nf.value) == str(e_np.value)
+
+
+# ---- norm -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + COMPLEX_DTYPES + [numpy.dtype("int32")], ids=str)
+@pytest.mark.parametrize("ord,axis,keepdims", [
+    (None, None, False), (None, None, True), (None, 0, False), (None, 1, True), (2, 1, False),
+    (1, 0, False), (0, 1, False), (3, 0, False), (0.5, 1, False), ("fro", None, False),
+    (None, (0, 1), False), ("fro", (1, 0), True),
+], ids=str)
+def test_norm(dtype, ord, axis, keepdims):
+    @oracle(rtol=1e-2 if numpy.dtype(dtype) == numpy.float16 else 1e-5)
+    def body(xp):
+        x = xp.asarray(make_array((4, 5), dtype, 1))
+        return xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    body()
+
+
+@oracle(rtol=1e-12)
+def test_norm_vector_and_views(xp):
+    v = xp.asarray(make_array((9,), "float64", 1))[::-2]
+    m = xp.asarray(make_array((3, 4, 5), "float64", 2))
+    return (xp.linalg.norm(v), xp.linalg.norm(v, 1), xp.linalg.norm(m, axis=(1, 2)),
+            xp.linalg.norm(m, axis=-1), xp.linalg.vector_norm(m, axis=(0, 2)),
+            xp.linalg.matrix_norm(m))
+
+
+@pytest.mark.parametrize("ord,axis", [("fro", 0), (None, (0, 0)), ("abc", (0, 1)), (None, 2),
+                                      (None, (0, 1, 2))], ids=str)
+@oracle()
+def test_norm_errors(xp, ord, axis):
+    return xp.linalg.norm(xp.ones((2, 3)), ord=ord, axis=axis)
+
+
+def test_blas_in_use():
+    nf = numfuse_module()
+    info = nf._core.blas_info()
+    assert nf._core.blas_available(), info
+    assert nf._core.blas_threads() >= 1
