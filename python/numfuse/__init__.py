@@ -8,6 +8,7 @@ from ._ufuncs import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._math import *  # noqa: F401,F403
 from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
+from . import cuda  # noqa: F401
 
 __version__ = "0.1.0"
 
