@@ -283,3 +283,28 @@ def test_out_of_memory_then_keeps_working():
     finally:
         cuda.set_memory_limit(old)
     _c.DeviceMemory(2 << 20)
+
+
+STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
+
+
+@pytest.mark.skipif(not os.path.exists(STUB), reason="no CUDA toolkit stub libcuda here")
+def test_driver_whose_cuinit_fails(tmp_path):
+    # The toolkit's stub libcuda has every symbol and fails cuInit: the state of a machine with a
+    # driver library and no usable GPU. import must work and say why, without hanging.
+    import shutil
+    shutil.copy(STUB, tmp_path / "libcuda.so.1")
+    out, _ = run_python("""
+        import numfuse.cuda as c
+        print(c.is_available())
+        print(c._c.unavailable_reason())
+        try:
+            c.Stream()
+        except c.CUDAError as e:
+            print("raised", e)
+    """, LD_LIBRARY_PATH=f"{tmp_path}:{os.environ.get('LD_LIBRARY_PATH', '')}")
+    lines = out.splitlines()
+    assert lines[0] == "False"
+    # The stub cannot name its own error: CUDA_ERROR_STUB_LIBRARY is 34.
+    assert "cuInit failed" in lines[1] and ("STUB" in lines[1] or "34" in lines[1]), lines[1]
+    assert lines[2].startswith("raised CUDA is not available: cuInit failed")

@@ -22,6 +22,18 @@ struct DriverState {
   int count = 0;
 };
 
+// "CUDA_ERROR_X: description" through `api` (nullptr or unloaded: the number only). Used inside
+// state()'s initialisation, which must not call state() again (call_once would deadlock).
+std::string describe(const DriverApi* api, CUresult r) {
+  const char* name = nullptr;
+  const char* desc = nullptr;
+  if (api && api->GetErrorName && api->GetErrorName(r, &name) != CUDA_SUCCESS) name = nullptr;
+  if (api && api->GetErrorString && api->GetErrorString(r, &desc) != CUDA_SUCCESS) desc = nullptr;
+  std::string out = name ? name : "CUDA error " + std::to_string(r);
+  if (desc) out += std::string(": ") + desc;
+  return out;
+}
+
 DriverState& state() {
   static DriverState s;
   static std::once_flag once;
@@ -47,12 +59,12 @@ DriverState& state() {
     s.loaded = true;
     CUresult r = s.api.Init(0);
     if (r != CUDA_SUCCESS) {
-      s.reason = "cuInit failed: " + error_text(r);
+      s.reason = "cuInit failed: " + describe(&s.api, r);
       return;
     }
     r = s.api.DeviceGetCount(&s.count);
     if (r != CUDA_SUCCESS) {
-      s.reason = "cuDeviceGetCount failed: " + error_text(r);
+      s.reason = "cuDeviceGetCount failed: " + describe(&s.api, r);
       s.count = 0;
       return;
     }
@@ -93,15 +105,7 @@ const DriverApi& driver() {
 
 std::string error_text(CUresult r) {
   DriverState& s = state();
-  const char* name = nullptr;
-  const char* desc = nullptr;
-  if (s.loaded) {
-    if (s.api.GetErrorName(r, &name) != CUDA_SUCCESS) name = nullptr;
-    if (s.api.GetErrorString(r, &desc) != CUDA_SUCCESS) desc = nullptr;
-  }
-  std::string out = name ? name : "CUDA error " + std::to_string(r);
-  if (desc) out += std::string(": ") + desc;
-  return out;
+  return describe(s.loaded ? &s.api : nullptr, r);
 }
 
 void check(CUresult r, const char* call) {
