@@ -10,6 +10,7 @@ from ._math import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from . import linalg, random  # noqa: F401
 from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
+from . import cuda  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -17,5 +17,11 @@ struct NotImplementedError : Error { using Error::Error; }; // -> NotImplemented
 // numpy's UFuncTypeError family (a TypeError): no loop for these dtypes, or a forbidden cast.
 struct UFuncTypeError : TypeError { using TypeError::TypeError; };
 struct LinAlgError : Error { using Error::Error; };         // -> numpy.linalg.LinAlgError
+// CUDA: a driver call failed, or CUDA is not usable here.    -> numfuse.cuda.CUDAError
+struct CUDAError : Error { using Error::Error; };
+// Device memory exhausted (after a trim and one retry).      -> numfuse.cuda.OutOfMemoryError
+struct CUDAOutOfMemoryError : CUDAError { using CUDAError::CUDAError; };
+// NVRTC rejected a generated kernel; carries the log and the numbered source.
+struct CompileError : Error { using Error::Error; };        // -> numfuse.cuda.CompileError
 
 }  // namespace nf

@@ -1,0 +1,333 @@
+#include "numfuse/backend/cuda/memory.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "numfuse/backend/cuda/driver.h"
+#include "numfuse/core/error.h"
+
+namespace nf::cuda {
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+struct DeviceMemory {
+  std::once_flag pool_once;
+  CUmemoryPool pool = nullptr;
+  std::atomic<size_t> used{0};
+  std::atomic<size_t> high{0};
+};
+std::array<DeviceMemory, kMaxDevices>& devices() {
+  static auto* d = new std::array<DeviceMemory, kMaxDevices>();  // lives until exit
+  return *d;
+}
+
+DeviceMemory& device_memory(int device) {
+  check_device(device);
+  if (device >= kMaxDevices) throw CUDAError("numfuse supports at most 64 CUDA devices");
+  DeviceMemory& m = devices()[device];
+  std::call_once(m.pool_once, [&] {
+    activate(device);
+    check(driver().DeviceGetDefaultMemPool(&m.pool, device), "cuDeviceGetDefaultMemPool");
+    // Keep freed blocks in the pool instead of returning them at every synchronisation.
+    unsigned long long threshold = ~0ull;
+    check(driver().MemPoolSetAttribute(m.pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+          "cuMemPoolSetAttribute");
+  });
+  return m;
+}
+
+std::atomic<size_t> g_limit{0};
+std::once_flag g_limit_once;
+void init_limit() {
+  std::call_once(g_limit_once, [] {
+    const char* v = std::getenv("NUMFUSE_GPU_MEMORY_LIMIT");
+    if (v && *v) g_limit = parse_memory_size(v, "NUMFUSE_GPU_MEMORY_LIMIT");
+  });
+}
+
+size_t pool_attr(CUmemoryPool pool, CUmemPool_attribute a) {
+  unsigned long long v = 0;
+  check(driver().MemPoolGetAttribute(pool, a, &v), "cuMemPoolGetAttribute");
+  return static_cast<size_t>(v);
+}
+
+[[noreturn]] void throw_oom(size_t nbytes, int device, const char* why) {
+  size_t free_b = 0, total_b = 0;
+  try {
+    device_mem_info(device, &free_b, &total_b);
+  } catch (...) {
+  }
+  const DeviceMemory& m = devices()[device];
+  std::string msg = "out of memory allocating " + std::to_string(nbytes) + " bytes (" +
+                    format_bytes(nbytes) + ") on cuda:" + std::to_string(device) + ": " + why +
+                    "; " + std::to_string(free_b) + " bytes (" + format_bytes(free_b) +
+                    ") free on the device, " + format_bytes(m.used.load()) + " held by numfuse";
+  size_t limit = g_limit.load();
+  if (limit) msg += ", limit " + format_bytes(limit);
+  throw CUDAOutOfMemoryError(msg);
+}
+
+}  // namespace
+
+std::string format_bytes(size_t n) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof(buf), "%zu bytes", n);
+  else std::snprintf(buf, sizeof(buf), "%.2f %s", v, units[u]);
+  return buf;
+}
+
+size_t parse_memory_size(const std::string& text, const char* what) {
+  auto fail = [&]() -> size_t {
+    throw ValueError(std::string(what) + "='" + text +
+                     "': expected a number of bytes, optionally with a K, M, G or T suffix");
+  };
+  const char* s = text.c_str();
+  while (*s == ' ') ++s;
+  if (!*s || *s == '-' || *s == '+') return fail();
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(s, &end);
+  if (end == s || errno == ERANGE || !std::isfinite(v) || v < 0) return fail();
+  std::string suffix(end);
+  while (!suffix.empty() && suffix.back() == ' ') suffix.pop_back();
+  for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double mult = 1;
+  if (suffix.empty() || suffix == "B") mult = 1;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB") mult = 1024.0;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB") mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB") mult = 1024.0 * 1024 * 1024;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
+  else return fail();
+  double bytes = v * mult;
+  if (bytes >= 18446744073709551615.0) return fail();
+  return static_cast<size_t>(bytes);
+}
+
+CUdeviceptr device_malloc(size_t nbytes, const Stream& s) {
+  const int device = s.device();
+  DeviceMemory& m = device_memory(device);
+  init_limit();
+  const size_t limit = g_limit.load();
+  if (limit && m.used.load() + nbytes > limit) {
+    throw_oom(nbytes, device, "the numfuse memory limit would be passed");
+  }
+  activate(device);
+  const DriverApi& d = driver();
+  // Zero bytes still gives a distinct, valid pointer (as Buffer::allocate on the CPU).
+  const size_t ask = nbytes ? nbytes : 1;
+  CUdeviceptr p = 0;
+  CUresult r = d.MemAllocAsync(&p, ask, s.handle());
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+    // Frees may still be pending on some stream, and the pool may hold unused blocks.
+    check(d.CtxSynchronize(), "cuCtxSynchronize");
+    check(d.MemPoolTrimTo(m.pool, 0), "cuMemPoolTrimTo");
+    r = d.MemAllocAsync(&p, ask, s.handle());
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) throw_oom(nbytes, device, "cuMemAllocAsync failed");
+  }
+  check(r, "cuMemAllocAsync");
+  size_t now = m.used.fetch_add(nbytes) + nbytes;
+  size_t prev = m.high.load();
+  while (now > prev && !m.high.compare_exchange_weak(prev, now)) {
+  }
+  return p;
+}
+
+void device_free(CUdeviceptr p, size_t nbytes, const Stream& s) {
+  if (!p || !cuda_available()) return;
+  const int device = s.device();
+  devices()[device].used.fetch_sub(nbytes);
+  try {
+    activate(device);
+  } catch (...) {
+    return;  // driver shutting down
+  }
+  driver().MemFreeAsync(p, s.handle());  // fails only after driver shutdown
+}
+
+std::shared_ptr<Buffer> allocate_device_buffer(size_t nbytes, int device) {
+  struct Allocation {
+    CUdeviceptr ptr;
+    size_t nbytes;
+    Stream stream;
+  };
+  Stream s = current_stream(device);
+  if (s.is_null()) s = Stream::null_stream(device);  // pin the device, not "current at free"
+  CUdeviceptr p = device_malloc(nbytes, s);
+  auto* a = new Allocation{p, nbytes, s};
+  return Buffer::wrap(
+      reinterpret_cast<void*>(p), nbytes, Device::cuda(device),
+      [](void* ctx) {
+        auto* a = static_cast<Allocation*>(ctx);
+        device_free(a->ptr, a->nbytes, a->stream);
+        delete a;
+      },
+      a);
+}
+
+MemoryInfo memory_info(int device) {
+  if (device < 0) device = current_device();
+  DeviceMemory& m = device_memory(device);
+  init_limit();
+  MemoryInfo info;
+  info.used = m.used.load();
+  info.used_high = m.high.load();
+  info.reserved = pool_attr(m.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
+  info.limit = g_limit.load();
+  device_mem_info(device, &info.device_free, &info.device_total);
+  return info;
+}
+
+void free_cache(int device) {
+  if (device < 0) device = current_device();
+  DeviceMemory& m = device_memory(device);
+  device_synchronize(device);
+  check(driver().MemPoolTrimTo(m.pool, 0), "cuMemPoolTrimTo");
+}
+
+void set_memory_limit(size_t bytes) {
+  init_limit();
+  g_limit = bytes;
+}
+
+size_t memory_limit() {
+  init_limit();
+  return g_limit.load();
+}
+
+// ---- pinned host memory --------------------------------------------------------------------------
+
+namespace {
+
+constexpr size_t kPinnedCacheMax = size_t(256) << 20;  // cached, not in use
+constexpr size_t kPinnedMin = size_t(64) << 10;
+
+struct PinnedEntry {
+  void* ptr;
+  size_t size;
+  Event ready;
+};
+std::mutex g_pinned_mutex;
+std::vector<PinnedEntry>& pinned_cache() {
+  static auto* v = new std::vector<PinnedEntry>();
+  return *v;
+}
+size_t g_pinned_cached = 0;
+
+size_t round_pinned(size_t n) {
+  size_t r = kPinnedMin;
+  while (r < n) r <<= 1;
+  return r;
+}
+
+}  // namespace
+
+PinnedBlock::PinnedBlock(size_t nbytes) {
+  const size_t want = round_pinned(nbytes);
+  {
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
+    auto& cache = pinned_cache();
+    for (size_t i = 0; i < cache.size(); ++i) {
+      if (cache[i].size == want && cache[i].ready.done()) {
+        ptr_ = cache[i].ptr;
+        size_ = cache[i].size;
+        g_pinned_cached -= size_;
+        cache.erase(cache.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+    }
+  }
+  const DriverApi& d = driver();
+  activate(current_device());
+  CUresult r = d.MemHostAlloc(&ptr_, want, CU_MEMHOSTALLOC_PORTABLE);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+    // Give back cached blocks that are finished, then try once more.
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
+    auto& cache = pinned_cache();
+    for (size_t i = cache.size(); i-- > 0;) {
+      if (cache[i].ready.done()) {
+        d.MemFreeHost(cache[i].ptr);
+        g_pinned_cached -= cache[i].size;
+        cache.erase(cache.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    r = d.MemHostAlloc(&ptr_, want, CU_MEMHOSTALLOC_PORTABLE);
+  }
+  check(r, "cuMemHostAlloc");
+  size_ = want;
+}
+
+void PinnedBlock::release_after(const Stream& s) {
+  if (!ready_.valid()) ready_ = Event::create(s.device(), /*disable_timing=*/true);
+  ready_.record(s);
+}
+
+PinnedBlock::~PinnedBlock() {
+  if (!ptr_ || !cuda_available()) return;
+  std::lock_guard<std::mutex> lock(g_pinned_mutex);
+  auto& cache = pinned_cache();
+  if (g_pinned_cached + size_ <= kPinnedCacheMax) {
+    cache.push_back({ptr_, size_, ready_});
+    g_pinned_cached += size_;
+    return;
+  }
+  // Over the cache's size: wait for its work, then free it.
+  try {
+    ready_.synchronize();
+  } catch (...) {
+  }
+  driver().MemFreeHost(ptr_);
+}
+
+size_t pinned_cached_bytes() {
+  std::lock_guard<std::mutex> lock(g_pinned_mutex);
+  return g_pinned_cached;
+}
+
+void copy_host_to_device(CUdeviceptr dst, const void* src, size_t n, const Stream& s,
+                         bool blocking) {
+  if (n == 0) return;
+  activate(s.device());
+  const DriverApi& d = driver();
+  if (blocking) {
+    // From pageable memory the driver stages through its own pinned buffers.
+    check(d.MemcpyHtoDAsync(dst, src, n, s.handle()), "cuMemcpyHtoDAsync");
+    check(d.StreamSynchronize(s.handle()), "cuStreamSynchronize");
+    return;
+  }
+  constexpr size_t kChunk = size_t(64) << 20;
+  const char* p = static_cast<const char*>(src);
+  for (size_t off = 0; off < n; off += kChunk) {
+    const size_t len = std::min(kChunk, n - off);
+    PinnedBlock block(len);
+    std::memcpy(block.data(), p + off, len);
+    check(d.MemcpyHtoDAsync(dst + off, block.data(), len, s.handle()), "cuMemcpyHtoDAsync");
+    block.release_after(s);
+  }
+}
+
+void copy_device_to_host(void* dst, CUdeviceptr src, size_t n, const Stream& s) {
+  if (n == 0) return;
+  activate(s.device());
+  const DriverApi& d = driver();
+  check(d.MemcpyDtoHAsync(dst, src, n, s.handle()), "cuMemcpyDtoHAsync");
+  check(d.StreamSynchronize(s.handle()), "cuStreamSynchronize");
+}
+
+}  // namespace nf::cuda

@@ -1,0 +1,153 @@
+#include "numfuse/backend/cuda/stream.h"
+
+#include <vector>
+
+#include "numfuse/backend/cuda/driver.h"
+#include "numfuse/core/error.h"
+
+namespace nf::cuda {
+
+namespace {
+int resolve(int device) {
+  int d = device < 0 ? current_device() : device;
+  check_device(d);
+  return d;
+}
+}  // namespace
+
+struct Stream::Impl {
+  CUstream handle = nullptr;
+  int device = 0;
+  bool non_blocking = false;
+  ~Impl() {
+    // Errors are ignored: at process exit the driver may already be shut down.
+    if (handle && cuda_available()) driver().StreamDestroy(handle);
+  }
+};
+
+Stream Stream::null_stream(int device) {
+  Stream s;
+  s.null_device_ = device;
+  return s;
+}
+
+Stream Stream::create(int device, bool non_blocking) {
+  int d = resolve(device);
+  activate(d);
+  auto impl = std::make_shared<Impl>();
+  impl->device = d;
+  impl->non_blocking = non_blocking;
+  check(driver().StreamCreate(&impl->handle, non_blocking ? CU_STREAM_NON_BLOCKING
+                                                          : CU_STREAM_DEFAULT),
+        "cuStreamCreate");
+  Stream s;
+  s.impl_ = std::move(impl);
+  return s;
+}
+
+CUstream Stream::handle() const { return impl_ ? impl_->handle : nullptr; }
+
+int Stream::device() const {
+  if (impl_) return impl_->device;
+  return null_device_ >= 0 ? null_device_ : current_device();
+}
+
+bool Stream::non_blocking() const { return impl_ && impl_->non_blocking; }
+
+void Stream::synchronize() const {
+  activate(resolve(device()));
+  check(driver().StreamSynchronize(handle()), "cuStreamSynchronize");
+}
+
+bool Stream::done() const {
+  activate(resolve(device()));
+  CUresult r = driver().StreamQuery(handle());
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  check(r, "cuStreamQuery");
+  return true;
+}
+
+void Stream::wait(const Event& e) const {
+  if (!e.valid()) return;
+  activate(resolve(device()));
+  check(driver().StreamWaitEvent(handle(), e.handle(), 0), "cuStreamWaitEvent");
+}
+
+struct Event::Impl {
+  CUevent handle = nullptr;
+  int device = 0;
+  ~Impl() {
+    if (handle && cuda_available()) driver().EventDestroy(handle);
+  }
+};
+
+Event Event::create(int device, bool disable_timing, bool blocking) {
+  int d = resolve(device);
+  activate(d);
+  auto impl = std::make_shared<Impl>();
+  impl->device = d;
+  unsigned flags = (disable_timing ? CU_EVENT_DISABLE_TIMING : 0u) |
+                   (blocking ? CU_EVENT_BLOCKING_SYNC : 0u);
+  check(driver().EventCreate(&impl->handle, flags), "cuEventCreate");
+  Event e;
+  e.impl_ = std::move(impl);
+  return e;
+}
+
+CUevent Event::handle() const { return impl_ ? impl_->handle : nullptr; }
+int Event::device() const { return impl_ ? impl_->device : current_device(); }
+
+void Event::record(const Stream& s) {
+  if (!impl_) throw ValueError("record() on an empty Event");
+  if (s.device() != impl_->device) {
+    throw ValueError("cannot record an event of cuda:" + std::to_string(impl_->device) +
+                     " on a stream of cuda:" + std::to_string(s.device()));
+  }
+  activate(impl_->device);
+  check(driver().EventRecord(impl_->handle, s.handle()), "cuEventRecord");
+}
+
+void Event::record() { record(current_stream(device())); }
+
+void Event::synchronize() const {
+  if (!impl_) return;
+  check(driver().EventSynchronize(impl_->handle), "cuEventSynchronize");
+}
+
+bool Event::done() const {
+  if (!impl_) return true;
+  CUresult r = driver().EventQuery(impl_->handle);
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  check(r, "cuEventQuery");
+  return true;
+}
+
+float Event::elapsed_ms(const Event& start, const Event& end) {
+  if (!start.valid() || !end.valid()) throw ValueError("elapsed time of an empty Event");
+  float ms = 0;
+  check(driver().EventElapsedTime(&ms, start.handle(), end.handle()), "cuEventElapsedTime");
+  return ms;
+}
+
+namespace {
+thread_local std::vector<Stream> t_stack;
+}  // namespace
+
+Stream current_stream(int device) {
+  int d = device < 0 ? current_device() : device;
+  for (auto it = t_stack.rbegin(); it != t_stack.rend(); ++it) {
+    if (it->device() == d) return *it;
+  }
+  return Stream::null_stream(d);
+}
+
+void push_stream(const Stream& s) { t_stack.push_back(s); }
+
+void pop_stream() {
+  if (t_stack.empty()) throw ValueError("no stream to pop: the current-stream stack is empty");
+  t_stack.pop_back();
+}
+
+void synchronize(int device) { device_synchronize(resolve(device)); }
+
+}  // namespace nf::cuda
