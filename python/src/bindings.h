@@ -20,6 +20,7 @@ void bind_indexing(nb::class_<Array>& cls);  // called by bind_array
 void bind_creation(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_random(nb::module_& m);
+void bind_advanced_indexing(nb::module_& m);
 
 // numpy, imported once.
 nb::module_& numpy();

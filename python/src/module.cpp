@@ -65,4 +65,5 @@ NB_MODULE(_core, m) {
   bind_creation(m);
   bind_linalg(m);
   bind_random(m);
+  bind_advanced_indexing(m);
 }
