@@ -5,6 +5,7 @@
 #include "bindings.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/advanced_indexing.h"
+#include "numfuse/ops/views.h"
 
 namespace nf::py {
 
@@ -55,6 +56,10 @@ void bind_advanced_indexing(nb::module_& m) {
   });
   m.def("nonzero", [](const Array& a) { return to_tuple(nonzero(a)); });
   m.def("_count_nonzero", [](const Array& a) { return count_nonzero(a); });
+  // numfuse._shape's broadcast_to: a read-only view with zero strides.
+  m.def("_broadcast_to", [](const Array& a, const std::vector<int64_t>& shape) {
+    return broadcast_to(a, shape);
+  });
 }
 
 }  // namespace nf::py
