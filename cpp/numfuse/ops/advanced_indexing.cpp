@@ -129,7 +129,10 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   // NumPy's test of adjacency (mapiter_fill_info): -1 no array yet, 0 inside the first run of
   // arrays, 1 after it, 2 a second run began.
   int consec = -1;
+  // Integers (and 0-d integer arrays) are checked even when the broadcast result is empty.
+  std::vector<bool> scalar_index;
   auto add = [&](Array idx) {
+    scalar_index.push_back(idx.ndim() == 0);
     plan.adv_dims.push_back(view_dim++);
     plan.adv_axes.push_back(axis);
     plan.indices.push_back(std::move(idx));
@@ -221,10 +224,13 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
     for (const Shape& sh : shapes) s += shape_str(sh) + " ";
     throw IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes " + s);
   }
-  // NumPy checks the bounds of every index at the call (none when the broadcast is empty).
-  if (numel(plan.bshape) > 0) {
-    eval(plan.indices, FlushReason::DataDependent);
+  // NumPy checks the bounds of every index at the call: integers first, then the arrays (only
+  // when the broadcast result is not empty).
+  const bool empty = numel(plan.bshape) == 0;
+  eval(plan.indices, FlushReason::DataDependent);
+  for (int pass = 0; pass < 2; ++pass) {
     for (size_t j = 0; j < plan.indices.size(); ++j) {
+      if (pass == 0 ? !scalar_index[j] : (scalar_index[j] || empty)) continue;
       require_cpu(plan.indices[j], "advanced indexing");
       check_bounds(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
     }
