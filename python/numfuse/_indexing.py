@@ -60,7 +60,14 @@ def getitem(a, key):
 
 def setitem(a, key, value):
     """a[key] = value for keys that hold arrays, lists or booleans."""
-    _core._advanced_setitem(a, _key(key), value)
+    items = _key(key)
+    if len(items) == a.ndim and all(
+            isinstance(k, int) or (isinstance(k, ndarray) and k.ndim == 0 and k.dtype.kind in "iu")
+            for k in items):
+        # 0-d integer arrays are integers to NumPy: this writes one element (basic indexing).
+        a[tuple(operator.index(k) for k in items)] = value
+        return
+    _core._advanced_setitem(a, items, value)
 
 
 def nonzero(a):

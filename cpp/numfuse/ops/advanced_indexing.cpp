@@ -284,15 +284,6 @@ void masked_assign(const Array& a, const Array& mask, const Array& v) {
   assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)));
 }
 
-// Drops leading unit dims of v while it has more dims than `shape` (NumPy allows them).
-Array strip_leading_ones(const Array& v, size_t ndim) {
-  size_t drop = 0;
-  while (v.shape.size() - drop > ndim && v.shape[drop] == 1) ++drop;
-  if (!drop) return v;
-  return v.view(Shape(v.shape.begin() + drop, v.shape.end()),
-                Strides(v.strides.begin() + drop, v.strides.end()), v.byte_offset);
-}
-
 bool broadcasts_to(const Shape& from, const Shape& to) {
   if (from.size() > to.size()) return false;
   for (size_t i = 0; i < from.size(); ++i) {
@@ -303,6 +294,14 @@ bool broadcasts_to(const Shape& from, const Shape& to) {
 }
 
 }  // namespace
+
+Array strip_leading_ones(const Array& v, size_t ndim) {
+  size_t drop = 0;
+  while (v.shape.size() - drop > ndim && v.shape[drop] == 1) ++drop;
+  if (!drop) return v;
+  return v.view(Shape(v.shape.begin() + drop, v.shape.end()),
+                Strides(v.strides.begin() + drop, v.strides.end()), v.byte_offset);
+}
 
 void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& value) {
   if (!a.writeable) throw ValueError("assignment destination is read-only");

@@ -45,6 +45,9 @@ Array getitem(const Array& a, const std::vector<KeyItem>& key);
 // A lone boolean mask with a value that does not depend on the count of Trues is a where().
 void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& value);
 
+// v without leading unit dims while it has more than `ndim` dims: NumPy's setitem allows them.
+Array strip_leading_ones(const Array& v, size_t ndim);
+
 // numpy.nonzero: one int64 array per dim (evaluates `a`: its result's shape depends on values).
 std::vector<Array> nonzero(const Array& a);
 // The number of nonzero elements (evaluates `a`).
