@@ -439,8 +439,10 @@ def repeat(a, repeats, axis=None):
         axis = normalize_axis_index(operator.index(axis), a.ndim)
     reps = _np.asarray(repeats)
     if reps.dtype.kind not in "biu":
-        raise TypeError(f"Cannot cast array data from {reps.dtype!r} to dtype('int64') according "
-                        "to the rule 'safe'")
+        if isinstance(repeats, (ndarray, _np.ndarray)):  # arrays cast safely; Python floats truncate
+            raise TypeError(f"Cannot cast array data from {reps.dtype!r} to dtype('int64') "
+                            "according to the rule 'safe'")
+        reps = reps.astype(_np.intp)
     n = a.shape[axis]
     if reps.size == 1 and reps.ndim <= 1:
         r = int(reps.reshape(()))
