@@ -128,3 +128,17 @@ def test_setitem_matches_numpy(case, value_kind, seed):
         a[_key_for(xp, key, as_xp)] = xp.asarray(value) if as_xp else value
         return base
     run_both(body)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(st.integers(0, 5), min_size=1, max_size=4).map(tuple),
+       view=st.sampled_from(sorted(VIEWS)), dtype=st.sampled_from(DTYPES), seed=st.integers(0, 9))
+def test_nonzero_matches_numpy(shape, view, dtype, seed):
+    vals = make_array(shape, dtype, seed=seed)
+    if vals.dtype.kind != "b":
+        vals = vals * make_array(shape, "bool", seed=seed + 1)
+
+    def body(xp):
+        a = VIEWS[view](xp.asarray(vals))
+        return xp.nonzero(a), xp.argwhere(a), xp.flatnonzero(a), a[a != 0]
+    run_both(body)

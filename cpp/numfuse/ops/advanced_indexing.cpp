@@ -58,24 +58,32 @@ void GatherNode::eval_cpu(const std::vector<Array>& outs) {
                    std::to_string(axis) + " with size " + std::to_string(size));
 }
 
-// Calls fn(element pointer) for every element of a materialised array, in C order.
+// Calls fn(pointer to the first element, n, stride) for each innermost run of a materialised
+// array, in C order.
 template <class T, class F>
-void for_each_element(const Array& a, F&& fn) {
+void for_each_row(const Array& a, F&& fn) {
+  if (a.c_contiguous()) {
+    fn(a.data_as<T>(), a.size(), int64_t(1));
+    return;
+  }
   IterSpace sp;
   sp.shape = a.shape;
   sp.strides = {a.strides};
   const T* base = a.data_as<T>();
   const int64_t st = a.ndim() ? a.strides.back() : 0;
-  for_each_run(sp, 0, a.size(), int64_t(1) << 30, [&](const int64_t* off, int64_t n) {
-    const T* p = base + off[0];
-    for (int64_t i = 0; i < n; ++i) fn(p[i * st]);
-  });
+  for_each_run(sp, 0, a.size(), int64_t(1) << 30,
+               [&](const int64_t* off, int64_t n) { fn(base + off[0], n, st); });
 }
 
 // The first index out of [-size, size), in C order, raises NumPy's IndexError.
 void check_bounds(const Array& idx, int axis, int64_t size) {
-  for_each_element<int64_t>(idx, [&](int64_t v) {
-    if (v < -size || v >= size) out_of_bounds(v, axis, size);
+  for_each_row<int64_t>(idx, [&](const int64_t* p, int64_t n, int64_t st) {
+    bool bad = false;
+    for (int64_t i = 0; i < n; ++i) bad |= p[i * st] < -size || p[i * st] >= size;
+    if (!bad) return;
+    for (int64_t i = 0; i < n; ++i) {
+      if (p[i * st] < -size || p[i * st] >= size) out_of_bounds(p[i * st], axis, size);
+    }
   });
 }
 
@@ -281,7 +289,8 @@ void masked_assign(const Array& a, const Array& mask, const Array& v) {
   Shape cond_shape = mask.shape;
   cond_shape.resize(a.ndim(), 1);
   Array cond = reshape(mask, cond_shape);
-  assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)));
+  // Only this call holds the where(): its fused group may write straight into a.
+  assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
 }
 
 bool broadcasts_to(const Shape& from, const Shape& to) {
@@ -371,10 +380,12 @@ namespace {
 template <class F>
 void for_each_nonzero(const Array& a, F&& fn) {
   NF_DISPATCH(a.dtype, "nonzero", {
-    int64_t i = 0;
-    for_each_element<scalar_t>(a, [&](const scalar_t& v) {
-      if (truthy(v)) fn(i);
-      ++i;
+    int64_t pos = 0;
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (truthy(p[i * st])) fn(pos + i);
+      }
+      pos += n;
     });
   });
 }
@@ -384,9 +395,19 @@ void for_each_nonzero(const Array& a, F&& fn) {
 int64_t count_nonzero(const Array& a) {
   eval(a, FlushReason::DataDependent);
   require_cpu(a, "nonzero");
-  int64_t n = 0;
-  for_each_nonzero(a, [&](int64_t) { ++n; });
-  return n;
+  int64_t total = 0;
+  NF_DISPATCH(a.dtype, "count_nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      int64_t c = 0;
+      if (st == 1) {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i]);  // vectorises
+      } else {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i * st]);
+      }
+      total += c;
+    });
+  });
+  return total;
 }
 
 std::vector<Array> nonzero(const Array& a) {
@@ -395,21 +416,54 @@ std::vector<Array> nonzero(const Array& a) {
                      "nonzero() instead.");
   }
   const int64_t n = count_nonzero(a);
+  const int nd = a.ndim();
   std::vector<Array> out;
   std::vector<int64_t*> ptr;
-  for (int d = 0; d < a.ndim(); ++d) {
+  for (int d = 0; d < nd; ++d) {
     out.push_back(Array::empty({n}, DType::Int64, a.device()));
     ptr.push_back(out.back().data_as<int64_t>());
   }
-  const int nd = a.ndim();
+  if (n == 0) return out;
+  // Branch-free: every element writes its index, and only a nonzero one advances the cursor
+  // (the slot past the end takes the last write, hence the extra element). Rows along the last
+  // dim; the outer dims' indices are filled per row.
+  Array last = Array::empty({n + 1}, DType::Int64, a.device());
+  int64_t* lp = last.data_as<int64_t>();
+  std::vector<int64_t> outer(nd, 0);
   int64_t k = 0;
-  for_each_nonzero(a, [&](int64_t flat) {
-    for (int d = nd - 1; d >= 0; --d) {
-      ptr[d][k] = flat % a.shape[d];
-      flat /= a.shape[d];
-    }
-    ++k;
+  const int64_t inner = a.shape[nd - 1];
+  NF_DISPATCH(a.dtype, "nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t len, int64_t st) {
+      // A run may span several rows (contiguous arrays come as one run): split it.
+      for (int64_t done = 0; done < len;) {
+        const int64_t j0 = outer[nd - 1];
+        const int64_t m = std::min(len - done, inner - j0);
+        const int64_t k0 = k;
+        const scalar_t* q = p + done * st;
+        int64_t kk = k;  // a local: a captured reference could alias the stores
+        if (st == 1) {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i]);
+          }
+        } else {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i * st]);
+          }
+        }
+        k = kk;
+        for (int d = 0; d + 1 < nd; ++d) std::fill(ptr[d] + k0, ptr[d] + k, outer[d]);
+        done += m;
+        outer[nd - 1] += m;
+        for (int d = nd - 1; d > 0 && outer[d] == a.shape[d]; --d) {
+          outer[d] = 0;
+          ++outer[d - 1];
+        }
+      }
+    });
   });
+  std::copy(lp, lp + n, ptr[nd - 1]);
   return out;
 }
 

@@ -83,10 +83,27 @@ void run(T* strided, T* contig, const GatherGeometry& g, const std::vector<int64
   auto body = [&](int64_t r0, int64_t r1) {
     int64_t oi = r0 / nb, bi = r0 % nb;
     int64_t ooff = unravel_offset(oi, g.outer_shape, g.outer_strides);
-    for (int64_t r = r0; r < r1; ++r) {
-      block<T, kGather>(strided + ooff + boff[bi], contig + r * ninner, ishape.data(),
-                        istrides.data(), steps.data(), nd);
-      if (++bi == nb) {
+    for (int64_t r = r0; r < r1;) {
+      // One run of B positions under the same outer offset.
+      const int64_t n = std::min(nb - bi, r1 - r);
+      const int64_t* b = boff.data() + bi;
+      T* base = strided + ooff;
+      if (nd == 0) {  // one element per position: the common a[idx] and a[:, idx] cases
+        T* c = contig + r;
+        if (kGather) {
+          for (int64_t i = 0; i < n; ++i) c[i] = base[b[i]];
+        } else {
+          for (int64_t i = 0; i < n; ++i) base[b[i]] = c[i];
+        }
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          block<T, kGather>(base + b[i], contig + (r + i) * ninner, ishape.data(), istrides.data(),
+                            steps.data(), nd);
+        }
+      }
+      r += n;
+      bi += n;
+      if (bi == nb) {
         bi = 0;
         ooff = unravel_offset(++oi, g.outer_shape, g.outer_strides);
       }
