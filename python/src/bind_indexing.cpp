@@ -1,6 +1,9 @@
 // ndarray.__getitem__ / __setitem__: basic indices in C++; advanced ones in numfuse._indexing.
+#include <algorithm>
+
 #include "bindings.h"
 #include "numfuse/core/error.h"
+#include "numfuse/ops/advanced_indexing.h"
 #include "numfuse/ops/indexing.h"
 
 namespace nf::py {
@@ -61,7 +64,7 @@ void bind_indexing(nb::class_<Array>& cls) {
     std::vector<IndexItem> items;
     if (parse_basic(key, &items)) return nb::cast(basic_index(a, items));
     return advanced("getitem")(self, key);
-  });
+  }, nb::arg("key").none());
   cls.def("__setitem__", [](nb::handle self, nb::handle key, nb::handle value) {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<IndexItem> items;
@@ -73,8 +76,26 @@ void bind_indexing(nb::class_<Array>& cls) {
     // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
     // result of an expression nobody can read again, so its kernel may write into dst directly.
     bool temporary = nb::isinstance<Array>(value) && Py_REFCNT(value.ptr()) == 1;
-    assign(dst, operand_from_py(value, a.device()), temporary);
-  });
+    Operand v = operand_from_py(value, a.device());
+    bool element = static_cast<int>(items.size()) == a.ndim() &&
+                   std::all_of(items.begin(), items.end(), [](const IndexItem& it) {
+                     return it.kind == IndexItem::Kind::Integer;
+                   });
+    if (element && v.array.ndim() > 0 && a.dtype != DType::Bool) {
+      // One element: NumPy converts the value to a scalar (bool by truthiness), which fails
+      // for arrays, as ValueError, or TypeError for complex and for lists into integers.
+      bool seq = PyList_Check(value.ptr()) || PyTuple_Check(value.ptr());
+      if (is_complex(a.dtype) || (seq && is_integer(a.dtype))) {
+        throw TypeError("only 0-dimensional arrays can be converted to Python scalars");
+      }
+      throw ValueError("setting an array element with a sequence.");
+    }
+    if (v.array.ndim() > dst.ndim()) {  // NumPy drops a value's leading unit dims
+      v.array = strip_leading_ones(v.array, dst.ndim());
+      temporary = false;
+    }
+    assign(dst, v, temporary);
+  }, nb::arg("key").none(), nb::arg("value"));
 }
 
 }  // namespace nf::py

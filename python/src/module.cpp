@@ -66,4 +66,5 @@ NB_MODULE(_core, m) {
   bind_linalg(m);
   bind_random(m);
   bind_cuda(m);
+  bind_advanced_indexing(m);
 }

@@ -1,0 +1,470 @@
+#include "numfuse/ops/advanced_indexing.h"
+
+#include <algorithm>
+
+#include "numfuse/backend/backend.h"
+#include "numfuse/backend/cpu/gather_cpu.h"
+#include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
+#include "numfuse/graph/eval.h"
+#include "numfuse/graph/node.h"
+#include "numfuse/ops/views.h"
+
+namespace nf {
+
+namespace {
+
+// src[indices] as a pending node: inputs are (view, index arrays...), all int64 indices already
+// checked against their dims (the kernel checks again: it never reads out of bounds).
+struct GatherNode : Node {
+  std::vector<int> adv_dims, adv_axes;
+  Shape bshape;
+  bool adjacent = true;
+  NodeKind kind() const override { return NodeKind::Opaque; }
+  std::string name() const override { return "gather"; }
+  void eval_cpu(const std::vector<Array>& outs) override;
+};
+
+cpu::GatherGeometry geometry(const Array& view, const std::vector<int>& adv_dims,
+                             const std::vector<int>& adv_axes, std::vector<Array> indices,
+                             const Shape& bshape, bool adjacent) {
+  cpu::GatherGeometry g;
+  std::vector<bool> is_adv(view.ndim(), false);
+  for (int d : adv_dims) is_adv[d] = true;
+  const int first = adv_dims.empty() ? 0 : adv_dims.front();
+  for (int d = 0; d < view.ndim(); ++d) {
+    if (is_adv[d]) continue;
+    bool outer = adjacent && d < first;
+    (outer ? g.outer_shape : g.inner_shape).push_back(view.shape[d]);
+    (outer ? g.outer_strides : g.inner_strides).push_back(view.strides[d]);
+  }
+  for (int d : adv_dims) {
+    g.adv_sizes.push_back(view.shape[d]);
+    g.adv_strides.push_back(view.strides[d]);
+  }
+  g.adv_axes = adv_axes;
+  g.bshape = bshape;
+  g.indices = std::move(indices);
+  return g;
+}
+
+void GatherNode::eval_cpu(const std::vector<Array>& outs) {
+  std::vector<Array> idx(inputs.begin() + 1, inputs.end());
+  cpu::gather(inputs[0], geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
+}
+
+[[noreturn]] void out_of_bounds(int64_t i, int axis, int64_t size) {
+  throw IndexError("index " + std::to_string(i) + " is out of bounds for axis " +
+                   std::to_string(axis) + " with size " + std::to_string(size));
+}
+
+// Calls fn(pointer to the first element, n, stride) for each innermost run of a materialised
+// array, in C order.
+template <class T, class F>
+void for_each_row(const Array& a, F&& fn) {
+  if (a.c_contiguous()) {
+    fn(a.data_as<T>(), a.size(), int64_t(1));
+    return;
+  }
+  IterSpace sp;
+  sp.shape = a.shape;
+  sp.strides = {a.strides};
+  const T* base = a.data_as<T>();
+  const int64_t st = a.ndim() ? a.strides.back() : 0;
+  for_each_run(sp, 0, a.size(), int64_t(1) << 30,
+               [&](const int64_t* off, int64_t n) { fn(base + off[0], n, st); });
+}
+
+// The first index out of [-size, size), in C order, raises NumPy's IndexError.
+void check_bounds(const Array& idx, int axis, int64_t size) {
+  for_each_row<int64_t>(idx, [&](const int64_t* p, int64_t n, int64_t st) {
+    bool bad = false;
+    for (int64_t i = 0; i < n; ++i) bad |= p[i * st] < -size || p[i * st] >= size;
+    if (!bad) return;
+    for (int64_t i = 0; i < n; ++i) {
+      if (p[i * st] < -size || p[i * st] >= size) out_of_bounds(p[i * st], axis, size);
+    }
+  });
+}
+
+Array int64_scalar(int64_t v) { return Array::scalar(&v, DType::Int64); }
+
+template <class T>
+bool truthy(const T& v) {
+  if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    return v.real() != 0 || v.imag() != 0;
+  } else if constexpr (std::is_same_v<T, half>) {
+    return static_cast<float>(v) != 0.0f;
+  } else {
+    return v != T(0);
+  }
+}
+
+void require_cpu(const Array& a, const char* what) {
+  if (!a.device().is_cpu()) throw NotImplementedError(std::string(what) + " on " + a.device().str());
+}
+
+}  // namespace
+
+IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
+  int consumed = 0, ellipses = 0;
+  bool has_array = false;
+  for (const KeyItem& k : key) {
+    if (k.is_array) {
+      has_array = true;
+      consumed += k.array.dtype == DType::Bool ? k.array.ndim() : 1;
+    } else if (k.basic.kind == IndexItem::Kind::Integer || k.basic.kind == IndexItem::Kind::Slice) {
+      ++consumed;
+    } else if (k.basic.kind == IndexItem::Kind::Ellipsis) {
+      ++ellipses;
+    }
+  }
+  if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
+  if (consumed > a.ndim()) {
+    throw IndexError("too many indices for array: array is " + std::to_string(a.ndim()) +
+                     "-dimensional, but " + std::to_string(consumed) + " were indexed");
+  }
+  for (const KeyItem& k : key) {
+    if (k.is_array && k.array.dtype != DType::Bool && !is_integer(k.array.dtype)) {
+      throw IndexError("arrays used as indices must be of integer (or boolean) type");
+    }
+  }
+
+  IndexPlan plan;
+  std::vector<IndexItem> basic;
+  const IndexItem all = IndexItem::slice(false, 0, false, 0, 1);
+  int view_dim = 0, axis = 0;
+  // NumPy's test of adjacency (mapiter_fill_info): -1 no array yet, 0 inside the first run of
+  // arrays, 1 after it, 2 a second run began.
+  int consec = -1;
+  // Integers (and 0-d integer arrays) are checked even when the broadcast result is empty.
+  std::vector<bool> scalar_index;
+  auto add = [&](Array idx) {
+    scalar_index.push_back(idx.ndim() == 0);
+    plan.adv_dims.push_back(view_dim++);
+    plan.adv_axes.push_back(axis);
+    plan.indices.push_back(std::move(idx));
+  };
+  for (const KeyItem& k : key) {
+    const bool fancy = k.is_array || (has_array && k.basic.kind == IndexItem::Kind::Integer);
+    if (fancy) {
+      if (consec == -1) {
+        plan.pos = view_dim;
+        consec = 0;
+      } else if (consec == 1) {
+        consec = 2;
+      }
+    } else if (consec == 0) {
+      consec = 1;
+    }
+    if (!k.is_array) {
+      switch (k.basic.kind) {
+        case IndexItem::Kind::Integer:
+          if (has_array) {
+            basic.push_back(all);
+            add(int64_scalar(k.basic.index));
+          } else {
+            basic.push_back(k.basic);
+          }
+          ++axis;
+          break;
+        case IndexItem::Kind::Slice:
+          basic.push_back(k.basic);
+          ++view_dim;
+          ++axis;
+          break;
+        case IndexItem::Kind::NewAxis:
+          basic.push_back(k.basic);
+          ++view_dim;
+          break;
+        case IndexItem::Kind::Ellipsis: {
+          int n = a.ndim() - consumed;
+          basic.push_back(k.basic);
+          view_dim += n;
+          axis += n;
+          break;
+        }
+      }
+      continue;
+    }
+    const Array& arr = k.array;
+    if (arr.dtype != DType::Bool) {
+      basic.push_back(all);
+      add(astype(arr, DType::Int64, false));
+      ++axis;
+    } else if (arr.ndim() == 0) {
+      // A scalar boolean is a new axis of length 1 (True) or 0 (False), indexed by an array.
+      eval(arr, FlushReason::DataDependent);
+      require_cpu(arr, "boolean indexing");
+      basic.push_back(IndexItem::new_axis());
+      int64_t zero = 0;
+      Array idx = *arr.data() ? Array::empty({1}, DType::Int64, Device::cpu())
+                              : Array::empty({0}, DType::Int64, Device::cpu());
+      if (idx.size()) *idx.data_as<int64_t>() = zero;
+      add(idx);
+    } else {
+      for (int d = 0; d < arr.ndim(); ++d) {
+        if (arr.shape[d] != a.shape[axis + d]) {
+          throw IndexError("boolean index did not match indexed array along axis " +
+                           std::to_string(axis + d) + "; size of axis is " +
+                           std::to_string(a.shape[axis + d]) +
+                           " but size of corresponding boolean axis is " +
+                           std::to_string(arr.shape[d]));
+        }
+      }
+      for (Array& idx : nonzero(arr)) {
+        basic.push_back(all);
+        add(std::move(idx));
+        ++axis;
+      }
+    }
+  }
+  plan.adjacent = consec != 2;
+  if (!plan.adjacent) plan.pos = 0;
+  plan.view = basic_index(a, basic);
+
+  std::vector<Shape> shapes;
+  for (const Array& idx : plan.indices) shapes.push_back(idx.shape);
+  try {
+    plan.bshape = broadcast_shapes(shapes);
+  } catch (const ValueError&) {
+    std::string s;
+    for (const Shape& sh : shapes) s += shape_str(sh) + " ";
+    throw IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes " + s);
+  }
+  // NumPy checks the bounds of every index at the call: integers first, then the arrays (only
+  // when the broadcast result is not empty).
+  const bool empty = numel(plan.bshape) == 0;
+  eval(plan.indices, FlushReason::DataDependent);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t j = 0; j < plan.indices.size(); ++j) {
+      if (pass == 0 ? !scalar_index[j] : (scalar_index[j] || empty)) continue;
+      require_cpu(plan.indices[j], "advanced indexing");
+      check_bounds(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
+    }
+  }
+
+  std::vector<bool> is_adv(plan.view.ndim(), false);
+  for (int d : plan.adv_dims) is_adv[d] = true;
+  Shape rest_before, rest_after;
+  for (int d = 0; d < plan.view.ndim(); ++d) {
+    if (is_adv[d]) continue;
+    (plan.adjacent && d < plan.pos ? rest_before : rest_after).push_back(plan.view.shape[d]);
+  }
+  plan.result_shape = rest_before;
+  plan.result_shape.insert(plan.result_shape.end(), plan.bshape.begin(), plan.bshape.end());
+  plan.result_shape.insert(plan.result_shape.end(), rest_after.begin(), rest_after.end());
+  return plan;
+}
+
+Array gather(const IndexPlan& plan) {
+  auto node = std::make_shared<GatherNode>();
+  node->device = plan.view.device();
+  node->adv_dims = plan.adv_dims;
+  node->adv_axes = plan.adv_axes;
+  node->bshape = plan.bshape;
+  node->adjacent = plan.adjacent;
+  node->inputs.push_back(plan.view);
+  for (const Array& idx : plan.indices) node->inputs.push_back(idx);
+  return make_pending(node, plan.view.dtype, plan.result_shape);
+}
+
+Array getitem(const Array& a, const std::vector<KeyItem>& key) { return gather(plan_index(a, key)); }
+
+namespace {
+
+// value as an array of dst's dtype (a weak Python int must fit it, as NumPy requires).
+Array value_as(const Operand& value, DType dtype) {
+  if (value.weak != WeakKind::None) {
+    Array s = Array::empty({}, dtype, Device::cpu());
+    assign(s, value);
+    return s;
+  }
+  return astype(value.array, dtype, false);
+}
+
+// a[mask] = v as a where() when v does not depend on how many Trues the mask holds: no
+// evaluation of the mask. `v` has a's dtype and broadcasts against a.shape[mask.ndim:].
+void masked_assign(const Array& a, const Array& mask, const Array& v) {
+  Shape cond_shape = mask.shape;
+  cond_shape.resize(a.ndim(), 1);
+  Array cond = reshape(mask, cond_shape);
+  // Only this call holds the where(): its fused group may write straight into a.
+  assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
+}
+
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    int64_t f = from[from.size() - 1 - i], t = to[to.size() - 1 - i];
+    if (f != 1 && f != t) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Array strip_leading_ones(const Array& v, size_t ndim) {
+  size_t drop = 0;
+  while (v.shape.size() - drop > ndim && v.shape[drop] == 1) ++drop;
+  if (!drop) return v;
+  return v.view(Shape(v.shape.begin() + drop, v.shape.end()),
+                Strides(v.strides.begin() + drop, v.strides.end()), v.byte_offset);
+}
+
+void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& value) {
+  if (!a.writeable) throw ValueError("assignment destination is read-only");
+  if (key.size() == 1 && key[0].is_array && key[0].array.dtype == DType::Bool) {
+    const Array& mask = key[0].array;
+    const int k = mask.ndim();
+    bool matches = k <= a.ndim() && std::equal(mask.shape.begin(), mask.shape.end(), a.shape.begin());
+    if (matches && k == a.ndim()) {
+      // NumPy's assignment through one full-rank boolean array: a 0-d or 1-d value, of one
+      // element or of as many as the mask has Trues.
+      Array v = value_as(value, a.dtype);
+      if (v.ndim() > 1) {
+        throw TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                        "input, input has " + std::to_string(v.ndim()) + " dimensions");
+      }
+      if (v.size() == 1) {
+        masked_assign(a, mask, reshape(v, {}));
+        return;
+      }
+      int64_t count = count_nonzero(mask);
+      if (v.size() != count) {
+        throw ValueError("NumPy boolean array indexing assignment cannot assign " +
+                         std::to_string(v.size()) + " input values to the " +
+                         std::to_string(count) + " output values where the mask is true");
+      }
+    } else if (matches && k >= 1) {
+      Shape rest(a.shape.begin() + k, a.shape.end());
+      Array v = strip_leading_ones(value.array, rest.size() + 1);
+      if (v.ndim() == static_cast<int>(rest.size()) + 1 && v.shape[0] == 1) {
+        v = strip_leading_ones(v, rest.size());
+      }
+      if (v.ndim() <= static_cast<int>(rest.size()) && broadcasts_to(v.shape, rest)) {
+        Operand op = value;
+        op.array = v;
+        masked_assign(a, mask, value_as(op, a.dtype));
+        return;
+      }
+    }
+  }
+
+  IndexPlan plan = plan_index(a, key);
+  Array v = strip_leading_ones(value.array, plan.result_shape.size());
+  if (!broadcasts_to(v.shape, plan.result_shape)) {
+    throw ValueError("shape mismatch: value array of shape " + shape_str(value.array.shape) +
+                     " could not be broadcast to indexing result of shape " +
+                     shape_str(plan.result_shape));
+  }
+  Operand op = value;
+  op.array = v;
+  v = value_as(op, a.dtype);
+  common_device({&a, &v});
+  require_cpu(a, "advanced index assignment");
+  // The values are copied out first: they may read the memory being written.
+  Array vals = Array::empty(plan.result_shape, a.dtype, a.device());
+  eval(v, FlushReason::Write);
+  backend::copy_into(v, vals);
+  prepare_write(a);
+  if (vals.size() == 0) return;
+  cpu::scatter(vals, geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices, plan.bshape,
+                              plan.adjacent),
+               plan.view);
+}
+
+namespace {
+
+// Calls fn(flat C-order position) for each nonzero element of a materialised array.
+template <class F>
+void for_each_nonzero(const Array& a, F&& fn) {
+  NF_DISPATCH(a.dtype, "nonzero", {
+    int64_t pos = 0;
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (truthy(p[i * st])) fn(pos + i);
+      }
+      pos += n;
+    });
+  });
+}
+
+}  // namespace
+
+int64_t count_nonzero(const Array& a) {
+  eval(a, FlushReason::DataDependent);
+  require_cpu(a, "nonzero");
+  int64_t total = 0;
+  NF_DISPATCH(a.dtype, "count_nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      int64_t c = 0;
+      if (st == 1) {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i]);  // vectorises
+      } else {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i * st]);
+      }
+      total += c;
+    });
+  });
+  return total;
+}
+
+std::vector<Array> nonzero(const Array& a) {
+  if (a.ndim() == 0) {
+    throw ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar)."
+                     "nonzero() instead.");
+  }
+  const int64_t n = count_nonzero(a);
+  const int nd = a.ndim();
+  std::vector<Array> out;
+  std::vector<int64_t*> ptr;
+  for (int d = 0; d < nd; ++d) {
+    out.push_back(Array::empty({n}, DType::Int64, a.device()));
+    ptr.push_back(out.back().data_as<int64_t>());
+  }
+  if (n == 0) return out;
+  // Branch-free: every element writes its index, and only a nonzero one advances the cursor
+  // (the slot past the end takes the last write, hence the extra element). Rows along the last
+  // dim; the outer dims' indices are filled per row.
+  Array last = Array::empty({n + 1}, DType::Int64, a.device());
+  int64_t* lp = last.data_as<int64_t>();
+  std::vector<int64_t> outer(nd, 0);
+  int64_t k = 0;
+  const int64_t inner = a.shape[nd - 1];
+  NF_DISPATCH(a.dtype, "nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t len, int64_t st) {
+      // A run may span several rows (contiguous arrays come as one run): split it.
+      for (int64_t done = 0; done < len;) {
+        const int64_t j0 = outer[nd - 1];
+        const int64_t m = std::min(len - done, inner - j0);
+        const int64_t k0 = k;
+        const scalar_t* q = p + done * st;
+        int64_t kk = k;  // a local: a captured reference could alias the stores
+        if (st == 1) {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i]);
+          }
+        } else {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i * st]);
+          }
+        }
+        k = kk;
+        for (int d = 0; d + 1 < nd; ++d) std::fill(ptr[d] + k0, ptr[d] + k, outer[d]);
+        done += m;
+        outer[nd - 1] += m;
+        for (int d = nd - 1; d > 0 && outer[d] == a.shape[d]; --d) {
+          outer[d] = 0;
+          ++outer[d - 1];
+        }
+      }
+    });
+  });
+  std::copy(lp, lp + n, ptr[nd - 1]);
+  return out;
+}
+
+}  // namespace nf
