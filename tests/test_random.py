@@ -202,8 +202,6 @@ def test_choice_values(nf):
     assert set(numpy.unique(x)) == {0, 1, 2, 3}
 
 
-@pytest.mark.xfail(raises=NotImplementedError, strict=False,
-                   reason="needs integer-array indexing (pool[idx]), not on main yet")
 def test_choice_from_array(nf):
     pool = nf.asarray([10.0, 20.0, 30.0])
     y = host(nf, nf.random.default_rng(8).choice(pool, size=100))
