@@ -18,6 +18,7 @@ void bind_array(nb::module_& m);
 void bind_ufuncs(nb::module_& m);
 void bind_indexing(nb::class_<Array>& cls);  // called by bind_array
 void bind_creation(nb::module_& m);
+void bind_reductions(nb::module_& m);
 
 // numpy, imported once.
 nb::module_& numpy();

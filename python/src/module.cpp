@@ -63,4 +63,5 @@ NB_MODULE(_core, m) {
   bind_array(m);
   bind_ufuncs(m);
   bind_creation(m);
+  bind_reductions(m);
 }
