@@ -62,9 +62,97 @@ void offsets_at(const IterSpace& sp, int64_t i, int64_t* off) {
   }
 }
 
+// 16-byte GCC vector types (SSE2 on x86-64, NEON on arm64): the baseline every build has.
+template <class T> struct Vec16;
+template <> struct Vec16<float> {
+  typedef float V __attribute__((vector_size(16)));
+  typedef int32_t M __attribute__((vector_size(16)));
+};
+template <> struct Vec16<double> {
+  typedef double V __attribute__((vector_size(16)));
+  typedef int64_t M __attribute__((vector_size(16)));
+};
+
+// pairwise_reduce for a contiguous float sum, written with vector registers: the same eight
+// accumulators and the same tree as NumPy (bit-identical to the scalar form), which GCC does not
+// keep in registers by itself once the prefetch is in the loop.
+template <class T>
+T pairwise_sum_contig(const T* p, int64_t n) {
+  if (n < 8) {
+    T res = T(0);
+    for (int64_t i = 0; i < n; ++i) res += p[i];
+    return res;
+  }
+  if (n <= 128) {
+    using V = typename Vec16<T>::V;
+    constexpr int NV = 8 * sizeof(T) / sizeof(V);
+    V r[NV], x[NV];
+    std::memcpy(r, p, sizeof(r));
+    int64_t i = 8;
+    for (; i < n - (n % 8); i += 8) {
+      __builtin_prefetch(p + i + 512 / sizeof(T), 0, 3);
+      std::memcpy(x, p + i, sizeof(x));
+      for (int k = 0; k < NV; ++k) r[k] += x[k];
+    }
+    T a[8];
+    std::memcpy(a, r, sizeof(a));
+    T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+    for (; i < n; ++i) res += p[i];
+    return res;
+  }
+  int64_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum_contig(p, n2) + pairwise_sum_contig(p + n2, n - n2);
+}
+
+// Max/Min/Fmax/Fmin of n contiguous floats in vector registers. The compiler cannot vectorise the
+// NaN-propagating scalar op, so NaNs are tracked in a mask beside bitwise compare-selects: Max and
+// Min return NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are).
+template <class T, ReduceOp Op>
+T vec_extreme(const T* p, int64_t n) {
+  using V = typename Vec16<T>::V;
+  using M = typename Vec16<T>::M;
+  constexpr int L = 16 / sizeof(T), U = 4;
+  constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
+  constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
+  const T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  V r[U];
+  M f[U];
+  for (int k = 0; k < U; ++k) {
+    r[k] = V{} + start;
+    f[k] = M{};
+  }
+  int64_t i = 0;
+  for (; i + U * L <= n; i += U * L) {
+    V x[U];
+    std::memcpy(x, p + i, sizeof(x));
+    for (int k = 0; k < U; ++k) {
+      M m = is_max ? (x[k] > r[k]) : (x[k] < r[k]);
+      r[k] = (V)(((M)x[k] & m) | ((M)r[k] & ~m));
+      f[k] |= propagate ? (x[k] != x[k]) : (x[k] == x[k]);
+    }
+  }
+  T best = start;
+  bool flag = false;
+  auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
+  for (int k = 0; k < U; ++k) {
+    for (int l = 0; l < L; ++l) {
+      take(r[k][l]);
+      flag |= f[k][l] != 0;
+    }
+  }
+  for (; i < n; ++i) {
+    const T x = p[i];
+    flag |= propagate ? x != x : x == x;
+    take(x);
+  }
+  return flag == propagate ? std::numeric_limits<T>::quiet_NaN() : best;
+}
+
 // A value reduction: T is the loop dtype's storage type, Acc what it accumulates in.
-template <class T, class F>
+template <class T, class F, ReduceOp Op>
 struct ValueR {
+  static constexpr ReduceOp kOp = Op;
   using in_t = T;
   using acc_t = compute_t<T>;
   using out_t = T;
@@ -77,6 +165,7 @@ struct ValueR {
 // any / all over any input dtype: truth values, or-ed or and-ed.
 template <class T, bool All>
 struct LogicR {
+  static constexpr ReduceOp kOp = All ? ReduceOp::All : ReduceOp::Any;
   using in_t = T;
   using acc_t = bool;
   using out_t = bool;
@@ -111,6 +200,15 @@ class Reducer {
     auto op = [this](Acc a, Acc b) { return r_.op(a, b); };
     if (!cast_) {
       const T* q = reinterpret_cast<const T*>(p);
+      constexpr ReduceOp op_kind = R::kOp;
+      if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                    (op_kind == ReduceOp::Max || op_kind == ReduceOp::Min ||
+                     op_kind == ReduceOp::Fmax || op_kind == ReduceOp::Fmin)) {
+        if (s == 1) return vec_extreme<T, op_kind>(q, n);
+      }
+      if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && op_kind == ReduceOp::Sum) {
+        if (s == 1) return pairwise_sum_contig(q, n);
+      }
       return s == 1 ? pairwise_reduce<true>(q, n, 1, id_, load, op)
                     : pairwise_reduce<false>(q, n, s, id_, load, op);
     }
@@ -283,12 +381,12 @@ void value_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, cons
   std::memcpy(init, spec.has_initial ? spec.initial : id, sizeof(init));
   CastLoop cast = in.dtype == spec.loop ? nullptr : find_cast_loop(in.dtype, spec.loop);
   switch (spec.op) {
-    case ReduceOp::Sum: return run_reducer(ValueR<T, sop::Add>{}, L, in, cast, id, init, out);
-    case ReduceOp::Prod: return run_reducer(ValueR<T, sop::Multiply>{}, L, in, cast, id, init, out);
-    case ReduceOp::Max: return run_reducer(ValueR<T, sop::Maximum>{}, L, in, cast, id, init, out);
-    case ReduceOp::Min: return run_reducer(ValueR<T, sop::Minimum>{}, L, in, cast, id, init, out);
-    case ReduceOp::Fmax: return run_reducer(ValueR<T, sop::Fmax>{}, L, in, cast, id, init, out);
-    case ReduceOp::Fmin: return run_reducer(ValueR<T, sop::Fmin>{}, L, in, cast, id, init, out);
+    case ReduceOp::Sum: return run_reducer(ValueR<T, sop::Add, ReduceOp::Sum>{}, L, in, cast, id, init, out);
+    case ReduceOp::Prod: return run_reducer(ValueR<T, sop::Multiply, ReduceOp::Prod>{}, L, in, cast, id, init, out);
+    case ReduceOp::Max: return run_reducer(ValueR<T, sop::Maximum, ReduceOp::Max>{}, L, in, cast, id, init, out);
+    case ReduceOp::Min: return run_reducer(ValueR<T, sop::Minimum, ReduceOp::Min>{}, L, in, cast, id, init, out);
+    case ReduceOp::Fmax: return run_reducer(ValueR<T, sop::Fmax, ReduceOp::Fmax>{}, L, in, cast, id, init, out);
+    case ReduceOp::Fmin: return run_reducer(ValueR<T, sop::Fmin, ReduceOp::Fmin>{}, L, in, cast, id, init, out);
     default: break;
   }
 }

@@ -30,6 +30,9 @@ Acc pairwise_reduce(const T* p, int64_t n, int64_t s, Acc id, const Load& load, 
     for (int j = 0; j < 8; ++j) r[j] = load(p[j * st]);
     int64_t i = 8;
     for (; i < n - (n % 8); i += 8) {
+      // As NumPy: without a software prefetch 512 bytes ahead, this runs at a fraction of the
+      // memory bandwidth on large arrays (the recursion defeats the hardware prefetcher).
+      __builtin_prefetch(p + (i + 512 / sizeof(T)) * st, 0, 3);
       for (int j = 0; j < 8; ++j) r[j] = op(r[j], load(p[(i + j) * st]));
     }
     Acc res = op(op(op(r[0], r[1]), op(r[2], r[3])), op(op(r[4], r[5]), op(r[6], r[7])));
