@@ -7,6 +7,7 @@ from ._dtypes import *  # noqa: F401,F403
 from ._ufuncs import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._math import *  # noqa: F401,F403
+from ._reductions import *  # noqa: F401,F403
 from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
 
 __version__ = "0.1.0"
