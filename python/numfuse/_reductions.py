@@ -21,8 +21,21 @@ __all__ = ["sum", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any
            "nancumsum", "nancumprod", "diff", "average"]
 
 _NoValue = _np._NoValue
-_reduce = _core.reduce
-_scan = _core.scan
+
+
+def _reduce(op, a, axis=None, keepdims=False, dtype=None, out=None, initial=None, where=None):
+    res = _core.reduce(op, a, axis, keepdims, dtype, out, initial, where)
+    return res if out is None else _given(out)
+
+
+def _scan(op, a, axis=None, dtype=None, out=None):
+    res = _core.scan(op, a, axis, dtype, out)
+    return res if out is None else _given(out)
+
+
+def _given(out):
+    """NumPy returns the out= object itself (out=(arr,) gives arr)."""
+    return out[0] if isinstance(out, tuple) else out
 
 
 def _arr(a):
