@@ -4,6 +4,9 @@
 #include <cstring>
 #include <limits>
 #include <vector>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
@@ -105,6 +108,13 @@ T pairwise_sum_contig(const T* p, int64_t n) {
   return pairwise_sum_contig(p, n2) + pairwise_sum_contig(p + n2, n - n2);
 }
 
+#ifdef __SSE2__
+inline Vec16<float>::V simd_max(Vec16<float>::V a, Vec16<float>::V b) { return _mm_max_ps(a, b); }
+inline Vec16<float>::V simd_min(Vec16<float>::V a, Vec16<float>::V b) { return _mm_min_ps(a, b); }
+inline Vec16<double>::V simd_max(Vec16<double>::V a, Vec16<double>::V b) { return _mm_max_pd(a, b); }
+inline Vec16<double>::V simd_min(Vec16<double>::V a, Vec16<double>::V b) { return _mm_min_pd(a, b); }
+#endif
+
 // Max/Min/Fmax/Fmin of n contiguous floats in vector registers. The compiler cannot vectorise the
 // NaN-propagating scalar op, so NaNs are tracked in a mask beside bitwise compare-selects: Max and
 // Min return NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are).
@@ -116,29 +126,40 @@ T vec_extreme(const T* p, int64_t n) {
   constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
   constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
   const T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-  V r[U];
-  M f[U];
-  for (int k = 0; k < U; ++k) {
-    r[k] = V{} + start;
-    f[k] = M{};
-  }
+  // Named registers, not arrays: arrays indexed by lane afterwards get spilled to the stack.
+  V r0 = V{} + start, r1 = r0, r2 = r0, r3 = r0;
+  M f0 = M{}, f1 = M{}, f2 = M{}, f3 = M{};
+  auto ld = [](const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof(V));
+    return v;
+  };
+  auto step = [&](V& r, M& f, V x) {
+#ifdef __SSE2__
+    // maxps/minps are exactly `x > r ? x : r` (a NaN x leaves r): one instruction.
+    r = is_max ? simd_max(x, r) : simd_min(x, r);
+#else
+    M m = is_max ? (x > r) : (x < r);
+    r = (V)(((M)x & m) | ((M)r & ~m));
+#endif
+    f |= propagate ? (x != x) : (x == x);
+  };
   int64_t i = 0;
   for (; i + U * L <= n; i += U * L) {
-    V x[U];
-    std::memcpy(x, p + i, sizeof(x));
-    for (int k = 0; k < U; ++k) {
-      M m = is_max ? (x[k] > r[k]) : (x[k] < r[k]);
-      r[k] = (V)(((M)x[k] & m) | ((M)r[k] & ~m));
-      f[k] |= propagate ? (x[k] != x[k]) : (x[k] == x[k]);
-    }
+    step(r0, f0, ld(p + i));
+    step(r1, f1, ld(p + i + L));
+    step(r2, f2, ld(p + i + 2 * L));
+    step(r3, f3, ld(p + i + 3 * L));
   }
   T best = start;
   bool flag = false;
   auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
+  const V rs[U] = {r0, r1, r2, r3};
+  const M fs[U] = {f0, f1, f2, f3};
   for (int k = 0; k < U; ++k) {
     for (int l = 0; l < L; ++l) {
-      take(r[k][l]);
-      flag |= f[k][l] != 0;
+      take(rs[k][l]);
+      flag |= fs[k][l] != 0;
     }
   }
   for (; i < n; ++i) {
