@@ -22,6 +22,7 @@ void bind_linalg(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_cuda(nb::module_& m);  // numfuse._core.cuda
 void bind_advanced_indexing(nb::module_& m);
+void bind_reductions(nb::module_& m);
 
 // numpy, imported once.
 nb::module_& numpy();

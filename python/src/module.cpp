@@ -67,4 +67,5 @@ NB_MODULE(_core, m) {
   bind_random(m);
   bind_cuda(m);
   bind_advanced_indexing(m);
+  bind_reductions(m);
 }

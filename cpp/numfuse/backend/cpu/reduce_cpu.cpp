@@ -1,0 +1,518 @@
+#include "numfuse/backend/cpu/reduce_cpu.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "numfuse/backend/cpu/thread_pool.h"
+#include "numfuse/backend/cpu/ufunc_loops.h"
+#include "numfuse/core/iteration.h"
+#include "numfuse/kernels/scalar_ops.h"
+
+namespace nf::cpu {
+
+namespace {
+
+constexpr int64_t kCastChunk = 1024;    // elements cast at once when the input is not the loop dtype
+constexpr int64_t kBlock = 256;         // outputs accumulated together by the outer reduction
+constexpr int64_t kMinParallel = 32768; // elements of work worth a thread
+
+// The reduction as loops see it: sp over (out, in), split into the kept dims (operands out, in)
+// and the reduced dims (operand in), each outermost first.
+struct Layout {
+  IterSpace kept, red;
+  bool inner_reduced = false;  // the input's innermost (smallest-stride) dim is reduced
+};
+
+Layout make_layout(const Array& in, const std::vector<bool>& axes) {
+  Strides out_s = contiguous_strides([&] {
+    Shape s;
+    for (int d = 0; d < in.ndim(); ++d) s.push_back(axes[d] ? 1 : in.shape[d]);
+    return s;
+  }());
+  for (int d = 0; d < in.ndim(); ++d) {
+    if (axes[d]) out_s[d] = 0;
+  }
+  IterSpace sp = make_iter_space(in.shape, {out_s, in.strides}, 1);
+  Layout L;
+  L.kept.strides.assign(2, Strides{});
+  L.red.strides.assign(1, Strides{});
+  for (int d = 0; d < sp.ndim(); ++d) {
+    if (sp.strides[0][d] == 0 && sp.shape[d] > 1) {
+      L.red.shape.push_back(sp.shape[d]);
+      L.red.strides[0].push_back(sp.strides[1][d]);
+      L.inner_reduced = d == sp.ndim() - 1;
+    } else {
+      L.kept.shape.push_back(sp.shape[d]);
+      L.kept.strides[0].push_back(sp.strides[0][d]);
+      L.kept.strides[1].push_back(sp.strides[1][d]);
+    }
+  }
+  return L;
+}
+
+// Element offsets of flat index i of a space, per operand.
+void offsets_at(const IterSpace& sp, int64_t i, int64_t* off) {
+  for (size_t k = 0; k < sp.strides.size(); ++k) off[k] = 0;
+  for (int d = sp.ndim() - 1; d >= 0; --d) {
+    int64_t idx = i % sp.shape[d];
+    i /= sp.shape[d];
+    for (size_t k = 0; k < sp.strides.size(); ++k) off[k] += idx * sp.strides[k][d];
+  }
+}
+
+// 16-byte GCC vector types (SSE2 on x86-64, NEON on arm64): the baseline every build has.
+template <class T> struct Vec16;
+template <> struct Vec16<float> {
+  typedef float V __attribute__((vector_size(16)));
+  typedef int32_t M __attribute__((vector_size(16)));
+};
+template <> struct Vec16<double> {
+  typedef double V __attribute__((vector_size(16)));
+  typedef int64_t M __attribute__((vector_size(16)));
+};
+
+// pairwise_reduce for a contiguous float sum, written with vector registers: the same eight
+// accumulators and the same tree as NumPy (bit-identical to the scalar form), which GCC does not
+// keep in registers by itself once the prefetch is in the loop.
+template <class T>
+T pairwise_sum_contig(const T* p, int64_t n) {
+  if (n < 8) {
+    T res = T(0);
+    for (int64_t i = 0; i < n; ++i) res += p[i];
+    return res;
+  }
+  if (n <= 128) {
+    using V = typename Vec16<T>::V;
+    constexpr int NV = 8 * sizeof(T) / sizeof(V);
+    V r[NV], x[NV];
+    std::memcpy(r, p, sizeof(r));
+    int64_t i = 8;
+    for (; i < n - (n % 8); i += 8) {
+      __builtin_prefetch(p + i + 512 / sizeof(T), 0, 3);
+      std::memcpy(x, p + i, sizeof(x));
+      for (int k = 0; k < NV; ++k) r[k] += x[k];
+    }
+    T a[8];
+    std::memcpy(a, r, sizeof(a));
+    T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+    for (; i < n; ++i) res += p[i];
+    return res;
+  }
+  int64_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum_contig(p, n2) + pairwise_sum_contig(p + n2, n - n2);
+}
+
+#ifdef __SSE2__
+inline Vec16<float>::V simd_max(Vec16<float>::V a, Vec16<float>::V b) { return _mm_max_ps(a, b); }
+inline Vec16<float>::V simd_min(Vec16<float>::V a, Vec16<float>::V b) { return _mm_min_ps(a, b); }
+inline Vec16<double>::V simd_max(Vec16<double>::V a, Vec16<double>::V b) { return _mm_max_pd(a, b); }
+inline Vec16<double>::V simd_min(Vec16<double>::V a, Vec16<double>::V b) { return _mm_min_pd(a, b); }
+#endif
+
+// Max/Min/Fmax/Fmin of n contiguous floats in vector registers. The compiler cannot vectorise the
+// NaN-propagating scalar op, so NaNs are tracked in a mask beside bitwise compare-selects: Max and
+// Min return NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are).
+template <class T, ReduceOp Op>
+T vec_extreme(const T* p, int64_t n) {
+  using V = typename Vec16<T>::V;
+  using M = typename Vec16<T>::M;
+  constexpr int L = 16 / sizeof(T), U = 4;
+  constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
+  constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
+  const T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  // Named registers, not arrays: arrays indexed by lane afterwards get spilled to the stack.
+  V r0 = V{} + start, r1 = r0, r2 = r0, r3 = r0;
+  M f0 = M{}, f1 = M{}, f2 = M{}, f3 = M{};
+  auto ld = [](const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof(V));
+    return v;
+  };
+  auto step = [&](V& r, M& f, V x) {
+#ifdef __SSE2__
+    // maxps/minps are exactly `x > r ? x : r` (a NaN x leaves r): one instruction.
+    r = is_max ? simd_max(x, r) : simd_min(x, r);
+#else
+    M m = is_max ? (x > r) : (x < r);
+    r = (V)(((M)x & m) | ((M)r & ~m));
+#endif
+    f |= propagate ? (x != x) : (x == x);
+  };
+  int64_t i = 0;
+  for (; i + U * L <= n; i += U * L) {
+    step(r0, f0, ld(p + i));
+    step(r1, f1, ld(p + i + L));
+    step(r2, f2, ld(p + i + 2 * L));
+    step(r3, f3, ld(p + i + 3 * L));
+  }
+  T best = start;
+  bool flag = false;
+  auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
+  const V rs[U] = {r0, r1, r2, r3};
+  const M fs[U] = {f0, f1, f2, f3};
+  for (int k = 0; k < U; ++k) {
+    for (int l = 0; l < L; ++l) {
+      take(rs[k][l]);
+      flag |= fs[k][l] != 0;
+    }
+  }
+  for (; i < n; ++i) {
+    const T x = p[i];
+    flag |= propagate ? x != x : x == x;
+    take(x);
+  }
+  return flag == propagate ? std::numeric_limits<T>::quiet_NaN() : best;
+}
+
+// A value reduction: T is the loop dtype's storage type, Acc what it accumulates in.
+template <class T, class F, ReduceOp Op>
+struct ValueR {
+  static constexpr ReduceOp kOp = Op;
+  using in_t = T;
+  using acc_t = compute_t<T>;
+  using out_t = T;
+  F f;
+  acc_t load(T x) const { return static_cast<acc_t>(x); }
+  acc_t op(acc_t a, acc_t b) const { return f(a, b); }
+  out_t finish(acc_t a) const { return convert<T>(a); }
+};
+
+// any / all over any input dtype: truth values, or-ed or and-ed.
+template <class T, bool All>
+struct LogicR {
+  static constexpr ReduceOp kOp = All ? ReduceOp::All : ReduceOp::Any;
+  using in_t = T;
+  using acc_t = bool;
+  using out_t = bool;
+  bool load(T x) const { return truth(x); }
+  bool op(bool a, bool b) const { return All ? (a && b) : (a || b); }
+  bool finish(bool a) const { return a; }
+};
+
+template <class R>
+class Reducer {
+ public:
+  using T = typename R::in_t;
+  using Acc = typename R::acc_t;
+  using Out = typename R::out_t;
+
+  Reducer(R r, const Layout& L, const Array& in, CastLoop cast, Acc id, Acc init, char* out)
+      : r_(r), L_(L), in_(in.data()), isz_(int64_t(in.itemsize())), cast_(cast), id_(id),
+        init_(init), out_(reinterpret_cast<Out*>(out)) {}
+
+  void run() {
+    if (L_.inner_reduced || L_.kept.ndim() == 0) {
+      inner();
+    } else {
+      outer();
+    }
+  }
+
+ private:
+  // n elements from p (bytes, stride s in input elements), cast on the fly when needed.
+  Acc run_reduce(const char* p, int64_t n, int64_t s) const {
+    auto load = [this](T x) { return r_.load(x); };
+    auto op = [this](Acc a, Acc b) { return r_.op(a, b); };
+    if (!cast_) {
+      const T* q = reinterpret_cast<const T*>(p);
+      constexpr ReduceOp op_kind = R::kOp;
+      if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                    (op_kind == ReduceOp::Max || op_kind == ReduceOp::Min ||
+                     op_kind == ReduceOp::Fmax || op_kind == ReduceOp::Fmin)) {
+        if (s == 1) return vec_extreme<T, op_kind>(q, n);
+      }
+      if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && op_kind == ReduceOp::Sum) {
+        if (s == 1) return pairwise_sum_contig(q, n);
+      }
+      return s == 1 ? pairwise_reduce<true>(q, n, 1, id_, load, op)
+                    : pairwise_reduce<false>(q, n, s, id_, load, op);
+    }
+    T buf[kCastChunk];
+    Acc acc = id_;
+    for (int64_t i = 0; i < n; i += kCastChunk) {
+      int64_t m = std::min(kCastChunk, n - i);
+      cast_(p + i * s * isz_, s, buf, m);
+      acc = r_.op(acc, pairwise_reduce<true>(buf, m, 1, id_, load, op));
+    }
+    return acc;
+  }
+
+  // The reduced sub-space [b, e) below one output (`base`: the output's first input element).
+  Acc reduce_range(const char* base, int64_t b, int64_t e) const {
+    const IterSpace& red = L_.red;
+    if (red.ndim() == 0) return run_reduce(base, 1, 1);
+    if (red.ndim() == 1) return run_reduce(base + b * red.strides[0][0] * isz_, e - b, red.strides[0][0]);
+    Acc acc = id_;
+    const int64_t s = red.strides[0].back();
+    for_each_run(red, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t* off, int64_t n) {
+      acc = r_.op(acc, run_reduce(base + off[0] * isz_, n, s));
+    });
+    return acc;
+  }
+
+  // Innermost dim reduced: each output reduces a run (or several) on its own.
+  void inner() {
+    const IterSpace& kept = L_.kept;
+    const int64_t nout = kept.size(), nred = L_.red.size();
+    if (nout == 1 && nred >= 2 * kMinParallel && num_threads() > 1) {
+      // One output: each thread reduces a slice; slices combine in order.
+      const int64_t parts = num_threads();
+      std::vector<Acc> partial(parts, id_);
+      int64_t off[2];
+      offsets_at(kept, 0, off);
+      const char* base = in_ + off[1] * isz_;
+      parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+        for (int64_t p = pb; p < pe; ++p) {
+          int64_t b = nred * p / parts, e = nred * (p + 1) / parts;
+          b -= b % 8;  // keep the pairwise blocks aligned as in one pass
+          if (p + 1 < parts) e -= e % 8;
+          partial[p] = reduce_range(base, b, e);
+        }
+      });
+      Acc acc = partial[0];
+      for (int64_t p = 1; p < parts; ++p) acc = r_.op(acc, partial[p]);
+      out_[off[0]] = r_.finish(r_.op(init_, acc));
+      return;
+    }
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred, 1));
+    parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+      const int64_t so = kept.ndim() ? kept.strides[0].back() : 0;
+      const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
+      for_each_run(kept, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t* off, int64_t n) {
+        for (int64_t j = 0; j < n; ++j) {
+          Acc acc = reduce_range(in_ + (off[1] + j * si) * isz_, 0, nred);
+          out_[off[0] + j * so] = r_.finish(r_.op(init_, acc));
+        }
+      });
+    });
+  }
+
+  // acc[j] = op(acc[j], row[j * s]) for j < n: the vectorisable heart of the outer reduction.
+  void accumulate_row(Acc* acc, const char* row, int64_t n, int64_t s) const {
+    if (cast_) {
+      T buf[kBlock];
+      cast_(row, s, buf, n);
+      for (int64_t j = 0; j < n; ++j) acc[j] = r_.op(acc[j], r_.load(buf[j]));
+      return;
+    }
+    const T* p = reinterpret_cast<const T*>(row);
+    if (s == 1) {
+      for (int64_t j = 0; j < n; ++j) acc[j] = r_.op(acc[j], r_.load(p[j]));
+    } else {
+      for (int64_t j = 0; j < n; ++j) acc[j] = r_.op(acc[j], r_.load(p[j * s]));
+    }
+  }
+
+  // Accumulates the reduced rows [rb, re) into acc[0..n) for the columns starting at `base`.
+  void accumulate_rows(Acc* acc, const char* base, int64_t n, int64_t s, int64_t rb, int64_t re) const {
+    const IterSpace& red = L_.red;
+    const int64_t rs = red.strides[0].back();
+    for_each_run(red, rb, re, std::numeric_limits<int64_t>::max(), [&](const int64_t* off, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) accumulate_row(acc, base + (off[0] + i * rs) * isz_, n, s);
+    });
+  }
+
+  // Innermost dim kept: rows of the input accumulate into blocks of kBlock outputs, as NumPy
+  // accumulates rows (sequential along the reduced dims, vectorised across outputs).
+  void outer() {
+    const IterSpace& kept = L_.kept;
+    const int kd = kept.ndim();
+    const int64_t ncol = kept.shape[kd - 1];
+    const int64_t so = kept.strides[0][kd - 1], si = kept.strides[1][kd - 1];
+    const int64_t nblk = (ncol + kBlock - 1) / kBlock;
+    const int64_t nouter = kept.size() / ncol;
+    const int64_t items = nouter * nblk, nred = L_.red.size();
+    IterSpace outer_sp = kept;  // the kept dims but the innermost
+    outer_sp.shape.pop_back();
+    for (auto& st : outer_sp.strides) st.pop_back();
+    // Few outputs over many rows: split the rows between threads too, partials combine in order.
+    int64_t rsplit = 1;
+    if (items < num_threads() && nred * ncol >= 2 * kMinParallel) rsplit = num_threads();
+    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * items * kBlock) : 0);
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * kBlock, 1));
+    parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
+      Acc acc[kBlock];
+      for (int64_t w = b; w < e; ++w) {
+        const int64_t item = w % items, part = w / items;
+        const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+        int64_t off[2] = {0, 0};
+        if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+        for (int64_t j = 0; j < n; ++j) acc[j] = id_;
+        const char* base = in_ + (off[1] + c0 * si) * isz_;
+        accumulate_rows(acc, base, n, si, nred * part / rsplit, nred * (part + 1) / rsplit);
+        if (rsplit > 1) {
+          std::copy(acc, acc + n, partial.begin() + (part * items + item) * kBlock);
+          continue;
+        }
+        Out* dst = out_ + off[0] + c0 * so;
+        for (int64_t j = 0; j < n; ++j) dst[j * so] = r_.finish(r_.op(init_, acc[j]));
+      }
+    });
+    if (rsplit == 1) return;
+    for (int64_t item = 0; item < items; ++item) {
+      const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+      int64_t off[2] = {0, 0};
+      if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+      Out* dst = out_ + off[0] + c0 * so;
+      for (int64_t j = 0; j < n; ++j) {
+        Acc a = partial[item * kBlock + j];
+        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[(p * items + item) * kBlock + j]);
+        dst[j * so] = r_.finish(r_.op(init_, a));
+      }
+    }
+  }
+
+  R r_;
+  const Layout& L_;
+  const char* in_;
+  int64_t isz_;
+  CastLoop cast_;
+  Acc id_, init_;
+  Out* out_;
+};
+
+template <class R>
+void run_reducer(R r, const Layout& L, const Array& in, CastLoop cast, const void* id_bytes,
+                 const void* init_bytes, const Array& out) {
+  using Acc = typename R::acc_t;
+  using T = typename R::in_t;
+  Acc id, init;
+  if constexpr (std::is_same_v<Acc, bool>) {
+    id = init = *static_cast<const bool*>(id_bytes);
+  } else {
+    T idv, initv;
+    std::memcpy(&idv, id_bytes, sizeof(T));
+    std::memcpy(&initv, init_bytes, sizeof(T));
+    id = r.load(idv);
+    init = r.load(initv);
+  }
+  Reducer<R>(r, L, in, cast, id, init, out.data()).run();
+}
+
+template <class T>
+void value_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, const Array& out) {
+  unsigned char id[16], init[16];
+  reduce_identity(spec.op, spec.loop, id);
+  std::memcpy(init, spec.has_initial ? spec.initial : id, sizeof(init));
+  CastLoop cast = in.dtype == spec.loop ? nullptr : find_cast_loop(in.dtype, spec.loop);
+  switch (spec.op) {
+    case ReduceOp::Sum: return run_reducer(ValueR<T, sop::Add, ReduceOp::Sum>{}, L, in, cast, id, init, out);
+    case ReduceOp::Prod: return run_reducer(ValueR<T, sop::Multiply, ReduceOp::Prod>{}, L, in, cast, id, init, out);
+    case ReduceOp::Max: return run_reducer(ValueR<T, sop::Maximum, ReduceOp::Max>{}, L, in, cast, id, init, out);
+    case ReduceOp::Min: return run_reducer(ValueR<T, sop::Minimum, ReduceOp::Min>{}, L, in, cast, id, init, out);
+    case ReduceOp::Fmax: return run_reducer(ValueR<T, sop::Fmax, ReduceOp::Fmax>{}, L, in, cast, id, init, out);
+    case ReduceOp::Fmin: return run_reducer(ValueR<T, sop::Fmin, ReduceOp::Fmin>{}, L, in, cast, id, init, out);
+    default: break;
+  }
+}
+
+// ---- argmax / argmin: the first index of the extreme; NaN is the extreme -------------------------
+
+template <class T> bool arg_isnan(T x) {
+  if constexpr (is_cplx_v<T>) return x.re != x.re || x.im != x.im;
+  else if constexpr (std::is_same_v<T, half>) return float(x) != float(x);
+  else return x != x;
+}
+template <class T> bool arg_better(T x, T best, bool max) {
+  if constexpr (is_cplx_v<T>) {
+    return max ? (x.re > best.re || (x.re == best.re && x.im > best.im))
+               : (x.re < best.re || (x.re == best.re && x.im < best.im));
+  } else if constexpr (std::is_same_v<T, half>) {
+    return max ? float(x) > float(best) : float(x) < float(best);
+  } else {
+    return max ? x > best : x < best;
+  }
+}
+
+// The winner of [b, e) along a strided run: (index, value); stops at the first NaN.
+template <class T>
+std::pair<int64_t, T> arg_run(const T* p, int64_t b, int64_t e, int64_t s, bool max) {
+  int64_t bi = b;
+  T best = p[b * s];
+  if (arg_isnan(best)) return {bi, best};
+  for (int64_t i = b + 1; i < e; ++i) {
+    T x = p[i * s];
+    if (arg_isnan(x)) return {i, x};
+    if (arg_better(x, best, max)) {
+      best = x;
+      bi = i;
+    }
+  }
+  return {bi, best};
+}
+
+template <class T>
+void arg_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, const Array& out) {
+  const bool max = spec.op == ReduceOp::ArgMax;
+  const T* src = in.data_as<T>();
+  int64_t* dst = out.data_as<int64_t>();
+  const IterSpace& kept = L.kept;
+  const int64_t n = L.red.size(), s = L.red.ndim() ? L.red.strides[0][0] : 1;
+  if (kept.size() == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
+    const int64_t parts = num_threads();
+    std::vector<std::pair<int64_t, T>> partial(parts);
+    parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) partial[p] = arg_run(src, n * p / parts, n * (p + 1) / parts, s, max);
+    });
+    auto win = partial[0];
+    for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
+      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
+    }
+    int64_t off[2];
+    offsets_at(kept, 0, off);
+    dst[off[0]] = win.first;
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(n, 1));
+  parallel_for(kept.size(), grain, [&](int64_t b, int64_t e) {
+    const int64_t so = kept.ndim() ? kept.strides[0].back() : 0;
+    const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
+    for_each_run(kept, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t* off, int64_t m) {
+      for (int64_t j = 0; j < m; ++j) dst[off[0] + j * so] = arg_run(src + off[1] + j * si, 0, n, s, max).first;
+    });
+  });
+}
+
+}  // namespace
+
+void reduce(const ReduceSpec& spec, const Array& in, const Array& out) {
+  if (out.size() == 0) return;
+  if (in.size() == 0) {  // every output reduces nothing: the initial value or the identity
+    unsigned char v[16];
+    if (spec.has_initial) {
+      std::memcpy(v, spec.initial, sizeof(v));
+    } else {
+      reduce_identity(spec.op, out.dtype, v);
+    }
+    const size_t sz = out.itemsize();
+    for (int64_t i = 0; i < out.size(); ++i) std::memcpy(out.data() + i * sz, v, sz);
+    return;
+  }
+  Layout L = make_layout(in, spec.axes);
+  switch (spec.op) {
+    case ReduceOp::Any:
+    case ReduceOp::All: {
+      const bool all = spec.op == ReduceOp::All;
+      unsigned char id = all ? 1 : 0;
+      NF_DISPATCH(in.dtype, reduce_op_name(spec.op), {
+        if (all) run_reducer(LogicR<scalar_t, true>{}, L, in, nullptr, &id, &id, out);
+        else run_reducer(LogicR<scalar_t, false>{}, L, in, nullptr, &id, &id, out);
+      });
+      return;
+    }
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      NF_DISPATCH(in.dtype, reduce_op_name(spec.op), { arg_reduce<scalar_t>(spec, L, in, out); });
+      return;
+    default:
+      NF_DISPATCH(spec.loop, reduce_op_name(spec.op), { value_reduce<scalar_t>(spec, L, in, out); });
+  }
+}
+
+}  // namespace nf::cpu

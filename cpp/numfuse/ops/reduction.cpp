@@ -1,0 +1,210 @@
+#include "numfuse/ops/reduction.h"
+
+#include <cstring>
+#include <limits>
+
+#include "numfuse/backend/backend.h"
+#include "numfuse/backend/cpu/reduce_cpu.h"
+#include "numfuse/core/error.h"
+#include "numfuse/graph/eval.h"
+#include "numfuse/kernels/scalar_ops.h"
+#include "numfuse/ops/elementwise.h"
+#include "numfuse/ops/views.h"
+
+namespace nf {
+
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "add";
+    case ReduceOp::Prod: return "multiply";
+    case ReduceOp::Max: return "maximum";
+    case ReduceOp::Min: return "minimum";
+    case ReduceOp::Fmax: return "fmax";
+    case ReduceOp::Fmin: return "fmin";
+    case ReduceOp::Any: return "logical_or";
+    case ReduceOp::All: return "logical_and";
+    case ReduceOp::ArgMax: return "argmax";
+    case ReduceOp::ArgMin: return "argmin";
+  }
+  return "?";
+}
+
+void ReduceNode::eval_cpu(const std::vector<Array>& outs) { cpu::reduce(spec, inputs[0], outs[0]); }
+
+namespace {
+
+bool is_value_op(ReduceOp op) { return op <= ReduceOp::Fmin; }
+bool is_arg_op(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
+
+}  // namespace
+
+DType reduce_default_dtype(ReduceOp op, DType in) {
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+      // NumPy's add/multiply reductions use the default integer for anything narrower.
+      if (in == DType::Bool || (is_integer(in) && !is_unsigned(in) && in != DType::Int64)) {
+        return DType::Int64;
+      }
+      if (is_unsigned(in) && in != DType::UInt64) return DType::UInt64;
+      return in;
+    case ReduceOp::Any:
+    case ReduceOp::All: return DType::Bool;
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin: return DType::Int64;
+    default: return in;
+  }
+}
+
+namespace {
+
+template <class T>
+T identity_of(ReduceOp op) {
+  if constexpr (is_cplx_v<T>) {
+    using R = decltype(T{}.re);
+    constexpr R inf = std::numeric_limits<R>::infinity(), nan = std::numeric_limits<R>::quiet_NaN();
+    switch (op) {
+      case ReduceOp::Prod: return T(R(1), R(0));
+      case ReduceOp::Max: return T(-inf, -inf);
+      case ReduceOp::Min: return T(inf, inf);
+      case ReduceOp::Fmax: case ReduceOp::Fmin: return T(nan, nan);
+      default: return T(R(0), R(0));
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return op == ReduceOp::Prod || op == ReduceOp::Min || op == ReduceOp::Fmin || op == ReduceOp::All;
+  } else {
+    using C = compute_t<T>;
+    using lim = std::numeric_limits<C>;
+    constexpr bool flt = std::is_floating_point_v<C>;
+    C c = C(0);
+    switch (op) {
+      case ReduceOp::Prod: c = C(1); break;
+      case ReduceOp::Max: c = flt ? -lim::infinity() : lim::lowest(); break;
+      case ReduceOp::Min: c = flt ? lim::infinity() : lim::max(); break;
+      // fmax(NaN, x) is x, and an all-NaN slice stays NaN.
+      case ReduceOp::Fmax: c = flt ? lim::quiet_NaN() : lim::lowest(); break;
+      case ReduceOp::Fmin: c = flt ? lim::quiet_NaN() : lim::max(); break;
+      default: break;
+    }
+    return convert<T>(c);
+  }
+}
+
+}  // namespace
+
+void reduce_identity(ReduceOp op, DType loop, void* out) {
+  NF_DISPATCH(loop, reduce_op_name(op), {
+    scalar_t v = identity_of<scalar_t>(op);
+    std::memcpy(out, &v, sizeof(v));
+  });
+}
+
+Array reduce(ReduceOp op, const Array& a_in, const ReduceOptions& opts) {
+  Array a = a_in;
+  const char* name = reduce_op_name(op);
+  std::vector<bool> axes;
+  if (is_arg_op(op)) {
+    if (!opts.axis) {
+      a = ravel(a);
+      axes = {true};
+    } else {
+      if (opts.axis->size() != 1) throw TypeError("'tuple' object cannot be interpreted as an integer");
+      axes = normalize_axes(*opts.axis, a.ndim());
+    }
+  } else if (opts.axis) {
+    axes = normalize_axes(*opts.axis, a.ndim());
+  } else {
+    axes.assign(a.ndim(), true);
+  }
+
+  DType loop = opts.dtype ? *opts.dtype
+               : (opts.out && is_value_op(op)) ? opts.out->dtype
+                                               : reduce_default_dtype(op, a.dtype);
+  if (!is_value_op(op) && opts.dtype) loop = reduce_default_dtype(op, a.dtype);
+  DType result_dtype = is_value_op(op) ? loop : reduce_default_dtype(op, a.dtype);
+
+  Shape kept_shape, reduced_shape;  // without and with keepdims
+  bool empty_reduction = false;
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (axes[d]) {
+      reduced_shape.push_back(1);
+      if (a.shape[d] == 0) empty_reduction = true;
+    } else {
+      reduced_shape.push_back(a.shape[d]);
+      kept_shape.push_back(a.shape[d]);
+    }
+  }
+  const Shape& result_shape = opts.keepdims ? reduced_shape : kept_shape;
+  const bool no_identity = op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::Fmax ||
+                           op == ReduceOp::Fmin;
+  if (empty_reduction && numel(reduced_shape) > 0) {
+    if (is_arg_op(op)) {
+      throw ValueError(std::string("attempt to get ") + name + " of an empty sequence");
+    }
+    if (no_identity && !opts.initial) {
+      throw ValueError(std::string("zero-size array to reduction operation ") + name +
+                       " which has no identity");
+    }
+  }
+  if (opts.out) {
+    const Array& o = *opts.out;
+    if (o.ndim() != static_cast<int>(result_shape.size())) {
+      throw ValueError(std::string("output parameter for reduction operation ") + name +
+                       " has the wrong number of dimensions: Found " + std::to_string(o.ndim()) +
+                       " but expected " + std::to_string(result_shape.size()));
+    }
+    if (o.shape != result_shape) {
+      throw ValueError("operands could not be broadcast together with remapped shapes: output " +
+                       shape_str(o.shape) + " result " + shape_str(result_shape));
+    }
+  }
+
+  auto node = std::make_shared<ReduceNode>();
+  node->device = a.device();
+  node->spec.op = op;
+  node->spec.loop = loop;
+  node->spec.axes = axes;
+  if (opts.initial && is_value_op(op)) {
+    eval(*opts.initial, FlushReason::HostRead);
+    Array init = Array::empty({}, loop, Device::cpu());
+    backend::copy_into(*opts.initial, init);
+    std::memcpy(node->spec.initial, init.data(), itemsize(loop));
+    node->spec.has_initial = true;
+  }
+  if (opts.where) {
+    if (is_arg_op(op)) throw TypeError(std::string(name) + "() got an unexpected keyword argument 'where'");
+    if (no_identity && !opts.initial) {
+      throw ValueError(std::string("reduction operation '") + name +
+                       "' does not have an identity, so to use a where mask one has to specify 'initial'");
+    }
+    // Masked-out elements become the identity (or initial), which leaves every result unchanged.
+    Shape b = broadcast_shapes(opts.where->shape, a.shape);
+    if (b != a.shape) {
+      throw ValueError("operands could not be broadcast together with remapped shapes " +
+                       shape_str(opts.where->shape) + " " + shape_str(a.shape));
+    }
+    DType fill_dtype = is_value_op(op) ? loop : DType::Bool;
+    unsigned char fill[16] = {};
+    if (node->spec.has_initial) {
+      std::memcpy(fill, node->spec.initial, sizeof(fill));
+    } else {
+      reduce_identity(op, fill_dtype, fill);
+    }
+    Array x = is_value_op(op) ? astype(a, loop, false) : a;
+    a = where(Operand::of(*opts.where), Operand::of(x), Operand::of(Array::scalar(fill, fill_dtype)));
+  }
+  node->inputs = {a};
+  Array res = make_pending(node, result_dtype, reduced_shape);
+  if (!opts.keepdims) {
+    // Dropping unit dims of a fresh C-contiguous result is a relabelling, not a view.
+    res = res.view(kept_shape, contiguous_strides(kept_shape), res.byte_offset);
+    res.is_view = false;
+  }
+  if (opts.out) {
+    assign(*opts.out, res, Casting::Unsafe, true);
+    return *opts.out;
+  }
+  return res;
+}
+
+}  // namespace nf

@@ -1,0 +1,93 @@
+// Reductions and scans: numfuse._core.reduce(op, a, ...) and numfuse._core.scan(op, a, ...).
+// The NumPy-facing functions (sum, mean, argmax, cumsum, ...) are in numfuse/_reductions.py.
+#include "bindings.h"
+#include "numfuse/core/error.h"
+#include "numfuse/ops/reduction.h"
+#include "numfuse/ops/scan.h"
+
+namespace nf::py {
+
+namespace {
+
+int64_t index_arg(nb::handle h) {
+  PyObject* i = PyNumber_Index(h.ptr());
+  if (!i) throw nb::python_error();
+  return py_to_int64(nb::steal(i));
+}
+
+// axis=None, an int, or a tuple of ints.
+std::optional<std::vector<int64_t>> axis_arg(nb::handle obj) {
+  if (obj.is_none()) return std::nullopt;
+  std::vector<int64_t> axes;
+  if (nb::isinstance<nb::tuple>(obj) || nb::isinstance<nb::list>(obj)) {
+    for (nb::handle h : obj) axes.push_back(index_arg(h));
+  } else {
+    axes.push_back(index_arg(obj));
+  }
+  return axes;
+}
+
+std::optional<Array> out_arg(nb::handle obj) {
+  if (obj.is_none()) return std::nullopt;
+  nb::handle o = obj;
+  if (nb::isinstance<nb::tuple>(obj)) {
+    if (nb::len(obj) != 1) throw ValueError("The 'out' tuple must have exactly one entry");
+    o = obj[0];
+    if (o.is_none()) return std::nullopt;
+  }
+  if (!nb::isinstance<Array>(o)) throw TypeError("output must be an array");
+  return nb::cast<const Array&>(o);
+}
+
+ReduceOp reduce_op_arg(const std::string& name) {
+  static const std::pair<const char*, ReduceOp> ops[] = {
+      {"sum", ReduceOp::Sum},   {"prod", ReduceOp::Prod},     {"max", ReduceOp::Max},
+      {"min", ReduceOp::Min},   {"fmax", ReduceOp::Fmax},     {"fmin", ReduceOp::Fmin},
+      {"any", ReduceOp::Any},   {"all", ReduceOp::All},       {"argmax", ReduceOp::ArgMax},
+      {"argmin", ReduceOp::ArgMin}};
+  for (auto& [n, op] : ops) {
+    if (name == n) return op;
+  }
+  throw ValueError("unknown reduction '" + name + "'");
+}
+
+}  // namespace
+
+void bind_reductions(nb::module_& m) {
+  m.def(
+      "reduce",
+      [](const std::string& op, nb::handle a, nb::handle axis, bool keepdims, nb::handle dtype,
+         nb::handle out, nb::handle initial, nb::handle where) {
+        Device device = default_device();
+        ReduceOptions opts;
+        opts.axis = axis_arg(axis);
+        opts.keepdims = keepdims;
+        opts.dtype = optional_dtype(dtype);
+        opts.out = out_arg(out);
+        if (!initial.is_none()) opts.initial = operand_from_py(initial, device).array;
+        if (!where.is_none() && where.ptr() != Py_True) opts.where = array_from_py(where, DType::Bool, device);
+        return reduce(reduce_op_arg(op), array_from_py(a, std::nullopt, device), opts);
+      },
+      nb::arg("op"), nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
+      nb::arg("dtype").none() = nb::none(), nb::arg("out").none() = nb::none(),
+      nb::arg("initial").none() = nb::none(), nb::arg("where").none() = nb::none());
+  m.def(
+      "scan",
+      [](const std::string& op, nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out) {
+        ScanOp sop;
+        if (op == "cumsum") sop = ScanOp::CumSum;
+        else if (op == "cumprod") sop = ScanOp::CumProd;
+        else throw ValueError("unknown scan '" + op + "'");
+        std::optional<int64_t> ax;
+        if (!axis.is_none()) ax = index_arg(axis);
+        return scan(sop, array_from_py(a, std::nullopt, default_device()), ax, optional_dtype(dtype),
+                    out_arg(out));
+      },
+      nb::arg("op"), nb::arg("a"), nb::arg("axis").none() = nb::none(),
+      nb::arg("dtype").none() = nb::none(), nb::arg("out").none() = nb::none());
+  m.def("reduce_default_dtype", [](const std::string& op, nb::handle dtype) {
+    return dtype_to_py(reduce_default_dtype(reduce_op_arg(op), dtype_from_py(dtype)));
+  });
+}
+
+}  // namespace nf::py
