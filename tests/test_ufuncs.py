@@ -248,3 +248,11 @@ def test_isclose_allclose(xp):
     b = xp.asarray([1.0 + 1e-9, 2.1, numpy.nan, numpy.inf, 0.0])
     return (xp.isclose(a, b), xp.isclose(a, b, equal_nan=True), xp.allclose(a[:2], b[:2]),
             xp.array_equal(a, a), xp.array_equal(a, a, equal_nan=True))
+
+
+@pytest.mark.parametrize("exponent", [2, 2.0, 0.5, -1, -1.0, 3, 1, 0])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32", "float64", "complex64"])
+@oracle()
+def test_power_operator_fast_paths(xp, exponent, dtype):
+    a = xp.asarray(numpy.arange(1, 6).astype(dtype))
+    return a ** exponent

@@ -61,6 +61,25 @@ nb::object inplace(nb::handle self, nb::handle b) {
   ufunc(op, {Operand::of(a), operand_from_py(b, a.device())}, opts);
   return nb::borrow(self);
 }
+// NumPy's fast_scalar_power: a ** 2 is square(a), a ** 0.5 sqrt(a), a ** -1 reciprocal(a) for
+// inexact arrays (and ** 2 for integers), with the same result dtypes and far cheaper than pow.
+nb::object power(const Array& a, nb::handle b) {
+  PyObject* p = b.ptr();
+  if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
+    double e = PyFloat_CheckExact(p) ? PyFloat_AS_DOUBLE(p) : PyLong_AsDouble(p);
+    if (PyErr_Occurred()) PyErr_Clear();
+    UFunc fast = UFunc::Power;
+    if (e == 2.0) fast = UFunc::Square;
+    if (is_inexact(a.dtype) && e == 0.5) fast = UFunc::Sqrt;
+    if (is_inexact(a.dtype) && e == -1.0) fast = UFunc::Reciprocal;
+    // An integer array with a float exponent promotes to float64: leave that to power.
+    if (fast != UFunc::Power && (is_inexact(a.dtype) || PyLong_CheckExact(p))) {
+      return nb::cast(ufunc1(fast, Operand::of(a)));
+    }
+  }
+  return binary<UFunc::Power>(a, b);
+}
+
 template <UFunc op>
 nb::object unary(const Array& a) {
   return nb::cast(ufunc1(op, Operand::of(a)));
@@ -215,7 +234,7 @@ void bind_array(nb::module_& m) {
       .def("__ifloordiv__", &inplace<UFunc::FloorDivide>)
       .def("__mod__", &binary<UFunc::Remainder>).def("__rmod__", &binary_r<UFunc::Remainder>)
       .def("__imod__", &inplace<UFunc::Remainder>)
-      .def("__pow__", &binary<UFunc::Power>).def("__rpow__", &binary_r<UFunc::Power>)
+      .def("__pow__", &power).def("__rpow__", &binary_r<UFunc::Power>)
       .def("__ipow__", &inplace<UFunc::Power>)
       .def("__and__", &binary<UFunc::BitwiseAnd>).def("__rand__", &binary_r<UFunc::BitwiseAnd>)
       .def("__iand__", &inplace<UFunc::BitwiseAnd>)
