@@ -1,42 +1,28 @@
 #include "numfuse/core/buffer.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <new>
 #include <string>
 
 #include "numfuse/core/error.h"
+#include "numfuse/core/host_allocator.h"
 
 namespace nf {
 
 namespace {
-void free_aligned(void* p) { std::free(p); }
+void free_host(void* p) { host_free(p); }
 }  // namespace
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
   if (!device.is_cpu()) {
     throw NotImplementedError("device " + device.str() + " is not available in this build");
   }
-  // Large blocks are 2 MiB aligned and asked to be backed by huge pages (as NumPy does): first
-  // touch then costs one fault per 2 MiB instead of one per 4 KiB.
-  constexpr size_t kHuge = size_t(2) << 20;
-  const bool large = nbytes >= (size_t(4) << 20);
-  const size_t align = large ? kHuge : 64;
-  size_t rounded = (nbytes + align - 1) / align * align;
-  if (rounded == 0) rounded = 64;
-  void* p = std::aligned_alloc(align, rounded);
-  if (!p) {
-    throw std::bad_alloc();
-  }
-#ifdef MADV_HUGEPAGE
-  if (large) madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+  void* p = host_alloc(nbytes);
   auto b = std::shared_ptr<Buffer>(new Buffer());
   b->data_ = p;
   b->nbytes_ = nbytes;
   b->device_ = device;
-  b->release_ = free_aligned;
+  b->release_ = free_host;
   b->ctx_ = p;
   return b;
 }

@@ -14,6 +14,8 @@ struct UFuncNode : ElementwiseNode {
   std::vector<DType> in_loop, out_loop;
   std::string name() const override;
   ElementwiseOp op() const override { return {ElementwiseOp::Kind::UFunc, ufunc, in_loop, out_loop}; }
+  // Small contiguous operands call the loop directly: the host-overhead path of a lone op.
+  void eval_cpu(const std::vector<Array>& outs) override;
 };
 
 // where(cond, x, y); inputs are (bool cond, x, y) with x and y of the output dtype.

@@ -1,0 +1,119 @@
+#include "numfuse/core/host_allocator.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nf {
+
+namespace {
+
+constexpr size_t kHuge = size_t(2) << 20;
+constexpr size_t kLarge = size_t(4) << 20;  // blocks from here on are cached
+
+size_t cache_limit() {
+  static const size_t limit = [] {
+    const char* v = std::getenv("NUMFUSE_HOST_CACHE_BYTES");
+    if (v && *v) {
+      try {
+        return static_cast<size_t>(std::stoull(v));
+      } catch (...) {
+      }
+    }
+    return size_t(1) << 30;
+  }();
+  return limit;
+}
+
+struct LargeBlocks {
+  std::mutex m;
+  std::unordered_map<void*, size_t> live;     // size of every large block handed out
+  std::multimap<size_t, void*> cached;        // freed blocks by size
+  size_t cached_bytes = 0;
+};
+
+LargeBlocks& large_blocks() {
+  static LargeBlocks* b = new LargeBlocks();  // leaked: arrays may be freed during static teardown
+  return *b;
+}
+
+}  // namespace
+
+void* host_alloc(size_t nbytes) {
+  if (nbytes < kLarge) {
+    size_t rounded = (nbytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const size_t rounded = (nbytes + kHuge - 1) / kHuge * kHuge;
+  LargeBlocks& lb = large_blocks();
+  {
+    std::lock_guard<std::mutex> lock(lb.m);
+    auto it = lb.cached.find(rounded);
+    if (it != lb.cached.end()) {
+      void* p = it->second;
+      lb.cached.erase(it);
+      lb.cached_bytes -= rounded;
+      lb.live[p] = rounded;
+      return p;
+    }
+  }
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (!p) {
+    host_free_cache();  // cached blocks of other sizes may be what stands in the way
+    p = std::aligned_alloc(kHuge, rounded);
+    if (!p) throw std::bad_alloc();
+  }
+#ifdef MADV_HUGEPAGE
+  madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  std::lock_guard<std::mutex> lock(lb.m);
+  lb.live[p] = rounded;
+  return p;
+}
+
+void host_free(void* p) {
+  if (!p) return;
+  LargeBlocks& lb = large_blocks();
+  {
+    std::lock_guard<std::mutex> lock(lb.m);
+    auto it = lb.live.find(p);
+    if (it != lb.live.end()) {
+      size_t size = it->second;
+      lb.live.erase(it);
+      if (lb.cached_bytes + size <= cache_limit()) {
+        lb.cached.emplace(size, p);
+        lb.cached_bytes += size;
+        return;
+      }
+    }
+  }
+  std::free(p);
+}
+
+void host_free_cache() {
+  LargeBlocks& lb = large_blocks();
+  std::vector<void*> blocks;
+  {
+    std::lock_guard<std::mutex> lock(lb.m);
+    for (auto& [size, p] : lb.cached) blocks.push_back(p);
+    lb.cached.clear();
+    lb.cached_bytes = 0;
+  }
+  for (void* p : blocks) std::free(p);
+}
+
+size_t host_cached_bytes() {
+  LargeBlocks& lb = large_blocks();
+  std::lock_guard<std::mutex> lock(lb.m);
+  return lb.cached_bytes;
+}
+
+}  // namespace nf
