@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/nodes.h"
 #include "numfuse/ops/views.h"
@@ -86,4 +87,45 @@ TEST(Codegen, StridedHalfAndComplexKernelsCompile) {
   expect_compiles(k.source);
   Array z = Array::empty({5}, DType::Complex128, Device::cpu());
   expect_compiles(generate_elementwise(make_program(UFunc::Power, z, Operand::of(z), DType::Complex128)).source);
+}
+
+namespace {
+ReduceSpec spec_of(ReduceOp op, DType loop, std::vector<bool> axes) {
+  ReduceSpec s;
+  s.op = op;
+  s.loop = loop;
+  s.axes = std::move(axes);
+  return s;
+}
+}  // namespace
+
+TEST(CodegenReduce, PlansFullInnerAndOuterReductions) {
+  Array a = Array::empty({1000, 64}, DType::Float32, Device::cpu());
+  ReducePlan full = plan_reduce(spec_of(ReduceOp::Sum, DType::Float32, {true, true}), a, 132);
+  EXPECT_EQ(full.nout, 1);
+  EXPECT_EQ(full.nred, 64000);
+  EXPECT_FALSE(full.thread_per_output);
+  EXPECT_GT(full.blocks_per_output, 1);
+  ReducePlan outer = plan_reduce(spec_of(ReduceOp::Sum, DType::Float32, {true, false}), a, 132);
+  EXPECT_EQ(outer.nout, 64);
+  EXPECT_EQ(outer.red_stride, (Strides{64}));
+  Array wide = Array::empty({10, 5000}, DType::Float64, Device::cpu());
+  EXPECT_TRUE(plan_reduce(spec_of(ReduceOp::Max, DType::Float64, {true, false}), wide, 132).thread_per_output);
+}
+
+TEST(CodegenReduce, EveryOpCompiles) {
+  Array f = Array::empty({4, 300}, DType::Float16, Device::cpu());
+  Array z = Array::empty({4, 300}, DType::Complex64, Device::cpu());
+  Array i = Array::empty({4, 300}, DType::Int8, Device::cpu());
+  struct Case { ReduceOp op; const Array* a; DType loop; };
+  for (Case c : {Case{ReduceOp::Sum, &f, DType::Float16}, Case{ReduceOp::Prod, &z, DType::Complex64},
+                 Case{ReduceOp::Max, &f, DType::Float16}, Case{ReduceOp::Fmin, &f, DType::Float16},
+                 Case{ReduceOp::Any, &i, DType::Bool}, Case{ReduceOp::All, &z, DType::Bool},
+                 Case{ReduceOp::ArgMax, &f, DType::Int64}, Case{ReduceOp::ArgMin, &i, DType::Int64},
+                 Case{ReduceOp::Sum, &i, DType::Int64}}) {
+    ReduceSpec spec = spec_of(c.op, c.loop, {false, true});
+    ReduceKernel k = generate_reduce(spec, *c.a, plan_reduce(spec, *c.a, 132));
+    SCOPED_TRACE(reduce_op_name(c.op));
+    expect_compiles(k.source);
+  }
 }

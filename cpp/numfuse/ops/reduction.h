@@ -29,6 +29,7 @@ struct ReduceNode : Node {
   NodeKind kind() const override { return NodeKind::Reduction; }
   std::string name() const override { return reduce_op_name(spec.op); }
   void eval_cpu(const std::vector<Array>& outs) override;
+  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/reduce_cuda.cpp
 };
 
 struct ReduceOptions {

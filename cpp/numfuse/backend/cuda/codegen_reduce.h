@@ -1,0 +1,41 @@
+// CUDA source for a reduction (ops/reduction.h's ReduceSpec) over any strided input: the kept
+// dims and the reduced dims are each coalesced; one kernel variant gives each output a block
+// (or several, with a second pass over their partial results), another gives each output a
+// thread (outer reductions, where neighbouring outputs are neighbours in memory). Shapes,
+// strides, pointers and the initial value are parameters, never part of the source.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "numfuse/core/array.h"
+#include "numfuse/ops/reduction.h"
+
+namespace nf::cuda {
+
+constexpr int kMaxReduceRank = 6;  // coalesced kept dims and reduced dims, each
+
+struct ReducePlan {
+  Shape kept_shape, red_shape;      // coalesced, C order preserved within each part
+  Strides kept_stride, red_stride;  // input strides in elements
+  int64_t nout = 1, nred = 1;
+  bool thread_per_output = false;
+  int blocks_per_output = 1;        // > 1: partial results, then a second pass
+  int vec = 1;                      // elements per load in the block variant (contiguous rows)
+};
+
+// How to reduce `in` (its dims marked in spec.axes) on a device with `sm_count` multiprocessors.
+ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count);
+
+struct ReduceKernel {
+  std::string source;                  // kernels: nf_reduce_main, nf_reduce_partials
+  std::vector<uint8_t> params;         // the parameter struct's bytes
+  size_t partial_bytes = 0;            // scratch for partial results (0: one pass)
+};
+
+// in: the input array (device memory); out: the C-contiguous keepdims-shaped output; partials:
+// the scratch pointer (may be null when partial_bytes is 0: call twice, see reduce_cuda.cpp).
+ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan);
+void set_reduce_pointers(ReduceKernel& k, const void* in, void* out, void* partials);
+
+}  // namespace nf::cuda

@@ -1,0 +1,35 @@
+// ReduceNode on a CUDA device: a generated kernel (codegen_reduce.h), one or two passes.
+#include <algorithm>
+
+#include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/cuda/kernel_cache.h"
+#include "numfuse/backend/cuda/launch.h"
+#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/ops/reduction.h"
+
+namespace nf {
+
+void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
+  const Array& in = inputs[0];
+  const int dev = device.index;
+  const int sms = cuda::device_properties(dev).multiprocessor_count;
+  cuda::ReducePlan plan = cuda::plan_reduce(spec, in, sms);
+  cuda::ReduceKernel k = cuda::generate_reduce(spec, in, plan);
+  std::shared_ptr<Buffer> partials;
+  if (k.partial_bytes) partials = cuda::allocate_device_buffer(k.partial_bytes, dev);
+  cuda::set_reduce_pointers(k, in.data(), outs[0].data(), partials ? partials->data() : nullptr);
+  cuda::CUfunction main_fn = cuda::get_kernel(k.source, "nf_reduce_main", {}, dev);
+  if (plan.thread_per_output) {
+    int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
+    cuda::launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
+    return;
+  }
+  cuda::launch(main_fn, dev, static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
+  if (plan.blocks_per_output > 1) {
+    cuda::CUfunction second = cuda::get_kernel(k.source, "nf_reduce_partials", {}, dev);
+    cuda::launch(second, dev, static_cast<unsigned>(plan.nout), 256, k.params);
+  }
+}
+
+}  // namespace nf
