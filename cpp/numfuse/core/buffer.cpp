@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "numfuse/backend/cuda/memory.h"
 #include "numfuse/core/error.h"
 
 namespace nf {
@@ -16,7 +17,8 @@ void free_aligned(void* p) { std::free(p); }
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
   if (!device.is_cpu()) {
-    throw NotImplementedError("device " + device.str() + " is not available in this build");
+    check_device_usable(device);
+    return cuda::allocate_device_buffer(nbytes, device.index);
   }
   // Large blocks are 2 MiB aligned and asked to be backed by huge pages (as NumPy does): first
   // touch then costs one fault per 2 MiB instead of one per 4 KiB.

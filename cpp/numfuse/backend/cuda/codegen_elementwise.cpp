@@ -94,6 +94,12 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
     throw NotImplementedError("fused kernel with " + std::to_string(ptrs.size()) + " arrays");
   }
   IterSpace sp = make_iter_space(p.shape, strides, 0);
+  if (sp.ndim() == 0) {
+    // A 0-d space is one element: a 1-d space of one at unit stride (no zero-length arrays in
+    // the parameter struct, and the contiguous variant applies).
+    sp.shape = Shape{1};
+    for (Strides& st : sp.strides) st = Strides{1};
+  }
   const int rank = sp.ndim();
   if (rank > kMaxKernelRank) throw NotImplementedError("fused kernel of rank " + std::to_string(rank));
   // Array leaves whose strides are all zero (a broadcast element) are loaded once per thread.
@@ -108,7 +114,9 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   for (size_t k = 0; k < strides.size() && contiguous; ++k) {
     contiguous = sp.strides[k][0] == 1 || (k >= nout && sp.strides[k][0] == 0);
   }
-  const bool idx32 = sp.fits_int32();
+  // 32-bit indices leave headroom for the grid-stride step past the end (i + gridDim*blockDim
+  // must not overflow): the grid is capped far below 2^24 threads.
+  const bool idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
   // Elements per thread: 16-byte loads of the widest operand, if every pointer is aligned.
   int vec = 1;
   if (contiguous) {
