@@ -149,11 +149,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    start, stop = asarray(start), asarray(stop)
+    start, stop = asarray(start, device=device), asarray(stop, device=device)
     div = (num - 1) if endpoint else num
     dt = _np.result_type(start.dtype, stop.dtype, float)
     delta = stop.astype(dt) - start.astype(dt)
-    idx = arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim)
+    idx = arange(0, num, dtype=dt, device=start.device).reshape((-1,) + (1,) * delta.ndim)
     step = delta / div if div > 0 else _np.nan
     if div > 0:
         y = idx * step + start

@@ -94,9 +94,8 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
     throw NotImplementedError("fused kernel with " + std::to_string(ptrs.size()) + " arrays");
   }
   IterSpace sp = make_iter_space(p.shape, strides, 0);
-  if (sp.ndim() == 0) {
-    // A 0-d space is one element: a 1-d space of one at unit stride (no zero-length arrays in
-    // the parameter struct, and the contiguous variant applies).
+  if (sp.size() == 1) {
+    // One element (a 0-d or all-unit-dims space): unit strides, so the contiguous variant applies.
     sp.shape = Shape{1};
     for (Strides& st : sp.strides) st = Strides{1};
   }

@@ -144,18 +144,25 @@ void fill(const Array& out, const void* value) {
   run_program_cuda(copy_program(Array::scalar(value, out.dtype), out));
 }
 
+std::string arange_kernel_source(DType d) {
+  const bool integer = is_integer(d) || d == DType::Bool;
+  return index_kernel_source(d, "nf_arange", ", double start, double step, long long istart, long long istep",
+                             integer ? "out[i] = nf::convert<nf_T>(istart + i * istep);"
+                                     : "out[i] = nf::convert<nf_T>(start + double(i) * step);");
+}
+
+std::string eye_kernel_source(DType d) {
+  return index_kernel_source(d, "nf_eye", ", long long cols, long long k",
+                             "const long long c = i + k;\n"
+                             "    if (c >= 0 && c < cols) out[i * cols + c] = nf::convert<nf_T>(1);");
+}
+
 void arange(const Array& out, double start, double step) {
   const int64_t n = out.size();
   if (n == 0) return;
   const int device = out.device().index;
-  const bool integer = is_integer(out.dtype) || out.dtype == DType::Bool;
-  static const char* kIntBody = "out[i] = nf::convert<nf_T>(istart + i * istep);";
-  static const char* kFloatBody = "out[i] = nf::convert<nf_T>(start + double(i) * step);";
-  std::string src = index_kernel_source(out.dtype, "nf_arange",
-                                        ", double start, double step, long long istart, long long istep",
-                                        integer ? kIntBody : kFloatBody);
   Stream s = enqueue_stream(device);
-  CUfunction f = get_kernel(src, "nf_arange", kernel_options(), device);
+  CUfunction f = get_kernel(arange_kernel_source(out.dtype), "nf_arange", kernel_options(), device);
   void* ptr = out.data();
   long long nn = n, is = static_cast<long long>(start), ist = static_cast<long long>(step);
   void* args[] = {&ptr, &nn, &start, &step, &is, &ist};
@@ -168,11 +175,8 @@ void eye(const Array& out, int64_t k) {
   unsigned char zero[16] = {};
   fill(out, zero);
   const int64_t rows = out.shape[0], cols = out.shape[1];
-  std::string src = index_kernel_source(out.dtype, "nf_eye", ", long long cols, long long k",
-                                        "const long long c = i + k;\n"
-                                        "    if (c >= 0 && c < cols) out[i * cols + c] = nf::convert<nf_T>(1);");
   Stream s = enqueue_stream(device);
-  CUfunction f = get_kernel(src, "nf_eye", kernel_options(), device);
+  CUfunction f = get_kernel(eye_kernel_source(out.dtype), "nf_eye", kernel_options(), device);
   void* ptr = out.data();
   long long nn = rows, cc = cols, kk = k;
   void* args[] = {&ptr, &nn, &cc, &kk};

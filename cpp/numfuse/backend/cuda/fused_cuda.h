@@ -3,6 +3,7 @@
 // generators that the core needs (transfers, casts, creation functions).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "numfuse/backend/cuda/stream.h"
 #include "numfuse/graph/group_program.h"
@@ -26,5 +27,9 @@ void fill(const Array& out, const void* value);
 void arange(const Array& out, double start, double step);
 // A 2-d identity-like array: ones on diagonal k, zeros elsewhere.
 void eye(const Array& out, int64_t k);
+
+// The kernel sources of arange and eye for a dtype (entries "nf_arange", "nf_eye").
+std::string arange_kernel_source(DType d);
+std::string eye_kernel_source(DType d);
 
 }  // namespace nf::cuda
