@@ -1,7 +1,8 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
 #include <cstring>
-#include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
@@ -52,6 +53,18 @@ struct OperandPlan {
   int ptr = -1;         // index into Params::ptr
   int value = -1;       // index into Params::scalar
   bool broadcast = false;  // stride 0 everywhere: loaded once
+};
+
+// Source text built by string appends: no iostreams (and no locale) on the launch path. An
+// ostringstream here crashed inside libstdc++'s locale code on the GPU machine's build.
+struct SourceText {
+  std::string text;
+  SourceText& operator<<(const char* v) { text += v; return *this; }
+  SourceText& operator<<(const std::string& v) { text += v; return *this; }
+  SourceText& operator<<(char v) { text += v; return *this; }
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  SourceText& operator<<(T v) { text += std::to_string(v); return *this; }
+  std::string str() { return std::move(text); }
 };
 
 template <class T>
@@ -132,7 +145,8 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
     }
   }
 
-  std::ostringstream s;
+  SourceText s;
+  s.text.reserve(std::char_traits<char>::length(kKernelPrelude) + 4096);
   s << kKernelPrelude << "\n// ---- fused elementwise kernel\n";
   s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
   s << "struct nf_params {\n  void* ptr[" << std::max<size_t>(1, ptrs.size()) << "];\n";
