@@ -34,8 +34,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
             out = out.copy() if out is a else out
         elif copy is False and out is not a:
             raise ValueError("Unable to avoid copy while creating an array as requested.")
-        if device is not None and str(device) != out.device:
-            raise NotImplementedError(f"moving arrays to device {device!r} is not available yet")
+        if device is not None:
+            out = _core.to_device(out, device)
         return out
     if copy is False:
         raise ValueError("Unable to avoid copy while creating an array as requested.")
@@ -48,6 +48,8 @@ asanyarray = asarray
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None, device=None):
     if isinstance(obj, ndarray):
         out = obj.astype(dtype if dtype is not None else obj.dtype, copy=bool(copy))
+        if device is not None:
+            out = _core.to_device(out, device)
     elif isinstance(obj, (list, tuple)) and any(isinstance(x, ndarray) for x in obj):
         from ._shape import stack
         out = stack([asarray(x) for x in obj])
@@ -70,7 +72,8 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     """A NumPy copy of ``a`` on the host (CuPy's name)."""
     if isinstance(a, ndarray):
-        res = _np.array(a._host_view(), order=order, copy=True)
+        # A device array's host view is already a fresh copy.
+        res = _np.array(a._host_view(), order=order, copy=a.device == "cpu")
     else:
         res = _np.asarray(a, order=order)
     if out is not None:
@@ -146,11 +149,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    start, stop = asarray(start), asarray(stop)
+    start, stop = asarray(start, device=device), asarray(stop, device=device)
     div = (num - 1) if endpoint else num
     dt = _np.result_type(start.dtype, stop.dtype, float)
     delta = stop.astype(dt) - start.astype(dt)
-    idx = arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim)
+    idx = arange(0, num, dtype=dt, device=start.device).reshape((-1,) + (1,) * delta.ndim)
     step = delta / div if div > 0 else _np.nan
     if div > 0:
         y = idx * step + start

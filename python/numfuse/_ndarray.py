@@ -62,6 +62,12 @@ def get(self, stream=None, order="C", out=None, blocking=True):
     return asnumpy(self, order=order, out=out)
 
 
+def to_device(self, device, /, *, stream=None):
+    """This array on `device` ('cpu', 'cuda', 'cuda:N'): itself when already there, else a copy."""
+    from . import _core
+    return _core.to_device(self, device)
+
+
 def __iter__(self):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d array")
@@ -74,6 +80,7 @@ _methods = {
     "base": property(lambda self: None),
     "__array__": __array__,
     "get": get,
+    "to_device": to_device,
     "__iter__": __iter__,
     "tolist": lambda self: _host(self).tolist(),
     "item": lambda self, *args: _host(self).item(*args),

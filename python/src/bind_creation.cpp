@@ -24,7 +24,14 @@ Shape shape_arg(nb::handle obj) {
 
 Device device_arg(nb::handle obj) {
   if (obj.is_none()) return default_device();
-  return parse_device(nb::cast<std::string>(nb::str(obj)));
+  if (!PyUnicode_Check(obj.ptr()) && nb::hasattr(obj, "id")) {  // numfuse.cuda.Device
+    Device d = Device::cuda(nb::cast<int>(obj.attr("id")));
+    check_device_usable(d);
+    return d;
+  }
+  Device d = parse_device(nb::cast<std::string>(nb::str(obj)));
+  check_device_usable(d);
+  return d;
 }
 
 }  // namespace
@@ -35,6 +42,8 @@ void bind_creation(nb::module_& m) {
           return array_from_py(obj, optional_dtype(dtype), device_arg(device));
         },
         nb::arg("obj"), nb::arg("dtype").none() = nb::none(), nb::arg("device").none() = nb::none());
+  m.def("to_device", [](const Array& a, nb::handle device) { return to_device(a, device_arg(device)); },
+        nb::arg("a"), nb::arg("device"));
   m.def("from_numpy", [](nb::handle arr, nb::handle device) {
     return array_from_numpy(arr, device_arg(device));
   }, nb::arg("arr"), nb::arg("device").none() = nb::none());

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
 #include "numfuse/backend/cuda/library_search.h"
@@ -14,6 +15,7 @@
 #include "numfuse/backend/cuda/nvrtc.h"
 #include "numfuse/backend/cuda/stream.h"
 #include "numfuse/core/error.h"
+#include "numfuse/graph/eval.h"
 
 namespace nf::py {
 
@@ -142,6 +144,14 @@ void bind_cuda(nb::module_& parent) {
   });
   m.def("device_arch", &device_arch);
   m.def("driver_version", &driver_version);
+  // dst[...] = src between numfuse arrays on any devices (a cuMemcpyDtoD when both are dense
+  // with one dtype): what the benchmarks measure the copy bandwidth with.
+  m.def("_copy_into", [](const Array& src, const Array& dst) {
+    eval(src, FlushReason::Explicit);
+    prepare_write(dst);
+    nb::gil_scoped_release release;
+    backend::copy_into(src, dst);
+  }, nb::arg("src"), nb::arg("dst"));
   m.def("synchronize", [](int device) { cuda::synchronize(device); },
         nb::arg("device") = -1, nb::call_guard<nb::gil_scoped_release>());
   m.def("add_search_dirs", &add_search_dirs, nb::arg("lib_dirs"), nb::arg("include_dirs"));

@@ -41,8 +41,11 @@ Operand operand_from_py(nb::handle obj, Device device);
 Array array_from_py(nb::handle obj, std::optional<DType> dtype, Device device);
 // A copy of a NumPy (or buffer-protocol) array in a new numfuse array.
 Array array_from_numpy(nb::handle np_array, Device device);
-// A NumPy array viewing a materialised host array's memory (keeps the storage alive).
+// A NumPy array viewing a host array's memory (keeps the storage alive); for a device array, a
+// NumPy array over a host copy. Evaluates `a` first.
 nb::object host_numpy_view(const Array& a);
+// `a` on `device` (itself when already there; otherwise a copy).
+Array to_device(const Array& a, Device device);
 
 // Python int -> int64 with OverflowError past its range.
 int64_t py_to_int64(nb::handle obj);

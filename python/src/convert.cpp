@@ -129,7 +129,10 @@ Operand operand_from_py(nb::handle obj, Device device) {
   if (PyComplex_CheckExact(p)) {
     return Operand::py_complex(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p));
   }
-  return Operand::of(array_from_py(obj, std::nullopt, device));
+  // NumPy scalars and other 0-d values stay on the host: kernels take them as parameters.
+  nb::object np_arr = numpy().attr("asarray")(obj);
+  const bool scalar = nb::cast<int64_t>(np_arr.attr("ndim")) == 0;
+  return Operand::of(array_from_numpy(np_arr, scalar ? Device::cpu() : device));
 }
 
 Array array_from_numpy(nb::handle np_array, Device device) {
@@ -146,6 +149,28 @@ Array array_from_numpy(nb::handle np_array, Device device) {
   bool aligned = true;
   for (int i = 0; i < view.ndim; ++i) aligned &= view.strides[i] % size == 0;
   aligned &= reinterpret_cast<uintptr_t>(view.buf) % size == 0;
+  const bool c_contig = aligned && is_c_contiguous(shape, strides);
+  if (!device.is_cpu() && c_contig) {
+    // Straight from NumPy's memory to the device (staged through pinned memory).
+    Array src;
+    src.dtype = dtype;
+    src.shape = shape;
+    src.strides = strides;
+    src.storage = std::make_shared<Storage>();
+    src.storage->nbytes = static_cast<size_t>(view.len);
+    src.storage->buffer = Buffer::wrap(view.buf, static_cast<size_t>(view.len), Device::cpu(),
+                                       nullptr, nullptr);
+    Array out = Array::empty(shape, dtype, device);
+    try {
+      nb::gil_scoped_release release;
+      backend::copy_into(src, out);
+    } catch (...) {
+      PyBuffer_Release(&view);
+      throw;
+    }
+    PyBuffer_Release(&view);
+    return out;
+  }
   Array out = Array::empty(shape, dtype, Device::cpu());
   if (aligned) {
     Array src;
@@ -164,8 +189,10 @@ Array array_from_numpy(nb::handle np_array, Device device) {
     }
   }
   PyBuffer_Release(&view);
-  if (!device.is_cpu()) throw NotImplementedError("device " + device.str());
-  return out;
+  if (device.is_cpu()) return out;
+  Array dev = Array::empty(shape, dtype, device);
+  backend::copy_into(out, dev);
+  return dev;
 }
 
 Array array_from_py(nb::handle obj, std::optional<DType> dtype, Device device) {
@@ -191,8 +218,28 @@ nb::dlpack::dtype dlpack_dtype(DType d) {
 }
 }  // namespace
 
+Array to_device(const Array& a, Device device) {
+  if (a.device() == device) return a;
+  check_device_usable(device);
+  eval(a, FlushReason::HostRead);
+  Array out = Array::empty(a.shape, a.dtype, device);
+  nb::gil_scoped_release release;
+  backend::copy_into(a, out);
+  return out;
+}
+
 nb::object host_numpy_view(const Array& a) {
   eval(a, FlushReason::HostRead);
+  if (!a.device().is_cpu()) {
+    // A device array is read through a contiguous host copy (the transfer waits for the stream).
+    Array host = Array::empty(a.shape, a.dtype, Device::cpu());
+    {
+      nb::gil_scoped_release release;
+      backend::copy_into(a, host);
+    }
+    host.writeable = a.writeable;
+    return host_numpy_view(host);
+  }
   auto* keep = new std::shared_ptr<Storage>(a.storage);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<Storage>*>(p); });
   std::vector<size_t> shape(a.shape.begin(), a.shape.end());

@@ -4,6 +4,7 @@
 #include <new>
 #include <string>
 
+#include "numfuse/backend/cuda/memory.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/host_allocator.h"
 
@@ -15,7 +16,8 @@ void free_host(void* p) { host_free(p); }
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
   if (!device.is_cpu()) {
-    throw NotImplementedError("device " + device.str() + " is not available in this build");
+    check_device_usable(device);
+    return cuda::allocate_device_buffer(nbytes, device.index);
   }
   void* p = host_alloc(nbytes);
   auto b = std::shared_ptr<Buffer>(new Buffer());

@@ -1,26 +1,71 @@
 #include "numfuse/core/device.h"
 
 #include <cstdlib>
+#include <mutex>
 
+#include "numfuse/backend/cuda/driver.h"
 #include "numfuse/core/error.h"
 
 namespace nf {
 
 namespace {
-Device initial_device() {
-  const char* v = std::getenv("NUMFUSE_DEVICE");
-  if (v && *v) {
-    Device d = parse_device(v);
-    if (d.is_cpu()) return d;
-    // CUDA devices are validated by the CUDA backend when it exists; until then, the CPU.
-  }
-  return Device::cpu();
+
+struct DefaultDevice {
+  std::once_flag once;
+  Device device;
+  std::string error;  // why NUMFUSE_DEVICE cannot be used ("" when it can)
+  bool explicit_set = false;
+};
+DefaultDevice& state() {
+  static DefaultDevice s;
+  return s;
 }
-Device g_default = initial_device();
+
+// NUMFUSE_DEVICE when set (checked: an unusable CUDA device is an error at first use), else
+// cuda:0 when CUDA is usable, else the CPU. Never throws: import must work without a GPU.
+void init_default(DefaultDevice& s) {
+  const char* v = std::getenv("NUMFUSE_DEVICE");
+  if (!v || !*v) {
+    s.device = cuda::cuda_available() ? Device::cuda(0) : Device::cpu();
+    return;
+  }
+  try {
+    s.device = parse_device(v);
+    if (!s.device.is_cpu()) check_device_usable(s.device);
+  } catch (const std::exception& e) {
+    s.error = std::string("NUMFUSE_DEVICE=") + v + ": " + e.what();
+    s.device = Device::cpu();
+  }
+}
+
 }  // namespace
 
-Device default_device() { return g_default; }
-void set_default_device(Device d) { g_default = d; }
+Device default_device() {
+  DefaultDevice& s = state();
+  std::call_once(s.once, [&] { init_default(s); });
+  if (!s.error.empty() && !s.explicit_set) throw ValueError(s.error);
+  return s.device;
+}
+
+void set_default_device(Device d) {
+  DefaultDevice& s = state();
+  std::call_once(s.once, [&] { init_default(s); });
+  if (!d.is_cpu()) check_device_usable(d);
+  s.device = d;
+  s.explicit_set = true;
+}
+
+void check_device_usable(Device d) {
+  if (d.is_cpu()) return;
+  if (!cuda::cuda_available()) {
+    throw CUDAError("device " + d.str() + " is not available: " + cuda::cuda_unavailable_reason());
+  }
+  const int n = cuda::device_count();
+  if (d.index >= n) {
+    throw ValueError("device " + d.str() + " does not exist: " + std::to_string(n) +
+                     " CUDA device" + (n == 1 ? "" : "s") + " found");
+  }
+}
 
 Device parse_device(const std::string& s) {
   if (s == "cpu") return Device::cpu();

@@ -17,9 +17,13 @@ struct Device {
   std::string str() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }
 };
 
-// The device new arrays go to unless told otherwise (NUMFUSE_DEVICE, or the CPU).
+// The device new arrays go to unless told otherwise: NUMFUSE_DEVICE (cpu, cuda, cuda:N), else
+// cuda:0 when CUDA is usable, else the CPU. A NUMFUSE_DEVICE naming an unusable device raises
+// ValueError here (at first use, never at import) until set_default_device is called.
 Device default_device();
 void set_default_device(Device d);
+// Throws (CUDAError: no usable CUDA; ValueError: no such device) unless `d` can hold arrays.
+void check_device_usable(Device d);
 // Parses "cpu", "cuda", "cuda:1"; throws ValueError otherwise.
 Device parse_device(const std::string& s);
 

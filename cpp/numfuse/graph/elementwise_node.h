@@ -21,6 +21,7 @@ struct ElementwiseNode : Node {
   virtual ElementwiseOp op() const = 0;
   // A group of one: the same path as fused groups.
   void eval_cpu(const std::vector<Array>& outs) override;
+  void eval_cuda(const std::vector<Array>& outs) override;
 };
 
 }  // namespace nf

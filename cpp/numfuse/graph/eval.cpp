@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
+#include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
@@ -118,7 +119,7 @@ void run_group(const Group& g) {
   if (program.device.is_cpu()) {
     cpu::run_program(program);
   } else {
-    throw NotImplementedError("fused groups on " + program.device.str());
+    cuda::run_program_cuda(program);
   }
   for (Node* n : g.nodes) detach(n);
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "numfuse/backend/cpu/thread_pool.h"
+#include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/node.h"
 
@@ -14,6 +15,7 @@ struct FillNode : Node {
   unsigned char value[16];
   NodeKind kind() const override { return NodeKind::Source; }
   std::string name() const override { return "fill"; }
+  void eval_cuda(const std::vector<Array>& outs) override { cuda::fill(outs[0], value); }
   void eval_cpu(const std::vector<Array>& outs) override {
     const Array& o = outs[0];
     const size_t size = o.itemsize();
@@ -40,6 +42,7 @@ struct ArangeNode : Node {
   double start = 0, step = 1;
   NodeKind kind() const override { return NodeKind::Source; }
   std::string name() const override { return "arange"; }
+  void eval_cuda(const std::vector<Array>& outs) override { cuda::arange(outs[0], start, step); }
   void eval_cpu(const std::vector<Array>& outs) override {
     const Array& o = outs[0];
     char* base = o.data();
@@ -61,6 +64,7 @@ struct EyeNode : Node {
   int64_t k = 0;
   NodeKind kind() const override { return NodeKind::Source; }
   std::string name() const override { return "eye"; }
+  void eval_cuda(const std::vector<Array>& outs) override { cuda::eye(outs[0], k); }
   void eval_cpu(const std::vector<Array>& outs) override {
     const Array& o = outs[0];
     const int64_t cols = o.shape[1];

@@ -1,7 +1,8 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
 #include <cstring>
-#include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
@@ -54,6 +55,18 @@ struct OperandPlan {
   bool broadcast = false;  // stride 0 everywhere: loaded once
 };
 
+// Source text built by string appends: no iostreams (and no locale) on the launch path. An
+// ostringstream here crashed inside libstdc++'s locale code on the GPU machine's build.
+struct SourceText {
+  std::string text;
+  SourceText& operator<<(const char* v) { text += v; return *this; }
+  SourceText& operator<<(const std::string& v) { text += v; return *this; }
+  SourceText& operator<<(char v) { text += v; return *this; }
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  SourceText& operator<<(T v) { text += std::to_string(v); return *this; }
+  std::string str() { return std::move(text); }
+};
+
 template <class T>
 void append(std::vector<uint8_t>& bytes, const T& v) {
   size_t at = bytes.size();
@@ -94,6 +107,11 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
     throw NotImplementedError("fused kernel with " + std::to_string(ptrs.size()) + " arrays");
   }
   IterSpace sp = make_iter_space(p.shape, strides, 0);
+  if (sp.size() == 1) {
+    // One element (a 0-d or all-unit-dims space): unit strides, so the contiguous variant applies.
+    sp.shape = Shape{1};
+    for (Strides& st : sp.strides) st = Strides{1};
+  }
   const int rank = sp.ndim();
   if (rank > kMaxKernelRank) throw NotImplementedError("fused kernel of rank " + std::to_string(rank));
   // Array leaves whose strides are all zero (a broadcast element) are loaded once per thread.
@@ -108,7 +126,9 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   for (size_t k = 0; k < strides.size() && contiguous; ++k) {
     contiguous = sp.strides[k][0] == 1 || (k >= nout && sp.strides[k][0] == 0);
   }
-  const bool idx32 = sp.fits_int32();
+  // 32-bit indices leave headroom for the grid-stride step past the end (i + gridDim*blockDim
+  // must not overflow): the grid is capped far below 2^24 threads.
+  const bool idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
   // Elements per thread: 16-byte loads of the widest operand, if every pointer is aligned.
   int vec = 1;
   if (contiguous) {
@@ -125,7 +145,8 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
     }
   }
 
-  std::ostringstream s;
+  SourceText s;
+  s.text.reserve(std::char_traits<char>::length(kKernelPrelude) + 4096);
   s << kKernelPrelude << "\n// ---- fused elementwise kernel\n";
   s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
   s << "struct nf_params {\n  void* ptr[" << std::max<size_t>(1, ptrs.size()) << "];\n";
