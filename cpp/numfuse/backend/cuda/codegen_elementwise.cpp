@@ -1,5 +1,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
+#include "numfuse/backend/cuda/source_text.h"
+
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -55,24 +57,6 @@ struct OperandPlan {
   bool broadcast = false;  // stride 0 everywhere: loaded once
 };
 
-// Source text built by string appends: no iostreams (and no locale) on the launch path. An
-// ostringstream here crashed inside libstdc++'s locale code on the GPU machine's build.
-struct SourceText {
-  std::string text;
-  SourceText& operator<<(const char* v) { text += v; return *this; }
-  SourceText& operator<<(const std::string& v) { text += v; return *this; }
-  SourceText& operator<<(char v) { text += v; return *this; }
-  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
-  SourceText& operator<<(T v) { text += std::to_string(v); return *this; }
-  std::string str() { return std::move(text); }
-};
-
-template <class T>
-void append(std::vector<uint8_t>& bytes, const T& v) {
-  size_t at = bytes.size();
-  bytes.resize(at + sizeof(T));
-  std::memcpy(bytes.data() + at, &v, sizeof(T));
-}
 
 }  // namespace
 
@@ -300,26 +284,26 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   k.n = sp.size();
   k.vec = contiguous ? vec : 1;
   // The parameter struct, laid out as the source declares it (natural alignment, 8-byte fields).
-  for (char* ptr : ptrs) append(k.params, ptr);
-  if (ptrs.empty()) append(k.params, static_cast<void*>(nullptr));
-  append(k.params, static_cast<long long>(sp.size()));
+  for (char* ptr : ptrs) append_param(k.params, ptr);
+  if (ptrs.empty()) append_param(k.params, static_cast<void*>(nullptr));
+  append_param(k.params, static_cast<long long>(sp.size()));
   if (!contiguous) {
-    for (int d = 0; d < rank; ++d) append(k.params, static_cast<long long>(sp.shape[d]));
+    for (int d = 0; d < rank; ++d) append_param(k.params, static_cast<long long>(sp.shape[d]));
     for (size_t r = 0; r < strides.size(); ++r) {
-      for (int d = 0; d < rank; ++d) append(k.params, static_cast<long long>(sp.strides[r][d]));
+      for (int d = 0; d < rank; ++d) append_param(k.params, static_cast<long long>(sp.strides[r][d]));
     }
     if (strides.empty()) {
-      for (int d = 0; d < rank; ++d) append(k.params, 0LL);
+      for (int d = 0; d < rank; ++d) append_param(k.params, 0LL);
     }
   }
   for (const Array* a : scalars) {
     unsigned long long v[2] = {0, 0};
     std::memcpy(v, a->data(), a->itemsize());
-    append(k.params, v);
+    append_param(k.params, v);
   }
   if (scalars.empty()) {
     unsigned long long v[2] = {0, 0};
-    append(k.params, v);
+    append_param(k.params, v);
   }
   return k;
 }

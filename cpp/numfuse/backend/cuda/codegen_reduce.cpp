@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -31,12 +31,6 @@ void coalesce(const std::vector<int>& dims, const Array& in, Shape* shape, Strid
 
 bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
 
-template <class T>
-void append(std::vector<uint8_t>& bytes, const T& v) {
-  size_t at = bytes.size();
-  bytes.resize(at + sizeof(T));
-  std::memcpy(bytes.data() + at, &v, sizeof(T));
-}
 
 // Byte position of the three pointers at the start of the parameter struct.
 constexpr size_t kInAt = 0, kOutAt = 8, kPartialAt = 16;
@@ -88,7 +82,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   const std::string out_t = arg ? "long long" : logical ? "bool" : cuda_storage_type(spec.loop);
   const int kr = static_cast<int>(plan.kept_shape.size()), rr = static_cast<int>(plan.red_shape.size());
 
-  std::ostringstream s;
+  SourceText s;
   s << kKernelPrelude << "\n// ---- reduction kernel\n";
   s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
   s << "struct nf_rparams {\n  const void* in;\n  void* out;\n  void* partial;\n  long long nout;\n"
@@ -215,16 +209,16 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
 
   ReduceKernel k;
   k.source = s.str();
-  append(k.params, in.data());
-  append(k.params, static_cast<void*>(nullptr));
-  append(k.params, static_cast<void*>(nullptr));
-  append(k.params, static_cast<long long>(plan.nout));
-  append(k.params, static_cast<long long>(plan.nred));
-  append(k.params, static_cast<long long>(plan.blocks_per_output));
-  for (int64_t v : plan.kept_shape) append(k.params, static_cast<long long>(v));
-  for (int64_t v : plan.kept_stride) append(k.params, static_cast<long long>(v));
-  for (int64_t v : plan.red_shape) append(k.params, static_cast<long long>(v));
-  for (int64_t v : plan.red_stride) append(k.params, static_cast<long long>(v));
+  append_param(k.params, in.data());
+  append_param(k.params, static_cast<void*>(nullptr));
+  append_param(k.params, static_cast<void*>(nullptr));
+  append_param(k.params, static_cast<long long>(plan.nout));
+  append_param(k.params, static_cast<long long>(plan.nred));
+  append_param(k.params, static_cast<long long>(plan.blocks_per_output));
+  for (int64_t v : plan.kept_shape) append_param(k.params, static_cast<long long>(v));
+  for (int64_t v : plan.kept_stride) append_param(k.params, static_cast<long long>(v));
+  for (int64_t v : plan.red_shape) append_param(k.params, static_cast<long long>(v));
+  for (int64_t v : plan.red_stride) append_param(k.params, static_cast<long long>(v));
   unsigned long long init[2] = {0, 0};
   if (!arg && !logical) {
     if (spec.has_initial) {
@@ -233,7 +227,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
       reduce_identity(op, spec.loop, init);
     }
   }
-  append(k.params, init);
+  append_param(k.params, init);
   if (plan.blocks_per_output > 1) {
     size_t acc_size = arg ? 16 + itemsize(value_dtype) : std::max<size_t>(itemsize(value_dtype), 4);
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (acc_size + 16);
