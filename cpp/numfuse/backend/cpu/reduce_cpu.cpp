@@ -262,7 +262,8 @@ class Reducer {
     const int64_t nout = kept.size(), nred = L_.red.size();
     if (nout == 1 && nred >= 2 * kMinParallel && num_threads() > 1) {
       // One output: each thread reduces a slice; slices combine in order.
-      const int64_t parts = num_threads();
+      // A few slices per thread, claimed dynamically (parallel_for), so a busy core costs little.
+      const int64_t parts = 4 * num_threads();
       std::vector<Acc> partial(parts, id_);
       int64_t off[2];
       offsets_at(kept, 0, off);
@@ -455,7 +456,7 @@ void arg_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, const 
   const IterSpace& kept = L.kept;
   const int64_t n = L.red.size(), s = L.red.ndim() ? L.red.strides[0][0] : 1;
   if (kept.size() == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
-    const int64_t parts = num_threads();
+    const int64_t parts = 4 * num_threads();
     std::vector<std::pair<int64_t, T>> partial(parts);
     parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
       for (int64_t p = pb; p < pe; ++p) partial[p] = arg_run(src, n * p / parts, n * (p + 1) / parts, s, max);

@@ -1,6 +1,7 @@
 #include "numfuse/backend/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -120,18 +121,25 @@ thread_local bool t_in_parallel = false;  // nested regions run inline instead o
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  int64_t parts = std::min<int64_t>(num_threads(), (n + grain - 1) / grain);
-  if (parts <= 1 || t_in_parallel) {
+  const int64_t threads = num_threads();
+  if (threads <= 1 || t_in_parallel || n <= grain) {
     fn(0, n);
     return;
   }
-  int64_t per = (n + parts - 1) / parts;
-  pool().run(static_cast<int>(parts), [&](int i) {
-    int64_t b = i * per, e = std::min(n, b + per);
+  // Chunks are claimed dynamically, a few per thread: when another process holds a core, the
+  // threads that run take over its share instead of everyone waiting for the slowest.
+  const int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, threads * 4);
+  const int64_t per = (n + chunks - 1) / chunks;
+  std::atomic<int64_t> next{0};
+  const int parts = static_cast<int>(std::min<int64_t>(threads, chunks));
+  pool().run(parts, [&](int) {
     bool was = t_in_parallel;
     t_in_parallel = true;
     struct Reset { bool v; ~Reset() { t_in_parallel = v; } } reset{was};
-    if (b < e) fn(b, e);
+    for (int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
+      int64_t b = c * per, e = std::min(n, b + per);
+      if (b < e) fn(b, e);
+    }
   });
 }
 
