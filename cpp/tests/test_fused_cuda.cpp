@@ -45,7 +45,7 @@ GroupProgram cast_program(int shift, const Shape& shape, bool transpose_out) {
 TEST(FusedCuda, EveryDtypeCastsInCopyPrograms) {
   for (int shift : {1, 5, 9}) {
     ElementwiseKernel k = generate_elementwise(cast_program(shift, {4, 6}, shift == 5));
-    expect_compiles(k.source, k.entry);
+    expect_compiles(std::string(kKernelPrelude) + k.body, k.entry);
   }
 }
 
@@ -62,8 +62,8 @@ TEST(FusedCuda, ZeroDimProgramsFromHostScalarsAreContiguous) {
   }
   ElementwiseKernel k = generate_elementwise(p);
   EXPECT_EQ(k.n, 1);
-  EXPECT_EQ(k.source.find("p.stride"), std::string::npos);  // the contiguous variant
-  expect_compiles(k.source, k.entry);
+  EXPECT_EQ(k.body.find("p.stride"), std::string::npos);  // the contiguous variant
+  expect_compiles(std::string(kKernelPrelude) + k.body, k.entry);
 }
 
 TEST(FusedCuda, IndexKernelsCompileForEveryDtype) {

@@ -130,8 +130,8 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   }
 
   SourceText s;
-  s.text.reserve(std::char_traits<char>::length(kKernelPrelude) + 4096);
-  s << kKernelPrelude << "\n// ---- fused elementwise kernel\n";
+  s.text.reserve(4096);
+  s << "\n// ---- fused elementwise kernel\n";
   s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
   s << "struct nf_params {\n  void* ptr[" << std::max<size_t>(1, ptrs.size()) << "];\n";
   s << "  long long n;\n";
@@ -279,7 +279,7 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   s << "  }\n}\n";
 
   ElementwiseKernel k;
-  k.source = s.str();
+  k.body = s.str();
   k.entry = "nf_fused";
   k.n = sp.size();
   k.vec = contiguous ? vec : 1;

@@ -18,7 +18,7 @@ constexpr int kMaxKernelRank = 8;       // coalesced dims of the strided variant
 constexpr int kMaxKernelOperands = 48;  // outputs + array leaves
 
 struct ElementwiseKernel {
-  std::string source;            // full NVRTC source (prelude included)
+  std::string body;              // the generated part; the NVRTC source is kKernelPrelude + body
   std::string entry;             // the __global__ function's name
   std::vector<uint8_t> params;   // the bytes of the kernel's single by-value parameter struct
   int64_t n = 0;                 // elements (threads needed = ceil(n / vec))

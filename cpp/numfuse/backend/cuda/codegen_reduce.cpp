@@ -83,7 +83,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   const int kr = static_cast<int>(plan.kept_shape.size()), rr = static_cast<int>(plan.red_shape.size());
 
   SourceText s;
-  s << kKernelPrelude << "\n// ---- reduction kernel\n";
+  s << "\n// ---- reduction kernel\n";
   s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
   s << "struct nf_rparams {\n  const void* in;\n  void* out;\n  void* partial;\n  long long nout;\n"
        "  long long nred;\n  long long bpo;\n  long long kshape[" << kr << "];\n  long long kstride[" << kr
@@ -208,7 +208,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   }
 
   ReduceKernel k;
-  k.source = s.str();
+  k.body = s.str();
   append_param(k.params, in.data());
   append_param(k.params, static_cast<void*>(nullptr));
   append_param(k.params, static_cast<void*>(nullptr));

@@ -28,7 +28,8 @@ struct ReducePlan {
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count);
 
 struct ReduceKernel {
-  std::string source;                  // kernels: nf_reduce_main, nf_reduce_partials
+  std::string body;                    // kernels nf_reduce_main, nf_reduce_partials; NVRTC source
+                                       // is kKernelPrelude + body
   std::vector<uint8_t> params;         // the parameter struct's bytes
   size_t partial_bytes = 0;            // scratch for partial results (0: one pass)
 };

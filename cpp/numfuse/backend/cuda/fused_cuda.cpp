@@ -1,5 +1,7 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 
+#include "numfuse/backend/cuda/launch.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -112,7 +114,7 @@ void run_program_cuda(const GroupProgram& program) {
   ElementwiseKernel k = generate_elementwise(program);
   if (k.n == 0) return;
   Stream s = enqueue_stream(device);
-  CUfunction f = get_kernel(k.source, k.entry, kernel_options(), device);
+  CUfunction f = generated_kernel(k.body, k.entry, kernel_options(), device);
   void* args[] = {k.params.data()};
   launch(f, (k.n + k.vec - 1) / k.vec, args, s, device);
 }

@@ -19,7 +19,7 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
   std::shared_ptr<Buffer> partials;
   if (k.partial_bytes) partials = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_reduce_pointers(k, in.data(), outs[0].data(), partials ? partials->data() : nullptr);
-  cuda::CUfunction main_fn = cuda::get_kernel(k.source, "nf_reduce_main", {}, dev);
+  cuda::CUfunction main_fn = cuda::generated_kernel(k.body, "nf_reduce_main", {"-std=c++17", "--fmad=false"}, dev);
   if (plan.thread_per_output) {
     int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
     cuda::launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
@@ -27,7 +27,7 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
   }
   cuda::launch(main_fn, dev, static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
   if (plan.blocks_per_output > 1) {
-    cuda::CUfunction second = cuda::get_kernel(k.source, "nf_reduce_partials", {}, dev);
+    cuda::CUfunction second = cuda::generated_kernel(k.body, "nf_reduce_partials", {"-std=c++17", "--fmad=false"}, dev);
     cuda::launch(second, dev, static_cast<unsigned>(plan.nout), 256, k.params);
   }
 }
