@@ -1,5 +1,6 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
+#include "numfuse/backend/cuda/codegen_steps.h"
 #include "numfuse/backend/cuda/source_text.h"
 
 #include <cstring>
@@ -37,16 +38,6 @@ const char* cuda_compute_type(DType d) {
 
 namespace {
 
-const char* ufunc_functor(UFunc op) {
-  switch (op) {
-#define NF_FUNCTOR_NAME_(E, N, I, O) \
-  case UFunc::E:                     \
-    return "nf::sop::" #E;
-    NF_FOR_EACH_UFUNC(NF_FUNCTOR_NAME_)
-#undef NF_FUNCTOR_NAME_
-    default: return "?";
-  }
-}
 
 // How the kernel reaches one operand.
 struct OperandPlan {
@@ -159,8 +150,7 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   // The body computes every step for element `i` (scalar form) or lane `k` (vector form).
   auto body = [&](const std::string& ind, bool vector_form) {
     auto value_name = [&](const ProgramValue& v) {
-      if (v.leaf >= 0) return "a" + std::to_string(nout + v.leaf);
-      return "v" + std::to_string(v.step) + "_" + std::to_string(v.output);
+      return value_expr(v, [&](int leaf) { return "a" + std::to_string(nout + leaf); });
     };
     for (size_t l = 0; l < nleaf; ++l) {
       const OperandPlan& o = ops[nout + l];
@@ -174,45 +164,7 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
           << nout + l << "]);\n";
       }
     }
-    for (size_t st = 0; st < p.steps.size(); ++st) {
-      const ProgramStep& step = p.steps[st];
-      std::vector<std::string> args;
-      for (size_t a = 0; a < step.args.size(); ++a) {
-        DType have = p.dtype_of(step.args[a]);
-        std::string name = value_name(step.args[a]);
-        if (have != step.op.in[a] || step.op.in[a] == DType::Float16) {
-          name = std::string("nf::convert<") + cuda_compute_type(step.op.in[a]) + ">(" + name + ")";
-        }
-        args.push_back(name);
-      }
-      std::string call;
-      switch (step.op.kind) {
-        case ElementwiseOp::Kind::Copy: call = args[0]; break;
-        case ElementwiseOp::Kind::Select:
-          call = "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
-          break;
-        case ElementwiseOp::Kind::UFunc: {
-          call = std::string(ufunc_functor(step.op.ufunc)) + "{}(";
-          for (size_t a = 0; a < args.size(); ++a) call += (a ? ", " : "") + args[a];
-          call += ")";
-          break;
-        }
-      }
-      // float16 values are rounded after every op, as NumPy's float16 loops do.
-      auto rounded = [&](DType d, const std::string& expr) {
-        return d == DType::Float16 ? "float(nf::half(" + expr + "))" : expr;
-      };
-      if (step.op.out.size() == 1) {
-        s << ind << "const " << cuda_compute_type(step.op.out[0]) << " v" << st << "_0 = "
-          << rounded(step.op.out[0], call) << ";\n";
-      } else {
-        s << ind << "const auto r" << st << " = " << call << ";\n";
-        s << ind << "const " << cuda_compute_type(step.op.out[0]) << " v" << st << "_0 = "
-          << rounded(step.op.out[0], "r" + std::to_string(st) + ".first") << ";\n";
-        s << ind << "const " << cuda_compute_type(step.op.out[1]) << " v" << st << "_1 = "
-          << rounded(step.op.out[1], "r" + std::to_string(st) + ".second") << ";\n";
-      }
-    }
+    emit_steps(s, p, [&](int leaf) { return "a" + std::to_string(nout + leaf); }, ind);
     for (size_t j = 0; j < nout; ++j) {
       const char* st = cuda_storage_type(ops[j].dtype);
       std::string val = "nf::convert<" + std::string(st) + ">(" + value_name(p.outputs[j].value) + ")";

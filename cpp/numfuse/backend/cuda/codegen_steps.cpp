@@ -1,0 +1,72 @@
+#include "numfuse/backend/cuda/codegen_steps.h"
+
+#include <vector>
+
+#include "numfuse/backend/cuda/codegen_elementwise.h"
+
+namespace nf::cuda {
+
+namespace {
+
+const char* ufunc_functor(UFunc op) {
+  switch (op) {
+#define NF_FUNCTOR_NAME_(E, N, I, O) \
+  case UFunc::E:                     \
+    return "nf::sop::" #E;
+    NF_FOR_EACH_UFUNC(NF_FUNCTOR_NAME_)
+#undef NF_FUNCTOR_NAME_
+    default: return "?";
+  }
+}
+
+}  // namespace
+
+std::string value_expr(const ProgramValue& v, const std::function<std::string(int)>& leaf_name) {
+  if (v.leaf >= 0) return leaf_name(v.leaf);
+  return "v" + std::to_string(v.step) + "_" + std::to_string(v.output);
+}
+
+void emit_steps(SourceText& s, const GroupProgram& p, const std::function<std::string(int)>& leaf_name,
+                const std::string& indent) {
+  for (size_t st = 0; st < p.steps.size(); ++st) {
+    const ProgramStep& step = p.steps[st];
+    std::vector<std::string> args;
+    for (size_t a = 0; a < step.args.size(); ++a) {
+      DType have = p.dtype_of(step.args[a]);
+      std::string name = value_expr(step.args[a], leaf_name);
+      if (have != step.op.in[a] || step.op.in[a] == DType::Float16) {
+        name = std::string("nf::convert<") + cuda_compute_type(step.op.in[a]) + ">(" + name + ")";
+      }
+      args.push_back(name);
+    }
+    std::string call;
+    switch (step.op.kind) {
+      case ElementwiseOp::Kind::Copy: call = args[0]; break;
+      case ElementwiseOp::Kind::Select:
+        call = "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
+        break;
+      case ElementwiseOp::Kind::UFunc: {
+        call = std::string(ufunc_functor(step.op.ufunc)) + "{}(";
+        for (size_t a = 0; a < args.size(); ++a) call += (a ? ", " : "") + args[a];
+        call += ")";
+        break;
+      }
+    }
+    // float16 values are rounded after every op, as NumPy's float16 loops do.
+    auto rounded = [&](DType d, const std::string& expr) {
+      return d == DType::Float16 ? "float(nf::half(" + expr + "))" : expr;
+    };
+    if (step.op.out.size() == 1) {
+      s << indent << "const " << cuda_compute_type(step.op.out[0]) << " v" << st << "_0 = "
+        << rounded(step.op.out[0], call) << ";\n";
+    } else {
+      s << indent << "const auto r" << st << " = " << call << ";\n";
+      s << indent << "const " << cuda_compute_type(step.op.out[0]) << " v" << st << "_0 = "
+        << rounded(step.op.out[0], "r" + std::to_string(st) + ".first") << ";\n";
+      s << indent << "const " << cuda_compute_type(step.op.out[1]) << " v" << st << "_1 = "
+        << rounded(step.op.out[1], "r" + std::to_string(st) + ".second") << ";\n";
+    }
+  }
+}
+
+}  // namespace nf::cuda
