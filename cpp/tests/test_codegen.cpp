@@ -129,3 +129,29 @@ TEST(CodegenReduce, EveryOpCompiles) {
     expect_compiles(std::string(kKernelPrelude) + k.body);
   }
 }
+
+TEST(CodegenReduce, FusedPrologueCompiles) {
+  // sum(x * 2.0 + y, axis=1) with y broadcast along the reduced axis, as one kernel.
+  Array x = Array::empty({40, 300}, DType::Float64, Device::cpu());
+  Array y = Array::empty({40, 1}, DType::Float64, Device::cpu());
+  double two = 2.0;
+  GroupProgram p = make_program(UFunc::Multiply, x, Operand::of(Array::scalar(&two, DType::Float64)),
+                                DType::Float64);
+  auto add = std::make_shared<UFuncNode>();
+  add->ufunc = UFunc::Add;
+  add->in_loop = {DType::Float64, DType::Float64};
+  add->out_loop = {DType::Float64};
+  keep.push_back(add);
+  p.leaves.push_back(y);
+  p.steps.push_back({add.get(), add->op(), {ProgramValue{-1, 0, 0}, ProgramValue{2}}});
+  p.outputs.clear();
+  p.reduced = ProgramValue{-1, 1, 0};
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::Any}) {
+    ReduceSpec spec = spec_of(op, op == ReduceOp::Any ? DType::Bool : DType::Float64, {false, true});
+    FusedReduceKernel k = generate_reduce_fused(spec, p, 132);
+    EXPECT_EQ(k.plan.nout, 40);
+    EXPECT_EQ(k.plan.nred, 300);
+    SCOPED_TRACE(reduce_op_name(op));
+    expect_compiles(std::string(kKernelPrelude) + k.body);
+  }
+}

@@ -7,10 +7,12 @@
 
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
+#include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
 #include "numfuse/graph/planner.h"
+#include "numfuse/ops/reduction.h"
 
 namespace nf {
 
@@ -113,8 +115,45 @@ void run_node(Node* node) {
   detach(node);
 }
 
+// An elementwise group closed by a reduction (CUDA): one kernel computes the values as the
+// reduction reads them. Values someone else holds are written by an elementwise pass first.
+void run_reduction_group(const Group& g) {
+  Node* red = g.nodes.back();
+  const Storage* input = red->inputs[0].storage.get();
+  GroupProgram program = build_program(g, g.nodes.size() - 1, input);
+  std::vector<Array> outs;
+  for (size_t i = 0; i < red->outputs.size(); ++i) {
+    Array out = Array::empty(red->out_shapes[i], red->out_dtypes[i], red->device);
+    if (auto st = red->outputs[i].lock()) st->buffer = out.storage->buffer;
+    outs.push_back(out);
+  }
+  if (!program.outputs.empty() || program.reduced_also_stored || program.reduced.step < 0) {
+    // Values needed in memory: store them (the reduction's input among them), then reduce it.
+    if (!program.reduced_also_stored && program.reduced.step >= 0) {
+      const ProgramStep& st = program.steps[program.reduced.step];
+      Node* n = st.node;
+      Array in = Array::empty(n->out_shapes[program.reduced.output], n->out_dtypes[program.reduced.output],
+                              n->device);
+      const_cast<Storage*>(input)->buffer = in.storage->buffer;
+      program.outputs.push_back({program.reduced, in});
+    }
+    cuda::run_program_cuda(program);
+    for (size_t i = 0; i + 1 < g.nodes.size(); ++i) detach(g.nodes[i]);
+    red->eval_cuda(outs);
+  } else {
+    cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
+    for (size_t i = 0; i + 1 < g.nodes.size(); ++i) detach(g.nodes[i]);
+  }
+  detach(red);
+}
+
 // A fused elementwise group: one program, one pass over the data.
 void run_group(const Group& g) {
+  Node* last = g.nodes.back();
+  if (last->kind() == NodeKind::Reduction) {
+    run_reduction_group(g);
+    return;
+  }
   GroupProgram program = build_program(g);
   if (program.device.is_cpu()) {
     cpu::run_program(program);

@@ -1,5 +1,6 @@
 #include "numfuse/graph/group_program.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "numfuse/core/error.h"
@@ -14,7 +15,7 @@ bool same_view(const Array& a, const Array& b) {
 }
 }  // namespace
 
-GroupProgram build_program(const Group& group) {
+GroupProgram build_program(const Group& group, size_t elementwise_nodes, const Storage* reduce_input) {
   GroupProgram p;
   ElementwiseNode* first = static_cast<ElementwiseNode*>(group.nodes.front());
   p.shape = first->out_shapes[0];
@@ -23,7 +24,9 @@ GroupProgram build_program(const Group& group) {
   // References to each in-group output storage from in-group inputs: a value nobody else holds
   // stays in registers / scratch and never reaches memory.
   std::unordered_map<const Storage*, long> internal_refs;
-  for (Node* n : group.nodes) {
+  elementwise_nodes = std::min(elementwise_nodes, group.nodes.size());
+  for (size_t ni = 0; ni < elementwise_nodes; ++ni) {
+    Node* n = group.nodes[ni];
     auto* en = static_cast<ElementwiseNode*>(n);
     ProgramStep step{en, en->op(), {}};
     for (const Array& in : n->inputs) {
@@ -56,6 +59,11 @@ GroupProgram build_program(const Group& group) {
       std::shared_ptr<Storage> st = n->outputs[o].lock();
       if (!st) continue;
       long external = st.use_count() - 1 - internal_refs[st.get()];
+      if (st.get() == reduce_input) {
+        p.reduced = ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)};
+        --external;  // the closing reduction's own reference
+        p.reduced_also_stored = external > 0;
+      }
       if (external <= 0) continue;
       const WriteRedirect& redirect = write_redirect();
       if (redirect.from == st.get()) {  // a write's right side: straight into its destination

@@ -34,6 +34,10 @@ struct GroupProgram {
   std::vector<Array> leaves;
   std::vector<ProgramStep> steps;
   std::vector<ProgramOutput> outputs;
+  // When the group ends in a reduction: the value it reduces (step < 0 when none), and whether
+  // that value is needed in memory too (someone else holds it).
+  ProgramValue reduced;
+  bool reduced_also_stored = false;
   // The dtype a value holds.
   DType dtype_of(const ProgramValue& v) const {
     return v.leaf >= 0 ? leaves[v.leaf].dtype : steps[v.step].op.out[v.output];
@@ -42,7 +46,10 @@ struct GroupProgram {
 
 // Builds the program of an elementwise group and allocates (and attaches to their storages) the
 // buffers of the values that must outlive it: those the user or a later group still holds.
-GroupProgram build_program(const Group& group);
+// `elementwise_nodes` excludes a closing reduction node; `reduce_input` is its input storage, held
+// once by that node: it is not allocated unless another holder needs it in memory.
+GroupProgram build_program(const Group& group, size_t elementwise_nodes = size_t(-1),
+                           const Storage* reduce_input = nullptr);
 // The program of one node writing into the given arrays (ElementwiseNode::eval_cpu).
 GroupProgram single_node_program(ElementwiseNode* node, const std::vector<Array>& outs);
 

@@ -17,6 +17,7 @@ const char* cut_reason_name(CutReason r) {
     case CutReason::ViewOfIntermediate: return "view-of-intermediate";
     case CutReason::OpLimit: return "op-limit";
     case CutReason::InputLimit: return "input-limit";
+    case CutReason::AfterReduction: return "after-reduction";
     case CutReason::EndOfGraph: return "end-of-graph";
   }
   return "?";
@@ -37,6 +38,18 @@ class GroupBuilder {
     if (!lim.fusion) return fail(why, CutReason::FusionDisabled);
     if (first->kind() == NodeKind::Opaque || n->kind() == NodeKind::Opaque) {
       return fail(why, CutReason::OpaqueNode);
+    }
+    if (closed) return fail(why, CutReason::AfterReduction);
+    // On CUDA devices a reduction closes the group: its kernel computes the group's values as it
+    // reads them (the CPU interpreter does not fuse reductions yet).
+    if (n->kind() == NodeKind::Reduction && first->kind() == NodeKind::Elementwise &&
+        !n->device.is_cpu() && n->device == first->device && n->inputs.size() == 1) {
+      const Array& in = n->inputs[0];
+      Node* prod = in.storage->producer.get();
+      bool whole = prod && members.count(prod) && in.byte_offset == 0 &&
+                   in.shape == first->out_shapes[0] && in.c_contiguous() &&
+                   in.dtype == prod->out_dtypes[in.storage->producer_output];
+      if (whole) return true;
     }
     if (first->kind() != NodeKind::Elementwise || n->kind() != NodeKind::Elementwise) {
       return fail(why, CutReason::NotFusable);
@@ -62,6 +75,7 @@ class GroupBuilder {
   }
 
   void add(Node* n) {
+    if (n->kind() == NodeKind::Reduction) closed = true;
     group.nodes.push_back(n);
     members.insert(n);
     for (const Array& in : n->inputs) {
@@ -79,6 +93,7 @@ class GroupBuilder {
   }
   std::unordered_set<Node*> members;
   int inputs = 0;
+  bool closed = false;  // ends in a reduction: nothing more joins
 };
 
 }  // namespace

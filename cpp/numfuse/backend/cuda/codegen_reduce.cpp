@@ -35,7 +35,92 @@ bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgM
 // Byte position of the three pointers at the start of the parameter struct.
 constexpr size_t kInAt = 0, kOutAt = 8, kPartialAt = 16;
 
+// Defines nf_acc, nf_identity(p), nf_load(x, r), nf_combine(a, b), nf_store(out, o, a) and
+// nf_block_reduce(a) for a reduction of values of dtype `in_dtype` (the parameter struct has `init`).
+void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
+  const ReduceOp op = spec.op;
+  const bool arg = is_arg(op);
+  const bool logical = op == ReduceOp::Any || op == ReduceOp::All;
+  const DType value_dtype = (arg || logical) ? in_dtype : spec.loop;
+  const std::string val_t = logical ? "bool" : cuda_compute_type(value_dtype);
+  const std::string out_t = arg ? "long long" : logical ? "bool" : cuda_storage_type(spec.loop);
+  const DType in_dtype_ = in_dtype;
+  // The accumulator: a value, or a (value, index) pair for argmax/argmin.
+  if (arg) {
+    s << "struct nf_acc { " << val_t << " v; long long i; };\n";
+  } else {
+    s << "typedef " << val_t << " nf_acc;\n";
+  }
+  s << "__device__ __forceinline__ nf_acc nf_identity(const nf_rparams& p) {\n";
+  if (arg) {
+    s << "  nf_acc a; a.v = " << val_t << "(); a.i = -1; return a;\n";
+  } else if (logical) {
+    s << "  return " << (op == ReduceOp::All ? "true" : "false") << ";\n";
+  } else {
+    s << "  return nf::convert<nf_acc>(*reinterpret_cast<const " << cuda_storage_type(spec.loop)
+      << "*>(p.init));\n";
+  }
+  s << "}\n";
+  s << "template <class X> __device__ __forceinline__ nf_acc nf_load(X x, long long r) {\n";
+  if (arg) {
+    s << "  nf_acc a; a.v = nf::convert<" << val_t << ">(x); a.i = r; return a;\n";
+  } else if (logical) {
+    s << "  return nf::truth(x);\n";
+  } else {
+    s << "  return nf::convert<nf_acc>(x);\n";
+  }
+  s << "}\n";
+  s << "__device__ __forceinline__ nf_acc nf_combine(nf_acc a, nf_acc b) {\n";
+  switch (op) {
+    case ReduceOp::Sum: s << "  return nf::sop::Add{}(a, b);\n"; break;
+    case ReduceOp::Prod: s << "  return nf::sop::Multiply{}(a, b);\n"; break;
+    case ReduceOp::Max: s << "  return nf::sop::Maximum{}(a, b);\n"; break;
+    case ReduceOp::Min: s << "  return nf::sop::Minimum{}(a, b);\n"; break;
+    case ReduceOp::Fmax: s << "  return nf::sop::Fmax{}(a, b);\n"; break;
+    case ReduceOp::Fmin: s << "  return nf::sop::Fmin{}(a, b);\n"; break;
+    case ReduceOp::Any: s << "  return a || b;\n"; break;
+    case ReduceOp::All: s << "  return a && b;\n"; break;
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin: {
+      // The first extreme wins; NaN counts as the extreme (its first occurrence).
+      const char* better = op == ReduceOp::ArgMax ? "nf::sop::Greater" : "nf::sop::Less";
+      bool has_nan = is_inexact(in_dtype_);
+      s << "  if (a.i < 0) return b;\n  if (b.i < 0) return a;\n";
+      if (has_nan) {
+        s << "  const bool an = nf::sop::Isnan{}(a.v), bn = nf::sop::Isnan{}(b.v);\n"
+             "  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n";
+      }
+      s << "  if (" << better << "{}(b.v, a.v)) return b;\n"
+        << "  if (" << better << "{}(a.v, b.v)) return a;\n"
+        << "  return a.i <= b.i ? a : b;\n";
+      break;
+    }
+  }
+  s << "}\n";
+  s << "__device__ __forceinline__ void nf_store(void* out, long long o, nf_acc a) {\n";
+  if (arg) {
+    s << "  static_cast<long long*>(out)[o] = a.i;\n";
+  } else if (logical) {
+    s << "  static_cast<bool*>(out)[o] = a;\n";
+  } else {
+    s << "  static_cast<" << out_t << "*>(out)[o] = nf::convert<" << out_t << ">(a);\n";
+  }
+  s << "}\n";
+  // Block tree through shared memory: works for every accumulator type.
+  s << "__device__ nf_acc nf_block_reduce(nf_acc a) {\n"
+       "  __shared__ unsigned char raw[256 * sizeof(nf_acc)];\n"
+       "  nf_acc* buf = reinterpret_cast<nf_acc*>(raw);\n"
+       "  buf[threadIdx.x] = a;\n  __syncthreads();\n"
+       "  for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
+       "    if (threadIdx.x < w) buf[threadIdx.x] = nf_combine(buf[threadIdx.x], buf[threadIdx.x + w]);\n"
+       "    __syncthreads();\n  }\n  return buf[0];\n}\n";
+}
+
 }  // namespace
+
+void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
+  emit_accumulator(s, spec, in_dtype);
+}
 
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
   ReducePlan p;
@@ -89,67 +174,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
        "  long long nred;\n  long long bpo;\n  long long kshape[" << kr << "];\n  long long kstride[" << kr
     << "];\n  long long rshape[" << rr << "];\n  long long rstride[" << rr
     << "];\n  unsigned long long init[2];\n};\n";
-  // The accumulator: a value, or a (value, index) pair for argmax/argmin.
-  if (arg) {
-    s << "struct nf_acc { " << val_t << " v; long long i; };\n";
-  } else {
-    s << "typedef " << val_t << " nf_acc;\n";
-  }
-  s << "__device__ __forceinline__ nf_acc nf_identity(const nf_rparams& p) {\n";
-  if (arg) {
-    s << "  nf_acc a; a.v = " << val_t << "(); a.i = -1; return a;\n";
-  } else if (logical) {
-    s << "  return " << (op == ReduceOp::All ? "true" : "false") << ";\n";
-  } else {
-    s << "  return nf::convert<nf_acc>(*reinterpret_cast<const " << cuda_storage_type(spec.loop)
-      << "*>(p.init));\n";
-  }
-  s << "}\n";
-  s << "__device__ __forceinline__ nf_acc nf_load(" << in_t << " x, long long r) {\n";
-  if (arg) {
-    s << "  nf_acc a; a.v = nf::convert<" << val_t << ">(x); a.i = r; return a;\n";
-  } else if (logical) {
-    s << "  return nf::truth(x);\n";
-  } else {
-    s << "  return nf::convert<nf_acc>(x);\n";
-  }
-  s << "}\n";
-  s << "__device__ __forceinline__ nf_acc nf_combine(nf_acc a, nf_acc b) {\n";
-  switch (op) {
-    case ReduceOp::Sum: s << "  return nf::sop::Add{}(a, b);\n"; break;
-    case ReduceOp::Prod: s << "  return nf::sop::Multiply{}(a, b);\n"; break;
-    case ReduceOp::Max: s << "  return nf::sop::Maximum{}(a, b);\n"; break;
-    case ReduceOp::Min: s << "  return nf::sop::Minimum{}(a, b);\n"; break;
-    case ReduceOp::Fmax: s << "  return nf::sop::Fmax{}(a, b);\n"; break;
-    case ReduceOp::Fmin: s << "  return nf::sop::Fmin{}(a, b);\n"; break;
-    case ReduceOp::Any: s << "  return a || b;\n"; break;
-    case ReduceOp::All: s << "  return a && b;\n"; break;
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin: {
-      // The first extreme wins; NaN counts as the extreme (its first occurrence).
-      const char* better = op == ReduceOp::ArgMax ? "nf::sop::Greater" : "nf::sop::Less";
-      bool has_nan = is_inexact(in.dtype);
-      s << "  if (a.i < 0) return b;\n  if (b.i < 0) return a;\n";
-      if (has_nan) {
-        s << "  const bool an = nf::sop::Isnan{}(a.v), bn = nf::sop::Isnan{}(b.v);\n"
-             "  if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n";
-      }
-      s << "  if (" << better << "{}(b.v, a.v)) return b;\n"
-        << "  if (" << better << "{}(a.v, b.v)) return a;\n"
-        << "  return a.i <= b.i ? a : b;\n";
-      break;
-    }
-  }
-  s << "}\n";
-  s << "__device__ __forceinline__ void nf_store(void* out, long long o, nf_acc a) {\n";
-  if (arg) {
-    s << "  static_cast<long long*>(out)[o] = a.i;\n";
-  } else if (logical) {
-    s << "  static_cast<bool*>(out)[o] = a;\n";
-  } else {
-    s << "  static_cast<" << out_t << "*>(out)[o] = nf::convert<" << out_t << ">(a);\n";
-  }
-  s << "}\n";
+  emit_accumulator(s, spec, in.dtype);
   auto offset_fn = [&](const char* name, const char* shape, const char* stride, int rank) {
     s << "__device__ __forceinline__ long long " << name << "(const nf_rparams& p, long long i) {\n"
       << "  long long off = 0;\n";
@@ -161,14 +186,6 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   };
   offset_fn("nf_kept_offset", "kshape", "kstride", kr);
   offset_fn("nf_red_offset", "rshape", "rstride", rr);
-  // Block tree through shared memory: works for every accumulator type.
-  s << "__device__ nf_acc nf_block_reduce(nf_acc a) {\n"
-       "  __shared__ unsigned char raw[256 * sizeof(nf_acc)];\n"
-       "  nf_acc* buf = reinterpret_cast<nf_acc*>(raw);\n"
-       "  buf[threadIdx.x] = a;\n  __syncthreads();\n"
-       "  for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-       "    if (threadIdx.x < w) buf[threadIdx.x] = nf_combine(buf[threadIdx.x], buf[threadIdx.x + w]);\n"
-       "    __syncthreads();\n  }\n  return buf[0];\n}\n";
   const char* in_ptr = "static_cast<const ";
   if (plan.thread_per_output) {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "numfuse/core/array.h"
+#include "numfuse/graph/group_program.h"
 #include "numfuse/ops/reduction.h"
 
 namespace nf::cuda {
@@ -38,5 +39,18 @@ struct ReduceKernel {
 // the scratch pointer (may be null when partial_bytes is 0: call twice, see reduce_cuda.cpp).
 ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan);
 void set_reduce_pointers(ReduceKernel& k, const void* in, void* out, void* partials);
+
+// A reduction whose input values are computed by a fused group's program (`prologue`, its value
+// `prologue.reduced`) as the kernel reads them: x**2 is never stored for sum(x**2). Leaves are
+// device arrays with any strides (broadcast to the reduced shape) or host scalars.
+struct FusedReduceKernel {
+  std::string body;
+  std::vector<uint8_t> params;   // out and partial pointers first (set_fused_reduce_pointers)
+  size_t partial_bytes = 0;
+  ReducePlan plan;
+};
+FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& prologue,
+                                        int sm_count);
+void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials);
 
 }  // namespace nf::cuda

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
 #include "numfuse/backend/cuda/launch.h"
@@ -33,3 +34,29 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
 }
 
 }  // namespace nf
+
+namespace nf::cuda {
+
+void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prologue, const Array& out) {
+  const int dev = prologue.device.index;
+  const int sms = device_properties(dev).multiprocessor_count;
+  FusedReduceKernel k = generate_reduce_fused(spec, prologue, sms);
+  std::shared_ptr<Buffer> partials;
+  if (k.partial_bytes) partials = allocate_device_buffer(k.partial_bytes, dev);
+  set_fused_reduce_pointers(k, out.data(), partials ? partials->data() : nullptr);
+  const std::vector<std::string> opts = {"-std=c++17", "--fmad=false"};
+  CUfunction main_fn = generated_kernel(k.body, "nf_reduce_main", opts, dev);
+  const ReducePlan& plan = k.plan;
+  if (plan.thread_per_output) {
+    int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
+    launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
+    return;
+  }
+  launch(main_fn, dev, static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
+  if (plan.blocks_per_output > 1) {
+    launch(generated_kernel(k.body, "nf_reduce_partials", opts, dev), dev,
+           static_cast<unsigned>(plan.nout), 256, k.params);
+  }
+}
+
+}  // namespace nf::cuda

@@ -1,0 +1,205 @@
+// generate_reduce_fused: a reduction whose input is computed in-kernel by a fused program.
+#include <algorithm>
+#include <cstring>
+
+#include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/backend/cuda/codegen_steps.h"
+#include "numfuse/backend/cuda/source_text.h"
+#include "numfuse/core/error.h"
+
+namespace nf::cuda {
+
+// In codegen_reduce.cpp.
+void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype);
+
+namespace {
+
+struct Leaf {
+  int program_leaf;
+  bool scalar;
+  int index;         // into ptr[] or scalar[]
+  Strides strides;   // over the reduced input's shape
+};
+
+// Joint coalescing of one part (kept or reduced dims) over every array leaf.
+void coalesce_part(const std::vector<int>& dims, const Shape& shape, std::vector<Leaf>& leaves,
+                   Shape* out_shape, std::vector<Strides>* out_strides) {
+  out_strides->assign(leaves.size(), Strides{});
+  for (int d : dims) {
+    if (shape[d] == 1) continue;
+    bool merge = !out_shape->empty();
+    for (size_t l = 0; l < leaves.size() && merge; ++l) {
+      if (leaves[l].scalar) continue;
+      merge = (*out_strides)[l].back() == leaves[l].strides[d] * shape[d];
+    }
+    if (merge) {
+      out_shape->back() *= shape[d];
+      for (size_t l = 0; l < leaves.size(); ++l) {
+        if (!leaves[l].scalar) (*out_strides)[l].back() = leaves[l].strides[d];
+      }
+      continue;
+    }
+    out_shape->push_back(shape[d]);
+    for (size_t l = 0; l < leaves.size(); ++l) (*out_strides)[l].push_back(leaves[l].scalar ? 0 : leaves[l].strides[d]);
+  }
+  if (out_shape->empty()) {
+    out_shape->push_back(1);
+    for (auto& st : *out_strides) st.push_back(0);
+  }
+}
+
+}  // namespace
+
+FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& p, int sm_count) {
+  const Shape& shape = p.shape;
+  std::vector<Leaf> leaves;
+  int nptr = 0, nscalar = 0;
+  for (size_t l = 0; l < p.leaves.size(); ++l) {
+    const Array& a = p.leaves[l];
+    Leaf leaf{static_cast<int>(l), a.ndim() == 0 && a.device().is_cpu(), 0, {}};
+    leaf.index = leaf.scalar ? nscalar++ : nptr++;
+    if (!leaf.scalar) leaf.strides = broadcast_strides(a.shape, a.strides, shape);
+    leaves.push_back(std::move(leaf));
+  }
+  std::vector<int> kept, red;
+  for (int d = 0; d < int(shape.size()); ++d) (spec.axes[d] ? red : kept).push_back(d);
+  FusedReduceKernel k;
+  ReducePlan& plan = k.plan;
+  std::vector<Strides> kstr, rstr;
+  coalesce_part(kept, shape, leaves, &plan.kept_shape, &kstr);
+  coalesce_part(red, shape, leaves, &plan.red_shape, &rstr);
+  const int kr = int(plan.kept_shape.size()), rr = int(plan.red_shape.size());
+  if (kr > kMaxReduceRank || rr > kMaxReduceRank) throw NotImplementedError("fused reduction rank");
+  plan.nout = numel(plan.kept_shape);
+  plan.nred = numel(plan.red_shape);
+  bool adjacent = false;
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    if (!leaves[l].scalar && kstr[l].back() == 1 && plan.kept_shape.back() > 1) adjacent = true;
+  }
+  plan.thread_per_output = adjacent && plan.nout >= 1024;
+  if (!plan.thread_per_output) {
+    int64_t want = std::max<int64_t>(1, (int64_t(sm_count) * 8) / std::max<int64_t>(plan.nout, 1));
+    int64_t by_work = std::max<int64_t>(1, plan.nred / (256 * 16));
+    plan.blocks_per_output = static_cast<int>(std::min<int64_t>({want, by_work, 1024}));
+  }
+
+  const DType value_dtype = p.dtype_of(p.reduced);
+  SourceText s;
+  s << "\n// ---- fused reduction kernel\n";
+  s << "struct nf_rparams {\n  void* out;\n  void* partial;\n  long long nout;\n  long long nred;\n"
+       "  long long bpo;\n  const void* ptr[" << std::max(1, nptr) << "];\n  long long kshape[" << kr
+    << "];\n  long long kstride[" << std::max(1, nptr) << "][" << kr << "];\n  long long rshape[" << rr
+    << "];\n  long long rstride[" << std::max(1, nptr) << "][" << rr << "];\n  unsigned long long scalar["
+    << std::max(1, nscalar) << "][2];\n  unsigned long long init[2];\n};\n";
+  emit_reduce_accumulator(s, spec, value_dtype);
+  // Per-leaf offsets of an output (kept dims) and of a reduced element.
+  s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";
+  s << "  for (int l = 0; l < " << std::max(1, nptr) << "; ++l) kb[l] = 0;\n";
+  for (int d = kr - 1; d >= 0; --d) {
+    s << "  { const long long c = o % p.kshape[" << d << "]; o /= p.kshape[" << d << "];\n";
+    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * p.kstride[l][" << d << "]; }\n";
+  }
+  s << "}\n";
+  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const long long* kb, long long r) {\n";
+  if (rr == 1) {
+    s << "  const long long c0 = r;\n";
+  } else {
+    s << "  long long rem = r;\n";
+    for (int d = rr - 1; d >= 0; --d) {
+      s << "  const long long c" << d << " = rem % p.rshape[" << d << "]; rem /= p.rshape[" << d << "];\n";
+    }
+  }
+  for (const Leaf& l : leaves) {
+    const Array& a = p.leaves[l.program_leaf];
+    const char* st = cuda_storage_type(a.dtype);
+    const char* ct = cuda_compute_type(a.dtype);
+    s << "  const " << ct << " a" << l.program_leaf << " = nf::convert<" << ct << ">(";
+    if (l.scalar) {
+      s << "*reinterpret_cast<const " << st << "*>(p.scalar[" << l.index << "]));\n";
+    } else {
+      s << "static_cast<const " << st << "*>(p.ptr[" << l.index << "])[kb[" << l.index << "]";
+      for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+      s << "]);\n";
+    }
+  }
+  emit_steps(s, p, [](int leaf) { return "a" + std::to_string(leaf); }, "  ");
+  s << "  return nf_load(" << value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); })
+    << ", r);\n}\n";
+  const int nkb = std::max(1, nptr);
+  if (plan.thread_per_output) {
+    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
+         "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
+         "       o += (long long)gridDim.x * blockDim.x) {\n"
+         "    long long kb[" << nkb << "]; nf_kept(p, o, kb);\n    nf_acc acc = nf_identity(p);\n"
+         "    for (long long r = 0; r < p.nred; ++r) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
+         "    nf_store(p.out, o, acc);\n  }\n}\n";
+  } else {
+    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
+         "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
+         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n"
+         "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
+         "    acc = nf_combine(acc, nf_elem(p, kb, r));\n"
+         "  acc = nf_block_reduce(acc);\n"
+         "  if (threadIdx.x == 0) {\n"
+         "    if (p.bpo == 1) nf_store(p.out, o, acc);\n"
+         "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n"
+         "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
+         "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
+         "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
+         "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
+         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p.out, o, acc);\n}\n";
+  }
+  k.body = s.str();
+  append_param(k.params, static_cast<void*>(nullptr));
+  append_param(k.params, static_cast<void*>(nullptr));
+  append_param(k.params, static_cast<long long>(plan.nout));
+  append_param(k.params, static_cast<long long>(plan.nred));
+  append_param(k.params, static_cast<long long>(plan.blocks_per_output));
+  for (const Leaf& l : leaves) {
+    if (!l.scalar) append_param(k.params, static_cast<const void*>(p.leaves[l.program_leaf].data()));
+  }
+  if (nptr == 0) append_param(k.params, static_cast<const void*>(nullptr));
+  for (int64_t v : plan.kept_shape) append_param(k.params, static_cast<long long>(v));
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    if (leaves[l].scalar) continue;
+    for (int64_t v : kstr[l]) append_param(k.params, static_cast<long long>(v));
+  }
+  if (nptr == 0) for (int d = 0; d < kr; ++d) append_param(k.params, 0LL);
+  for (int64_t v : plan.red_shape) append_param(k.params, static_cast<long long>(v));
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    if (leaves[l].scalar) continue;
+    for (int64_t v : rstr[l]) append_param(k.params, static_cast<long long>(v));
+  }
+  if (nptr == 0) for (int d = 0; d < rr; ++d) append_param(k.params, 0LL);
+  for (const Leaf& l : leaves) {
+    if (!l.scalar) continue;
+    unsigned long long v[2] = {0, 0};
+    std::memcpy(v, p.leaves[l.program_leaf].data(), p.leaves[l.program_leaf].itemsize());
+    append_param(k.params, v);
+  }
+  if (nscalar == 0) {
+    unsigned long long v[2] = {0, 0};
+    append_param(k.params, v);
+  }
+  unsigned long long init[2] = {0, 0};
+  if (spec.op <= ReduceOp::Fmin) {
+    if (spec.has_initial) {
+      std::memcpy(init, spec.initial, itemsize(spec.loop));
+    } else {
+      reduce_identity(spec.op, spec.loop, init);
+    }
+  }
+  append_param(k.params, init);
+  if (plan.blocks_per_output > 1) {
+    k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (32 + itemsize(value_dtype));
+  }
+  return k;
+}
+
+void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials) {
+  std::memcpy(k.params.data(), &out, sizeof(out));
+  std::memcpy(k.params.data() + 8, &partials, sizeof(partials));
+}
+
+}  // namespace nf::cuda
