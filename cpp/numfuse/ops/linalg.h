@@ -28,6 +28,7 @@ struct MatmulNode : Node {
   NodeKind kind() const override { return NodeKind::Opaque; }
   std::string name() const override { return "matmul"; }
   void eval_cpu(const std::vector<Array>& outs) override;  // backend/cpu/matmul_cpu.cpp
+  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/matmul_cuda.cpp
 };
 
 }  // namespace nf

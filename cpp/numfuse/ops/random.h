@@ -35,6 +35,7 @@ struct RandomNode : Node {
   NodeKind kind() const override { return NodeKind::Source; }
   std::string name() const override;
   void eval_cpu(const std::vector<Array>& outs) override;  // backend/cpu/random_cpu.cpp
+  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/random_cuda.cpp
 };
 
 }  // namespace nf
