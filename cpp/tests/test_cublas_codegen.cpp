@@ -17,12 +17,15 @@
 #include "numfuse/backend/cuda/codegen_random.h"
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cublas_abi.h"
+#include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/cuda/matmul_plan.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/stream.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/kernels/scalar_ops.h"
+#include "numfuse/ops/linalg.h"
 #include "numfuse/ops/random.h"
 
 #ifdef NUMFUSE_TEST_NVRTC
@@ -324,5 +327,92 @@ TEST(RandomGpu, DrawsEqualTheCpus) {
     } else {
       EXPECT_EQ(std::memcmp(host.data(), back.data(), n), 0);
     }
+  }
+}
+
+// ---- the GPU matmul plan, executed with the CPU's gemm (no GPU needed) -------------------------
+
+namespace {
+
+// A float64 host array of small integers (every product and sum exact), as a view of `base`.
+Array int_valued(const Shape& base_shape, int salt) {
+  Array a = Array::empty(base_shape, DType::Float64, Device::cpu());
+  for (int64_t i = 0; i < a.size(); ++i) a.data_as<double>()[i] = double((i * 5 + salt) % 7) - 3.0;
+  return a;
+}
+
+// a @ b through plan_matmul's calls, with the copies and gemms done on the host.
+Array run_plan(Array a, Array b, size_t* ncalls) {
+  const Shape out_shape = matmul_shape(a.shape, b.shape);
+  const Shape out_batch = matmul_out_batch(out_shape, a.ndim(), b.ndim());
+  MatrixStack A = describe_operand(a, true, out_batch), B = describe_operand(b, false, out_batch);
+  auto c_order = [](const Array& x) {
+    Array c = Array::empty(x.shape, x.dtype, Device::cpu());
+    cpu::copy_cast(x, c);
+    return c;
+  };
+  if (!A.usable) A = describe_operand(a = c_order(a), true, out_batch);
+  if (!B.usable) B = describe_operand(b = c_order(b), false, out_batch);
+  EXPECT_TRUE(A.usable && B.usable);
+  Array out = Array::empty(out_shape, DType::Float64, Device::cpu());
+  std::fill(out.data_as<double>(), out.data_as<double>() + out.size(), -999.0);  // unwritten shows
+  const MatmulPlan plan = plan_matmul(A, B, out_batch);
+  for (const GemmCall& c : plan.calls) {
+    cpu::gemm_strided_batched(DType::Float64, plan.trans_a, plan.trans_b, c.M, plan.N, plan.K,
+                              a.data_as<double>() + c.a_off, c.lda, c.stride_a,
+                              b.data_as<double>() + c.b_off, plan.ldb, c.stride_b,
+                              out.data_as<double>() + c.c_off, plan.ldc, c.stride_c, c.count);
+  }
+  *ncalls = plan.calls.size();
+  return out;
+}
+
+struct PlanCase {
+  const char* name;
+  Shape a_base, a_shape;
+  Strides a_strides;
+  int64_t a_off;  // elements
+  Shape b_base, b_shape;
+  Strides b_strides;
+  int64_t b_off;
+  size_t calls;   // gemm calls expected
+};
+
+}  // namespace
+
+TEST(MatmulPlan, CallsComputeWhatTheCpuMatmulComputes) {
+  const PlanCase cases[] = {
+      {"plain", {6, 8}, {6, 8}, {8, 1}, 0, {8, 7}, {8, 7}, {7, 1}, 0, 1},
+      {"a.T", {8, 6}, {6, 8}, {1, 6}, 0, {8, 7}, {8, 7}, {7, 1}, 0, 1},
+      {"b.T", {6, 8}, {6, 8}, {8, 1}, 0, {7, 8}, {8, 7}, {1, 8}, 0, 1},
+      {"b rows reversed (copy)", {6, 8}, {6, 8}, {8, 1}, 0, {8, 7}, {8, 7}, {-7, 1}, 49, 1},
+      {"a stepped (copy)", {12, 16}, {6, 8}, {32, 2}, 0, {8, 7}, {8, 7}, {7, 1}, 0, 1},
+      {"a padded rows", {6, 10}, {6, 8}, {10, 1}, 1, {8, 7}, {8, 7}, {7, 1}, 0, 1},
+      {"fold", {4, 3, 5}, {4, 3, 5}, {15, 5, 1}, 0, {5, 6}, {5, 6}, {6, 1}, 0, 1},
+      {"fold M=1", {5, 1, 8}, {5, 1, 8}, {8, 8, 1}, 0, {8, 7}, {8, 7}, {7, 1}, 0, 1},
+      {"batched", {2, 3, 4}, {2, 3, 4}, {12, 4, 1}, 0, {2, 4, 5}, {2, 4, 5}, {20, 5, 1}, 0, 1},
+      {"batched a.T", {3, 8, 6}, {3, 6, 8}, {48, 1, 6}, 0, {3, 8, 7}, {3, 8, 7}, {56, 7, 1}, 0, 1},
+      {"a broadcast", {6, 8}, {3, 6, 8}, {0, 8, 1}, 0, {3, 8, 7}, {3, 8, 7}, {56, 7, 1}, 0, 1},
+      {"batch reversed", {3, 6, 8}, {3, 6, 8}, {-48, 8, 1}, 96, {8, 7}, {8, 7}, {7, 1}, 0, 3},
+      {"batch stepped", {6, 6, 8}, {3, 6, 8}, {96, 8, 1}, 0, {3, 8, 7}, {3, 8, 7}, {56, 7, 1}, 0, 1},
+      {"4-d broadcast", {3, 1, 4, 5}, {3, 1, 4, 5}, {20, 20, 5, 1}, 0, {2, 5, 6}, {2, 5, 6}, {30, 6, 1}, 0, 3},
+      {"1-d @ 2-d", {8}, {8}, {1}, 0, {8, 7}, {8, 7}, {7, 1}, 0, 1},
+      {"2-d @ 1-d stepped", {6, 8}, {6, 8}, {8, 1}, 0, {24}, {8}, {3}, 0, 1},
+      {"1-d reversed @ 1-d", {8}, {8}, {-1}, 7, {8}, {8}, {1}, 0, 1},
+      {"1-d @ batched", {5}, {5}, {1}, 0, {3, 5, 2}, {3, 5, 2}, {10, 2, 1}, 0, 1},
+      {"batched @ 1-d", {2, 4, 5}, {2, 4, 5}, {20, 5, 1}, 0, {5}, {5}, {1}, 0, 1},
+  };
+  for (const PlanCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    Array abase = int_valued(c.a_base, 1), bbase = int_valued(c.b_base, 2);
+    Array a = abase.view(c.a_shape, c.a_strides, c.a_off * 8);
+    Array b = bbase.view(c.b_shape, c.b_strides, c.b_off * 8);
+    Array want = matmul(a, b);
+    eval({want}, FlushReason::Explicit);
+    size_t ncalls = 0;
+    Array got = run_plan(a, b, &ncalls);
+    ASSERT_EQ(got.shape, want.shape);
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.nbytes()), 0);
+    EXPECT_EQ(ncalls, c.calls);
   }
 }
