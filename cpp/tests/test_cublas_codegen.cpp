@@ -13,6 +13,7 @@
 
 #include "numfuse/backend/backend.h"
 #include "numfuse/backend/cpu/blas.h"
+#include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_matmul.h"
 #include "numfuse/backend/cuda/codegen_random.h"
 #include "numfuse/backend/cuda/cublas.h"
@@ -68,6 +69,12 @@ std::string layout_check(const char* type, size_t size, size_t align) {
          ", \"align\");\n";
 }
 
+// Full NVRTC sources: the prelude and a generated body.
+std::string int_gemm_source(DType dt) { return std::string(kKernelPrelude) + int_gemm_kernel_body(dt); }
+std::string random_source(RandomDist d, DType dt) {
+  return std::string(kKernelPrelude) + random_kernel_body(d, dt);
+}
+
 bool have_gpu() { return cuda_available() && cublas_available(); }
 
 }  // namespace
@@ -77,22 +84,22 @@ bool have_gpu() { return cuda_available() && cublas_available(); }
 TEST(IntGemmCodegen, EveryIntegerDTypeCompiles) {
   for (DType dt : kIntDTypes) {
     SCOPED_TRACE(dtype_name(dt));
-    expect_compiles(int_gemm_kernel_source(dt), "int_gemm.cu");
+    expect_compiles(int_gemm_source(dt), "int_gemm.cu");
   }
 }
 
 TEST(IntGemmCodegen, ParamsLayoutMatchesHost) {
-  std::string src = int_gemm_kernel_source(DType::Int32) +
+  std::string src = int_gemm_source(DType::Int32) +
                     layout_check("IntGemmParams", sizeof(IntGemmParams), alignof(IntGemmParams));
   expect_compiles(src, "int_gemm_layout.cu");
 }
 
 TEST(IntGemmCodegen, SourceDependsOnDTypeOnlyAndRejectsFloats) {
-  EXPECT_EQ(int_gemm_kernel_source(DType::Int64), int_gemm_kernel_source(DType::Int64));
-  EXPECT_NE(int_gemm_kernel_source(DType::Int64), int_gemm_kernel_source(DType::Int32));
-  EXPECT_NE(int_gemm_kernel_source(DType::Bool).find("acc | (x & y)"), std::string::npos);
-  EXPECT_THROW(int_gemm_kernel_source(DType::Float32), TypeError);
-  EXPECT_THROW(int_gemm_kernel_source(DType::Complex64), TypeError);
+  EXPECT_EQ(int_gemm_source(DType::Int64), int_gemm_source(DType::Int64));
+  EXPECT_NE(int_gemm_source(DType::Int64), int_gemm_source(DType::Int32));
+  EXPECT_NE(int_gemm_source(DType::Bool).find("acc | (x & y)"), std::string::npos);
+  EXPECT_THROW(int_gemm_source(DType::Float32), TypeError);
+  EXPECT_THROW(int_gemm_source(DType::Complex64), TypeError);
 }
 
 // ---- the random kernel -------------------------------------------------------------------------
@@ -101,17 +108,17 @@ TEST(RandomCodegen, EveryDistributionAndDTypeCompiles) {
   for (RandomDist d : {RandomDist::Uniform, RandomDist::Normal}) {
     for (DType dt : {DType::Float32, DType::Float64}) {
       SCOPED_TRACE(dtype_name(dt));
-      expect_compiles(random_kernel_source(d, dt), "random.cu");
+      expect_compiles(random_source(d, dt), "random.cu");
     }
   }
   for (DType dt : kIntDTypes) {
     SCOPED_TRACE(dtype_name(dt));
-    expect_compiles(random_kernel_source(RandomDist::Integers, dt), "random.cu");
+    expect_compiles(random_source(RandomDist::Integers, dt), "random.cu");
   }
 }
 
 TEST(RandomCodegen, ParamsLayoutMatchesHost) {
-  std::string src = random_kernel_source(RandomDist::Uniform, DType::Float64) +
+  std::string src = random_source(RandomDist::Uniform, DType::Float64) +
                     layout_check("RandomParams", sizeof(RandomParams), alignof(RandomParams));
   expect_compiles(src, "random_layout.cu");
 }
@@ -125,10 +132,10 @@ TEST(RandomCodegen, SeedAndShapeAreParametersAndBadDTypesThrow) {
   EXPECT_EQ(p1.seed, 1u);
   EXPECT_EQ(p2.offset, 100u);
   EXPECT_EQ(p2.n, 20);
-  EXPECT_NE(random_kernel_source(RandomDist::Uniform, DType::Float32),
-            random_kernel_source(RandomDist::Normal, DType::Float32));
-  EXPECT_THROW(random_kernel_source(RandomDist::Uniform, DType::Int32), TypeError);
-  EXPECT_THROW(random_kernel_source(RandomDist::Integers, DType::Float64), TypeError);
+  EXPECT_NE(random_source(RandomDist::Uniform, DType::Float32),
+            random_source(RandomDist::Normal, DType::Float32));
+  EXPECT_THROW(random_source(RandomDist::Uniform, DType::Int32), TypeError);
+  EXPECT_THROW(random_source(RandomDist::Integers, DType::Float64), TypeError);
 }
 
 // ---- cuBLAS declarations against the toolkit's header ------------------------------------------

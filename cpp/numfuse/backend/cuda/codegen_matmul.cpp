@@ -1,6 +1,6 @@
 #include "numfuse/backend/cuda/codegen_matmul.h"
 
-#include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_elementwise.h"  // cuda_storage_type
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -51,12 +51,11 @@ extern "C" __global__ void __launch_bounds__(256) nf_int_gemm(const IntGemmParam
 
 }  // namespace
 
-std::string int_gemm_kernel_source(DType dt) {
+std::string int_gemm_kernel_body(DType dt) {
   if (!is_integer(dt) && dt != DType::Bool) {
     throw TypeError(std::string("integer matmul kernel: unsupported dtype ") + dtype_name(dt));
   }
-  std::string s = kKernelPrelude;
-  s += "\n// ---- integer matmul kernel\ntypedef ";
+  std::string s = "\n// ---- integer matmul kernel\ntypedef ";
   s += cuda_storage_type(dt);
   s += " nf_T;\n";
   if (dt == DType::Bool) {

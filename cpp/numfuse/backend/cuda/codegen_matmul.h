@@ -31,7 +31,8 @@ constexpr int kIntGemmMaxBatchDims = 8;
   }
 struct IntGemmParams NF_INT_GEMM_PARAMS_BODY;
 
-// Source of the kernel "nf_int_gemm" for an integer or bool dtype. Depends on the dtype only.
-std::string int_gemm_kernel_source(DType dt);
+// The generated body of the kernel "nf_int_gemm" for an integer or bool dtype (the NVRTC source is
+// kKernelPrelude + body; launch.h's generated_kernel compiles it). Depends on the dtype only.
+std::string int_gemm_kernel_body(DType dt);
 
 }  // namespace nf::cuda

@@ -1,6 +1,6 @@
 #include "numfuse/backend/cuda/codegen_random.h"
 
-#include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_elementwise.h"  // cuda_storage_type
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -31,14 +31,13 @@ const char* value_expr(RandomDist dist, DType dt) {
 
 }  // namespace
 
-std::string random_kernel_source(RandomDist dist, DType dt) {
+std::string random_kernel_body(RandomDist dist, DType dt) {
   const bool is_float = dt == DType::Float32 || dt == DType::Float64;
   const bool is_int = is_integer(dt) || dt == DType::Bool;
   if ((dist == RandomDist::Integers && !is_int) || (dist != RandomDist::Integers && !is_float)) {
     throw TypeError(std::string("random: unsupported dtype ") + dtype_name(dt));
   }
-  std::string s = kKernelPrelude;
-  s += "\n// ---- random kernel\ntypedef ";
+  std::string s = "\n// ---- random kernel\ntypedef ";
   s += cuda_storage_type(dt);
   s += " nf_T;\nstruct RandomParams " NF_STRINGIFY(NF_RANDOM_PARAMS_BODY) ";\n";
   s += "extern \"C\" __global__ void __launch_bounds__(256) nf_random(const RandomParams p) {\n"

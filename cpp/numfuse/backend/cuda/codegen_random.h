@@ -26,9 +26,10 @@ namespace nf::cuda {
   }
 struct RandomParams NF_RANDOM_PARAMS_BODY;
 
-// Source of the kernel "nf_random" for one distribution and output dtype. Throws TypeError for a
-// dtype the distribution does not produce (as random() would have).
-std::string random_kernel_source(RandomDist dist, DType dt);
+// The generated body of the kernel "nf_random" for one distribution and output dtype (the NVRTC
+// source is kKernelPrelude + body). Throws TypeError for a dtype the distribution does not
+// produce (as random() would have).
+std::string random_kernel_body(RandomDist dist, DType dt);
 
 // The kernel's arguments for a draw of n elements into `out` (a device address).
 RandomParams random_params(const RandomSpec& spec, void* out, int64_t n);

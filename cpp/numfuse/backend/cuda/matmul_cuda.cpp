@@ -7,7 +7,7 @@
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
-#include "numfuse/backend/cuda/kernel_cache.h"
+#include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/matmul_plan.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/linalg.h"
@@ -51,7 +51,7 @@ void int_matmul(const Array& out, const Array& a, const Array& b, const cuda::Ma
   static const std::vector<std::string> options = {"-std=c++17"};
   cuda::Stream s = cuda::enqueue_stream(device);
   cuda::CUfunction f =
-      cuda::get_kernel(cuda::int_gemm_kernel_source(out.dtype), "nf_int_gemm", options, device);
+      cuda::generated_kernel(cuda::int_gemm_kernel_body(out.dtype), "nf_int_gemm", options, device);
   void* args[] = {&p};
   cuda::check(cuda::driver().LaunchKernel(f, gx, gy, gz, t, t, 1, 0, s.handle(), args, nullptr),
               "cuLaunchKernel");

@@ -4,7 +4,7 @@
 #include "numfuse/backend/cuda/codegen_random.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
-#include "numfuse/backend/cuda/kernel_cache.h"
+#include "numfuse/backend/cuda/launch.h"
 #include "numfuse/ops/random.h"
 
 namespace nf {
@@ -23,7 +23,7 @@ void RandomNode::eval_cuda(const std::vector<Array>& outs) {
   const unsigned grid = static_cast<unsigned>(std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1, cap));
   cuda::Stream s = cuda::enqueue_stream(dev);
   cuda::CUfunction f =
-      cuda::get_kernel(cuda::random_kernel_source(spec.dist, o.dtype), "nf_random", options, dev);
+      cuda::generated_kernel(cuda::random_kernel_body(spec.dist, o.dtype), "nf_random", options, dev);
   void* args[] = {&p};
   cuda::check(cuda::driver().LaunchKernel(f, grid, 1, 1, kThreads, 1, 1, 0, s.handle(), args, nullptr),
               "cuLaunchKernel");
