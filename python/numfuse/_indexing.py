@@ -136,7 +136,7 @@ def _along_axis_key(arr_shape, indices, axis):
         else:
             shape = [1] * indices.ndim
             shape[dim] = n
-            key.append(arange(n).reshape(shape))
+            key.append(arange(n, device=indices.device).reshape(shape))
     return tuple(key)
 
 
@@ -185,7 +185,7 @@ def put(a, ind, v, mode="raise"):
         return None
     idx = _apply_mode(idx, a.size, mode)
     if v.size != idx.size:  # values repeat (or are cut) to the number of indices
-        v = take(v, arange(idx.size) % v.size)
+        v = take(v, arange(idx.size, device=v.device) % v.size)
     _flat_setitem(a, idx, v)
     return None
 

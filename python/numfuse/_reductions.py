@@ -133,7 +133,7 @@ def _count(a, axis, keepdims, where):
         for ax in _axes(axis, a.ndim):
             n *= a.shape[ax]
         return n
-    mask = _u.logical_or(asarray(where, dtype=bool), zeros(a.shape, dtype=bool))  # broadcast
+    mask = _u.logical_or(asarray(where, dtype=bool, device=a.device), zeros(a.shape, dtype=bool, device=a.device))  # broadcast
     return _reduce("sum", mask, axis, keepdims, _np.intp)
 
 
@@ -310,7 +310,7 @@ def _concatenate(parts, axis):
     dt = _np.result_type(*[p.dtype for p in parts])
     shape = list(parts[0].shape)
     shape[axis] = builtins.sum(p.shape[axis] for p in parts)
-    res = empty(tuple(shape), dtype=dt)
+    res = empty(tuple(shape), dtype=dt, device=parts[0].device)
     pos = 0
     for p in parts:
         idx = [slice(None)] * len(shape)
@@ -356,15 +356,15 @@ def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
 
 def _core_broadcast(x, shape):
     if x.dtype == _np.bool_:
-        return _u.logical_or(x, zeros(shape, dtype=bool))
-    return _u.add(x, zeros(shape, dtype=x.dtype))
+        return _u.logical_or(x, zeros(shape, dtype=bool, device=x.device))
+    return _u.add(x, zeros(shape, dtype=x.dtype, device=x.device))
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = _arr(a)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
-        scl = full(avg.shape, a.size / builtins.max(avg.size, 1), dtype=avg.dtype)
+        scl = full(avg.shape, a.size / builtins.max(avg.size, 1), dtype=avg.dtype, device=avg.device)
     else:
         wgt = _arr(weights)
         rdt = _np.result_type(a.dtype, wgt.dtype, "f8") if a.dtype.kind in "biu" else \

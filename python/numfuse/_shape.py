@@ -457,7 +457,7 @@ def repeat(a, repeats, axis=None):
     if (reps < 0).any():
         raise ValueError("repeats may not contain negative values.")
     from ._indexing import take
-    return take(a, asarray(_np.repeat(_np.arange(n), reps)), axis=axis)
+    return take(a, asarray(_np.repeat(_np.arange(n), reps), device=a.device), axis=axis)
 
 
 # ---- padding --------------------------------------------------------------------------------

@@ -58,7 +58,8 @@ void bind_reductions(nb::module_& m) {
       "reduce",
       [](const std::string& op, nb::handle a, nb::handle axis, bool keepdims, nb::handle dtype,
          nb::handle out, nb::handle initial, nb::handle where) {
-        Device device = default_device();
+        // Helper arrays go where the input lives, not to the default device.
+        Device device = nb::isinstance<Array>(a) ? nb::cast<const Array&>(a).device() : default_device();
         ReduceOptions opts;
         opts.axis = axis_arg(axis);
         opts.keepdims = keepdims;

@@ -27,7 +27,17 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
     for (size_t i = nin; i < nargs; ++i) outs.append(args[i]);
     out_obj = nb::tuple(outs);
   }
+  // Operands that are not numfuse arrays (lists, NumPy arrays) go where the array operands live.
   Device device = default_device();
+  for (size_t i = 0; i < nargs && i < size_t(nin); ++i) {
+    if (nb::isinstance<Array>(args[i])) {
+      const Array& a = nb::cast<const Array&>(args[i]);
+      if (a.ndim() > 0 || a.pending()) {
+        device = a.device();
+        break;
+      }
+    }
+  }
   for (auto [key, value] : kwargs) {
     std::string k = nb::cast<std::string>(key);
     if (k == "out") {
@@ -106,6 +116,12 @@ void bind_ufuncs(nb::module_& m) {
 
   m.def("where", [](nb::handle c, nb::handle x, nb::handle y) {
     Device d = default_device();
+    for (nb::handle h : {c, x, y}) {
+      if (nb::isinstance<Array>(h) && nb::cast<const Array&>(h).ndim() > 0) {
+        d = nb::cast<const Array&>(h).device();
+        break;
+      }
+    }
     return where(operand_from_py(c, d), operand_from_py(x, d), operand_from_py(y, d));
   });
   m.def("result_type_pair", [](nb::handle a, nb::handle b) {
