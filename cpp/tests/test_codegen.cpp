@@ -155,3 +155,13 @@ TEST(CodegenReduce, FusedPrologueCompiles) {
     expect_compiles(std::string(kKernelPrelude) + k.body);
   }
 }
+
+TEST(CodegenReduce, ShortRowsGetAWarpEach) {
+  Array a = Array::empty({100000, 1000}, DType::Float64, Device::cpu());
+  ReduceSpec spec = spec_of(ReduceOp::Sum, DType::Float64, {false, true});
+  ReducePlan plan = plan_reduce(spec, a, 132);
+  EXPECT_TRUE(plan.warp_per_output);
+  expect_compiles(std::string(kKernelPrelude) + generate_reduce(spec, a, plan).body);
+  ReduceSpec arg = spec_of(ReduceOp::ArgMax, DType::Int64, {false, true});
+  expect_compiles(std::string(kKernelPrelude) + generate_reduce(arg, a, plan_reduce(arg, a, 132)).body);
+}

@@ -106,6 +106,14 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
     s << "  static_cast<" << out_t << "*>(out)[o] = nf::convert<" << out_t << ">(a);\n";
   }
   s << "}\n";
+  // Warp shuffle of any accumulator, word by word.
+  s << "template <class T> __device__ __forceinline__ T nf_shfl_down(T v, int d) {\n"
+       "  constexpr int W = (sizeof(T) + 3) / 4;\n  unsigned w[W] = {};\n  memcpy(w, &v, sizeof(T));\n"
+       "#pragma unroll\n  for (int i = 0; i < W; ++i) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);\n"
+       "  T r;\n  memcpy(&r, w, sizeof(T));\n  return r;\n}\n"
+       "__device__ __forceinline__ nf_acc nf_warp_reduce(nf_acc a) {\n"
+       "#pragma unroll\n  for (int d = 16; d > 0; d >>= 1) a = nf_combine(a, nf_shfl_down(a, d));\n"
+       "  return a;\n}\n";
   // Block tree through shared memory: works for every accumulator type.
   s << "__device__ nf_acc nf_block_reduce(nf_acc a) {\n"
        "  __shared__ unsigned char raw[256 * sizeof(nf_acc)];\n"
@@ -138,7 +146,8 @@ ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
   // output; everything else gives each output one or more blocks.
   const bool outputs_adjacent = p.kept_stride.back() == 1 && p.kept_shape.back() > 1;
   p.thread_per_output = outputs_adjacent && p.nout >= 1024;
-  if (!p.thread_per_output) {
+  p.warp_per_output = !p.thread_per_output && p.nred <= 4096 && p.nout >= int64_t(sm_count) * 4;
+  if (!p.thread_per_output && !p.warp_per_output) {
     // Enough blocks to fill the device when there are few outputs.
     int64_t want = std::max<int64_t>(1, (int64_t(sm_count) * 8) / std::max<int64_t>(p.nout, 1));
     int64_t by_work = std::max<int64_t>(1, p.nred / (256 * 16));
@@ -187,7 +196,15 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   offset_fn("nf_kept_offset", "kshape", "kstride", kr);
   offset_fn("nf_red_offset", "rshape", "rstride", rr);
   const char* in_ptr = "static_cast<const ";
-  if (plan.thread_per_output) {
+  if (plan.warp_per_output) {
+    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
+         "  const long long o = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;\n"
+         "  const int lane = threadIdx.x & 31;\n  if (o >= p.nout) return;\n"
+         "  const long long base = nf_kept_offset(p, o);\n  nf_acc acc = nf_identity(p);\n"
+         "  for (long long r = lane; r < p.nred; r += 32)\n"
+         "    acc = nf_combine(acc, nf_load(" << in_ptr << in_t << "*>(p.in)[base + nf_red_offset(p, r)], r));\n"
+         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_store(p.out, o, acc);\n}\n";
+  } else if (plan.thread_per_output) {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
          "       o += (long long)gridDim.x * blockDim.x) {\n"

@@ -21,6 +21,7 @@ struct ReducePlan {
   Strides kept_stride, red_stride;  // input strides in elements
   int64_t nout = 1, nred = 1;
   bool thread_per_output = false;
+  bool warp_per_output = false;     // short rows, many outputs: a warp each, shuffles to combine
   int blocks_per_output = 1;        // > 1: partial results, then a second pass
   int vec = 1;                      // elements per load in the block variant (contiguous rows)
 };

@@ -78,7 +78,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     if (!leaves[l].scalar && kstr[l].back() == 1 && plan.kept_shape.back() > 1) adjacent = true;
   }
   plan.thread_per_output = adjacent && plan.nout >= 1024;
-  if (!plan.thread_per_output) {
+  plan.warp_per_output = !plan.thread_per_output && plan.nred <= 4096 && plan.nout >= int64_t(sm_count) * 4;
+  if (!plan.thread_per_output && !plan.warp_per_output) {
     int64_t want = std::max<int64_t>(1, (int64_t(sm_count) * 8) / std::max<int64_t>(plan.nout, 1));
     int64_t by_work = std::max<int64_t>(1, plan.nred / (256 * 16));
     plan.blocks_per_output = static_cast<int>(std::min<int64_t>({want, by_work, 1024}));
@@ -127,7 +128,14 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   s << "  return nf_load(" << value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); })
     << ", r);\n}\n";
   const int nkb = std::max(1, nptr);
-  if (plan.thread_per_output) {
+  if (plan.warp_per_output) {
+    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
+         "  const long long o = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;\n"
+         "  const int lane = threadIdx.x & 31;\n  if (o >= p.nout) return;\n"
+         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n"
+         "  for (long long r = lane; r < p.nred; r += 32) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
+         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_store(p.out, o, acc);\n}\n";
+  } else if (plan.thread_per_output) {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
          "       o += (long long)gridDim.x * blockDim.x) {\n"

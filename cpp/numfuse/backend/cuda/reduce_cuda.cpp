@@ -21,6 +21,10 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
   if (k.partial_bytes) partials = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_reduce_pointers(k, in.data(), outs[0].data(), partials ? partials->data() : nullptr);
   cuda::CUfunction main_fn = cuda::generated_kernel(k.body, "nf_reduce_main", {"-std=c++17", "--fmad=false"}, dev);
+  if (plan.warp_per_output) {
+    cuda::launch(main_fn, dev, static_cast<unsigned>((plan.nout * 32 + 255) / 256), 256, k.params);
+    return;
+  }
   if (plan.thread_per_output) {
     int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
     cuda::launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
@@ -47,6 +51,10 @@ void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prol
   const std::vector<std::string> opts = {"-std=c++17", "--fmad=false"};
   CUfunction main_fn = generated_kernel(k.body, "nf_reduce_main", opts, dev);
   const ReducePlan& plan = k.plan;
+  if (plan.warp_per_output) {
+    launch(main_fn, dev, static_cast<unsigned>((plan.nout * 32 + 255) / 256), 256, k.params);
+    return;
+  }
   if (plan.thread_per_output) {
     int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
     launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
