@@ -36,8 +36,9 @@ def check(expected, got, ulps=None):
     expected = np.asarray(expected)
     rtol = None if ulps is None else harness.default_rtol(expected.dtype, ulps)
     atol = 0.0
-    if ulps is not None and expected.size and expected.dtype.kind in "fc":
-        atol = rtol * float(np.max(np.abs(expected)))
+    finite = np.abs(expected[np.isfinite(expected)]) if expected.dtype.kind in "fc" else None
+    if ulps is not None and finite is not None and finite.size:
+        atol = rtol * float(np.max(finite))
     compare(expected, nf.asnumpy(got), rtol=rtol, atol=atol)
 
 
@@ -193,7 +194,8 @@ def test_float16_and_complex_chains():
     z = make_array((37,), np.complex128, 2)
     check(np.exp(z) * z.conj() + 1j, nf.exp(on_gpu(z)) * on_gpu(z).conj() + 1j, ulps=8)
     w = make_array((37,), np.complex64, 3)
-    check(np.abs(w) + w.real, nf.abs(on_gpu(w)) + on_gpu(w).real)
+    # |w| is a hypot: not correctly rounded on either side.
+    check(np.abs(w) + w.real, nf.abs(on_gpu(w)) + on_gpu(w).real, ulps=4)
 
 
 @gpu
@@ -321,4 +323,4 @@ def test_streams_order_writes_and_reads():
 def test_ops_without_cuda_kernels_raise_not_implemented():
     g = on_gpu(np.ones((4, 4), np.float32))
     with pytest.raises(NotImplementedError):
-        nf.asnumpy(g @ g)
+        nf.asnumpy(nf.cumsum(g))  # scans have no CUDA kernel yet

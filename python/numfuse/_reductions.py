@@ -335,7 +335,7 @@ def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
         if extra is None:
             parts.append(a)
         elif extra is not _NoValue:
-            extra = _arr(extra)
+            extra = extra if isinstance(extra, ndarray) else asarray(extra, device=a.device)
             if extra.ndim == 0:
                 shape = list(a.shape)
                 shape[axis] = 1
