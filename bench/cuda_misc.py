@@ -61,6 +61,31 @@ def main():
             return float(4.0 * cp.count_nonzero(x * x + y * y <= 1.0) / n)
         tc, _ = timed(pi_cp, csync, 3)
     rows.append((f"Monte Carlo pi 1e8 f64 (pi={pi_nf():.5f})", t, first, None, tc))
+    xs = nf.asarray(np.random.default_rng(3).random(n, dtype=np.float32), device="cuda")
+    t, first = timed(lambda: nf.eval(nf.sin(xs) + nf.cos(xs)), nf.cuda.synchronize)
+    tc = None
+    if cp is not None:
+        cxs = cp.asarray(nf.asnumpy(xs))
+        tc, _ = timed(lambda: cp.sin(cxs) + cp.cos(cxs), csync)
+    rows.append(("sin(x)+cos(x) 1e8 f32", t, first, None, tc))
+    del xs
+    # The 5-point stencil, 50 iterations on 8192^2 float64, written with slices.
+    grid = np.random.default_rng(2).random((8192, 8192))
+
+    def stencil(xp, a, b):
+        for _ in range(50):
+            b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+            a, b = b, a
+        return a
+
+    ga, gb = nf.asarray(grid, device="cuda"), nf.asarray(grid, device="cuda")
+    t, first = timed(lambda: nf.eval(stencil(nf, ga, gb)), nf.cuda.synchronize, 2)
+    tc = None
+    if cp is not None:
+        ca, cb = cp.asarray(grid), cp.asarray(grid)
+        tc, _ = timed(lambda: stencil(cp, ca, cb), csync, 2)
+    rows.append(("stencil 50 it 8192^2 f64", t, first, None, tc))
+    del ga, gb
     a = nf.asarray(np.ones(1000, np.float32), device="cuda")
     b = nf.asarray(np.ones(1000, np.float32), device="cuda")
     reps = 2000
