@@ -172,9 +172,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (y, step) if retstep else y
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *, device=None):
     from ._ufuncs import power
-    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis, device=device)
     out = power(base, y)
     return out if dtype is None else out.astype(dtype, copy=False)
 
@@ -192,8 +192,8 @@ def copy(a, order="K", subok=False):
     return asarray(a).copy()
 
 
-def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
-    return _core.from_numpy(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None, device=None):
+    return _core.from_numpy(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset), device)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
