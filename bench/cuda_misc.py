@@ -2,27 +2,20 @@
 
     python bench/cuda_misc.py
 """
+import os
+import sys
 import time
 
 import numpy as np
 
 import numfuse as nf
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_timing  # noqa: E402
+
 
 def timed(fn, sync, reps=10):
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    first = time.perf_counter() - t0
-    best = float("inf")
-    for _ in range(3):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / reps)
-    return best, first
+    return cuda_timing.timed(fn, sync, reps)
 
 
 def main():

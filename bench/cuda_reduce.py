@@ -4,6 +4,7 @@ workload sqrt(sum(x**2, axis=-1)) on (1000, 100, 1000) float64. Warm times after
 
     python bench/cuda_reduce.py [reps]
 """
+import os
 import sys
 import time
 
@@ -11,23 +12,14 @@ import numpy as np
 
 import numfuse as nf
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_timing  # noqa: E402
+
 REPS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 
 
 def timed(fn, sync, reps=REPS):
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    first = time.perf_counter() - t0
-    best = float("inf")
-    for _ in range(3):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / reps)
-    return best, first
+    return cuda_timing.timed(fn, sync, reps)
 
 
 def main():
