@@ -128,3 +128,16 @@ def test_fusion_off_evaluates_one_node_per_group():
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "fusion-disabled" in r.stderr and "3 groups" in r.stderr
+
+
+def test_explain_describes_the_plan_without_evaluating():
+    x = numfuse.asarray(numpy.ones((4, 5)))
+    r = numfuse.sqrt(x * 2.0 + 1.0)
+    text = numfuse.explain(r)
+    assert r._pending  # explain evaluates nothing
+    assert "3 pending node(s) in 1 group(s)" in text and "multiply add sqrt" in text
+    assert "v2 = sqrt(v1)" in text and "written to memory: v2" in text
+    s = numfuse.sum(r * r, axis=1)
+    assert "not-fusable" in numfuse.explain(s) or "group 1" in numfuse.explain(s)
+    numpy.testing.assert_allclose(numfuse.asnumpy(r), numpy.sqrt(numpy.ones((4, 5)) * 2 + 1))
+    assert numfuse.explain(r) == "nothing pending: the array is in memory\n"

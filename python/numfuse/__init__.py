@@ -23,6 +23,12 @@ __version__ = "0.1.0"
 eval = _core.eval  # noqa: A001
 
 
+def explain(a):
+    """How numfuse would evaluate `a` now: the planner's groups, why each was cut, each group's
+    program and, for arrays on a GPU, the generated CUDA kernel source. Evaluates nothing."""
+    return _core.explain(a) if isinstance(a, ndarray) else "not a numfuse array\n"
+
+
 def result_type(*arrays_and_dtypes):
     """numpy.result_type with NumPy 2's rules (Python scalars weak)."""
     args = [a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes]

@@ -88,6 +88,9 @@ void bind_creation(nb::module_& m) {
     eval(list, FlushReason::Explicit);
   }, "Evaluates pending arrays now: their values are computed; nothing is returned.");
   m.def("pending_node_count", &pending_node_count);
+  m.def("explain", [](const Array& a) { return explain(a); },
+        "The plan of a pending array: its groups, why each was cut, their programs and, on a GPU, "
+        "the generated kernel source. Evaluates nothing.");
   m.def("set_fusion", &set_fusion_enabled);
   m.def("fusion_enabled", [] { return graph_limits().fusion; });
   m.def("num_threads", &cpu::num_threads);

@@ -207,6 +207,12 @@ static bool try_eval_single(Node* n, FlushReason why) {
   return true;
 }
 
+// The pending nodes `a` depends on, in evaluation order (explain.cpp).
+std::vector<Node*> pending_graph(const Array& a) {
+  if (!a.storage->producer) return {};
+  return topo_sort({a.storage->producer.get()});
+}
+
 void eval(const std::vector<Array>& arrays, FlushReason why) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {

@@ -1,6 +1,7 @@
 // Evaluation: turns pending arrays into materialised ones.
 #pragma once
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "numfuse/core/array.h"
@@ -30,6 +31,11 @@ struct WriteRedirect {
   Array to;
 };
 WriteRedirect& write_redirect();
+
+// numfuse.explain(a): how `a` would be evaluated now — the groups the planner cuts its pending
+// graph into, why each was cut, each group's program, and the generated CUDA source of groups
+// whose inputs are already in memory. Evaluates nothing.
+std::string explain(const Array& a);
 
 // Before writing into `dst`'s storage: materialise it, and evaluate every pending node that
 // still reads it, so that they see the old values (NumPy's eager semantics).

@@ -15,6 +15,11 @@ bool same_view(const Array& a, const Array& b) {
 }
 }  // namespace
 
+bool& program_dry_run() {
+  thread_local bool dry = false;
+  return dry;
+}
+
 GroupProgram build_program(const Group& group, size_t elementwise_nodes, const Storage* reduce_input) {
   GroupProgram p;
   ElementwiseNode* first = static_cast<ElementwiseNode*>(group.nodes.front());
@@ -70,8 +75,18 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
         p.outputs.push_back({ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)}, redirect.to});
         continue;
       }
-      Array out = Array::empty(n->out_shapes[o], n->out_dtypes[o], n->device);
-      st->buffer = out.storage->buffer;
+      Array out;
+      if (program_dry_run()) {
+        out.dtype = n->out_dtypes[o];
+        out.shape = n->out_shapes[o];
+        out.strides = contiguous_strides(out.shape);
+        out.storage = std::make_shared<Storage>();
+        out.storage->device = n->device;
+        out.storage->buffer = Buffer::wrap(nullptr, 0, n->device, nullptr, nullptr);
+      } else {
+        out = Array::empty(n->out_shapes[o], n->out_dtypes[o], n->device);
+        st->buffer = out.storage->buffer;
+      }
       p.outputs.push_back({ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)}, out});
     }
   }

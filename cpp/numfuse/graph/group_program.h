@@ -50,6 +50,10 @@ struct GroupProgram {
 // once by that node: it is not allocated unless another holder needs it in memory.
 GroupProgram build_program(const Group& group, size_t elementwise_nodes = size_t(-1),
                            const Storage* reduce_input = nullptr);
+// While set (numfuse.explain), build_program allocates nothing and attaches nothing: outputs are
+// descriptions over a null buffer.
+bool& program_dry_run();
+
 // The program of one node writing into the given arrays (ElementwiseNode::eval_cpu).
 GroupProgram single_node_program(ElementwiseNode* node, const std::vector<Array>& outs);
 
