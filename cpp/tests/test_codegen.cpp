@@ -5,6 +5,7 @@
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/nodes.h"
 #include "numfuse/ops/views.h"
@@ -164,4 +165,14 @@ TEST(CodegenReduce, ShortRowsGetAWarpEach) {
   expect_compiles(std::string(kKernelPrelude) + generate_reduce(spec, a, plan).body);
   ReduceSpec arg = spec_of(ReduceOp::ArgMax, DType::Int64, {false, true});
   expect_compiles(std::string(kKernelPrelude) + generate_reduce(arg, a, plan_reduce(arg, a, 132)).body);
+}
+
+TEST(Codegen, Float16NextafterStepsInHalfPrecision) {
+  Array h = Array::empty({8}, DType::Float16, Device::cpu());
+  ElementwiseKernel k = generate_elementwise(make_program(UFunc::Nextafter, h, Operand::of(h), DType::Float16));
+  EXPECT_NE(k.body.find("nextafter_half_value"), std::string::npos);
+  expect_compiles(std::string(kKernelPrelude) + k.body);
+  // The host twin of the device function agrees with the CPU loop's bit stepping.
+  EXPECT_EQ(nf::sop::nextafter_half_value(1.0f, 2.0f), float(half::to_float(0x3c01)));
+  EXPECT_EQ(nf::sop::nextafter_half_value(0.0f, -1.0f), -half::to_float(0x0001));
 }

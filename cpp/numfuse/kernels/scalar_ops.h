@@ -410,6 +410,11 @@ NF_HD uint16_t nextafter_half_bits(uint16_t a, uint16_t b) {
   return away ? uint16_t(a + 1) : uint16_t(a - 1);
 }
 
+// The same on float16 values carried as float (as the CUDA code generator carries them).
+NF_HD float nextafter_half_value(float a, float b) {
+  return half::to_float(nextafter_half_bits(half::from_float(a), half::from_float(b)));
+}
+
 struct Ldexp {  // exponents beyond int saturate, so ldexp(x, 2**40) is inf as in NumPy
   template <class T, class I,
             NF_REQUIRES(is_flt_v<T> && (tt::is_same<I, int32_t> || tt::is_same<I, int64_t>))>

@@ -46,6 +46,11 @@ void emit_steps(SourceText& s, const GroupProgram& p, const std::function<std::s
         call = "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
         break;
       case ElementwiseOp::Kind::UFunc: {
+        if (step.op.ufunc == UFunc::Nextafter && step.op.in[0] == DType::Float16) {
+          // float16 steps in half precision, not in the float that carries it.
+          call = "nf::sop::nextafter_half_value(" + args[0] + ", " + args[1] + ")";
+          break;
+        }
         call = std::string(ufunc_functor(step.op.ufunc)) + "{}(";
         for (size_t a = 0; a < args.size(); ++a) call += (a ? ", " : "") + args[a];
         call += ")";
