@@ -22,16 +22,7 @@ std::vector<KeyItem> key_items(nb::handle items) {
     } else if (p == Py_Ellipsis) {
       key.push_back(KeyItem::of(IndexItem::ellipsis()));
     } else if (PySlice_Check(p)) {
-      auto* s = reinterpret_cast<PySliceObject*>(p);
-      auto get = [](PyObject* o, int64_t* v) {
-        if (o == Py_None) return false;
-        *v = py_to_int64(nb::steal(PyNumber_Index(o)));
-        return true;
-      };
-      int64_t start = 0, stop = 0, step = 1;
-      bool hs = get(s->start, &start), he = get(s->stop, &stop);
-      get(s->step, &step);
-      key.push_back(KeyItem::of(IndexItem::slice(hs, start, he, stop, step)));
+      key.push_back(KeyItem::of(slice_item(p)));
     } else {
       key.push_back(KeyItem::of(IndexItem::integer(py_to_int64(nb::steal(PyNumber_Index(p))))));
     }

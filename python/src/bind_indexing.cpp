@@ -26,16 +26,7 @@ bool parse_basic(nb::handle key, std::vector<IndexItem>* items) {
     } else if (p == Py_Ellipsis) {
       items->push_back(IndexItem::ellipsis());
     } else if (PySlice_Check(p)) {
-      auto* s = reinterpret_cast<PySliceObject*>(p);
-      auto get = [](PyObject* o, int64_t* v) {
-        if (o == Py_None) return false;
-        *v = py_to_int64(nb::steal(PyNumber_Index(o)));
-        return true;
-      };
-      int64_t start = 0, stop = 0, step = 1;
-      bool hs = get(s->start, &start), he = get(s->stop, &stop);
-      get(s->step, &step);
-      items->push_back(IndexItem::slice(hs, start, he, stop, step));
+      items->push_back(slice_item(p));
     } else if (is_integer_like(p)) {
       items->push_back(IndexItem::integer(py_to_int64(nb::steal(PyNumber_Index(p)))));
     } else {

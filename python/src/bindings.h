@@ -8,6 +8,7 @@
 
 #include "numfuse/core/array.h"
 #include "numfuse/ops/elementwise.h"
+#include "numfuse/ops/indexing.h"
 
 namespace nb = nanobind;
 
@@ -46,6 +47,9 @@ Array array_from_numpy(nb::handle np_array, Device device);
 nb::object host_numpy_view(const Array& a);
 // `a` on `device` (itself when already there; otherwise a copy).
 Array to_device(const Array& a, Device device);
+
+// A Python slice object as an index item (bounds still unadjusted: None stays "not given").
+IndexItem slice_item(PyObject* slice);
 
 // Python int -> int64 with OverflowError past its range.
 int64_t py_to_int64(nb::handle obj);

@@ -97,6 +97,19 @@ int64_t py_to_int64(nb::handle obj) {
   return v;
 }
 
+IndexItem slice_item(PyObject* slice) {
+  auto* s = reinterpret_cast<PySliceObject*>(slice);
+  auto get = [](PyObject* o, int64_t* v) {
+    if (o == Py_None) return false;
+    *v = py_to_int64(nb::steal(PyNumber_Index(o)));
+    return true;
+  };
+  int64_t start = 0, stop = 0, step = 1;
+  bool has_start = get(s->start, &start), has_stop = get(s->stop, &stop);
+  get(s->step, &step);
+  return IndexItem::slice(has_start, start, has_stop, stop, step);
+}
+
 Casting casting_from_str(const std::string& s) {
   if (s == "no") return Casting::No;
   if (s == "equiv") return Casting::Equiv;
