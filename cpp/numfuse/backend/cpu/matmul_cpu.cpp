@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "numfuse/backend/cpu/blas.h"
+#include "numfuse/backend/gemm_layout.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/ops/linalg.h"
@@ -13,23 +14,6 @@
 namespace nf {
 
 namespace {
-
-// How gemm reads a rows x cols matrix whose element (r, c) lies r*rs + c*cs elements from the
-// first: row-major with leading dimension ld (trans false) or its transpose stored row-major
-// (trans true). False when neither layout fits BLAS's rules (ld >= the stored row length).
-bool gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
-  if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= std::max<int64_t>(1, cols))) {
-    *trans = false;
-    *ld = rows <= 1 ? std::max<int64_t>(1, cols) : rs;
-    return true;
-  }
-  if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= std::max<int64_t>(1, rows))) {
-    *trans = true;
-    *ld = cols <= 1 ? std::max<int64_t>(1, rows) : cs;
-    return true;
-  }
-  return false;
-}
 
 // One operand seen as a stack of matrices broadcast over the output's batch dims.
 struct MatrixStack {
@@ -73,24 +57,8 @@ struct MatrixStack {
   }
 };
 
-// A run of (size, stride) dims, outermost first, as one (size, stride) dim if evenly spaced.
 bool collapse(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n, int64_t* stride) {
-  int64_t total = 1, inner_stride = 0, expect = 0;
-  bool have = false;
-  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-    if (it->first == 1) continue;
-    if (!have) {
-      inner_stride = it->second;
-      have = true;
-    } else if (it->second != expect) {
-      return false;
-    }
-    total *= it->first;
-    expect = it->second * it->first;
-  }
-  *n = total;
-  *stride = have ? inner_stride : 0;
-  return true;
+  return collapse_dims(dims, n, stride);
 }
 
 // The accumulator of a tiny product: as in blas.cpp's built-in loop, float16 sums in float,

@@ -3,45 +3,21 @@
 #include <algorithm>
 #include <climits>
 
+#include "numfuse/backend/gemm_layout.h"
+
 namespace nf::cuda {
 
 namespace {
 
-// As the CPU's gemm_layout, with cuBLAS's int limit on the leading dimension: how gemm reads a
-// rows x cols matrix whose element (r, c) lies r*rs + c*cs elements from the first.
-bool gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
-  if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= std::max<int64_t>(1, cols))) {
-    *trans = false;
-    *ld = rows <= 1 ? std::max<int64_t>(1, cols) : rs;
-    return *ld <= INT_MAX;
-  }
-  if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= std::max<int64_t>(1, rows))) {
-    *trans = true;
-    *ld = cols <= 1 ? std::max<int64_t>(1, rows) : cs;
-    return *ld <= INT_MAX;
-  }
-  return false;
+// gemm_layout (backend/gemm_layout.h) with cuBLAS's 32-bit limit on the leading dimension.
+bool gemm_layout32(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
+  return gemm_layout(rows, cols, rs, cs, trans, ld) && *ld <= INT_MAX;
 }
 
 // A run of (size, stride) dims, outermost first, as one (size, stride) dim if evenly spaced with
 // a stride cuBLAS takes (>= 0).
 bool collapse(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n, int64_t* stride) {
-  int64_t total = 1, inner_stride = 0, expect = 0;
-  bool have = false;
-  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-    if (it->first == 1) continue;
-    if (!have) {
-      inner_stride = it->second;
-      have = true;
-    } else if (it->second != expect) {
-      return false;
-    }
-    total *= it->first;
-    expect = it->second * it->first;
-  }
-  *n = total;
-  *stride = have ? inner_stride : 0;
-  return *stride >= 0;
+  return collapse_dims(dims, n, stride) && *stride >= 0;  // cuBLAS strides are non-negative
 }
 
 }  // namespace
@@ -64,7 +40,7 @@ MatrixStack describe_operand(const Array& x, bool left, const Shape& out_batch) 
     const Strides bstr(x.strides.begin(), x.strides.end() - 2);
     m.bstrides = broadcast_strides(bshape, bstr, out_batch);
   }
-  m.usable = gemm_layout(m.rows, m.cols, m.rs, m.cs, &m.trans, &m.ld);
+  m.usable = gemm_layout32(m.rows, m.cols, m.rs, m.cs, &m.trans, &m.ld);
   return m;
 }
 
@@ -95,7 +71,7 @@ MatmulPlan plan_matmul(const MatrixStack& A, const MatrixStack& B, const Shape& 
     dims.push_back({M, A.ld});
     int64_t rows = 0, rstride = 0, ld = 0;
     bool trans = false;
-    if (collapse(dims, &rows, &rstride) && gemm_layout(rows, p.K, rstride, A.cs, &trans, &ld) && !trans) {
+    if (collapse(dims, &rows, &rstride) && gemm_layout32(rows, p.K, rstride, A.cs, &trans, &ld) && !trans) {
       GemmCall c;
       c.M = rows;
       c.lda = ld;
