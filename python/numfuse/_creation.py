@@ -184,8 +184,8 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
                      _np.dtype(dtype), device)
 
 
-def identity(n, dtype=None, *, like=None):
-    return eye(n, dtype=float if dtype is None else dtype)
+def identity(n, dtype=None, *, like=None, device=None):
+    return eye(n, dtype=float if dtype is None else dtype, device=device)
 
 
 def copy(a, order="K", subok=False):
