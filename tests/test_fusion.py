@@ -138,6 +138,8 @@ def test_explain_describes_the_plan_without_evaluating():
     assert "3 pending node(s) in 1 group(s)" in text and "multiply add sqrt" in text
     assert "v2 = sqrt(v1)" in text and "written to memory: v2" in text
     s = numfuse.sum(r * r, axis=1)
-    assert "not-fusable" in numfuse.explain(s) or "group 1" in numfuse.explain(s)
+    plan = numfuse.explain(s)
+    # Either the reduction absorbs the chain (one group ending in it) or it is a group of its own.
+    assert "multiply add sqrt multiply add] over (4,5), cut: end-of-graph" in plan or "not-fusable" in plan, plan
     numpy.testing.assert_allclose(numfuse.asnumpy(r), numpy.sqrt(numpy.ones((4, 5)) * 2 + 1))
     assert numfuse.explain(r) == "nothing pending: the array is in memory\n"

@@ -1,4 +1,4 @@
-// The GPU matmul and random kernels: generated sources compile with NVRTC (no GPU needed), their
+// The GPU matmul kernels: generated sources compile with NVRTC (no GPU needed), their
 // parameter structs have the host's layout, the cuBLAS declarations match the toolkit's header,
 // and, on a GPU, cuBLAS products equal the CPU's and random draws equal the CPU's.
 #include <gtest/gtest.h>
@@ -15,7 +15,6 @@
 #include "numfuse/backend/cpu/blas.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_matmul.h"
-#include "numfuse/backend/cuda/codegen_random.h"
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cublas_abi.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
@@ -71,9 +70,6 @@ std::string layout_check(const char* type, size_t size, size_t align) {
 
 // Full NVRTC sources: the prelude and a generated body.
 std::string int_gemm_source(DType dt) { return std::string(kKernelPrelude) + int_gemm_kernel_body(dt); }
-std::string random_source(RandomDist d, DType dt) {
-  return std::string(kKernelPrelude) + random_kernel_body(d, dt);
-}
 
 bool have_gpu() { return cuda_available() && cublas_available(); }
 
@@ -102,41 +98,6 @@ TEST(IntGemmCodegen, SourceDependsOnDTypeOnlyAndRejectsFloats) {
   EXPECT_THROW(int_gemm_source(DType::Complex64), TypeError);
 }
 
-// ---- the random kernel -------------------------------------------------------------------------
-
-TEST(RandomCodegen, EveryDistributionAndDTypeCompiles) {
-  for (RandomDist d : {RandomDist::Uniform, RandomDist::Normal}) {
-    for (DType dt : {DType::Float32, DType::Float64}) {
-      SCOPED_TRACE(dtype_name(dt));
-      expect_compiles(random_source(d, dt), "random.cu");
-    }
-  }
-  for (DType dt : kIntDTypes) {
-    SCOPED_TRACE(dtype_name(dt));
-    expect_compiles(random_source(RandomDist::Integers, dt), "random.cu");
-  }
-}
-
-TEST(RandomCodegen, ParamsLayoutMatchesHost) {
-  std::string src = random_source(RandomDist::Uniform, DType::Float64) +
-                    layout_check("RandomParams", sizeof(RandomParams), alignof(RandomParams));
-  expect_compiles(src, "random_layout.cu");
-}
-
-TEST(RandomCodegen, SeedAndShapeAreParametersAndBadDTypesThrow) {
-  RandomSpec s1, s2;
-  s1.seed = 1;
-  s2.seed = 2;
-  s2.offset = 100;
-  RandomParams p1 = random_params(s1, nullptr, 10), p2 = random_params(s2, nullptr, 20);
-  EXPECT_EQ(p1.seed, 1u);
-  EXPECT_EQ(p2.offset, 100u);
-  EXPECT_EQ(p2.n, 20);
-  EXPECT_NE(random_source(RandomDist::Uniform, DType::Float32),
-            random_source(RandomDist::Normal, DType::Float32));
-  EXPECT_THROW(random_source(RandomDist::Uniform, DType::Int32), TypeError);
-  EXPECT_THROW(random_source(RandomDist::Integers, DType::Float64), TypeError);
-}
 
 // ---- cuBLAS declarations against the toolkit's header ------------------------------------------
 

@@ -8,13 +8,24 @@
 
 namespace nf {
 
+// A value computed from the element's position alone (kernels/generators.h): full, arange, eye
+// and random draws are steps of a fused program, so their values never need memory of their own.
+struct Generator {
+  enum class Kind : uint8_t { Fill, Arange, Eye, Uniform, Normal, Integers };
+  Kind kind = Kind::Fill;
+  uint64_t word[8] = {};  // parameters, as kernels/generators.h lays them out (kernel arguments)
+};
+
 struct ElementwiseOp {
-  enum class Kind : uint8_t { UFunc, Select, Copy };
+  enum class Kind : uint8_t { UFunc, Select, Copy, Generate };
   Kind kind = Kind::Copy;
   UFunc ufunc = UFunc::Add;  // Kind::UFunc only
   std::vector<DType> in;     // the dtypes the function reads (inputs are cast to them)
   std::vector<DType> out;    // the dtypes it writes
+  Generator gen{};           // Kind::Generate only (no inputs; out[0] is the value's dtype)
 };
+
+const char* generator_name(Generator::Kind k);
 
 struct ElementwiseNode : Node {
   NodeKind kind() const override { return NodeKind::Elementwise; }

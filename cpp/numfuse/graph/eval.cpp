@@ -115,6 +115,17 @@ void run_node(Node* node) {
   detach(node);
 }
 
+// Marks the first `count` nodes of a group evaluated, but for the generators the program left
+// pending.
+void detach_group(const Group& g, const GroupProgram& program, size_t count = size_t(-1)) {
+  count = std::min(count, g.nodes.size());
+  for (size_t i = 0; i < count; ++i) {
+    Node* n = g.nodes[i];
+    const auto& lp = program.left_pending;
+    if (std::find(lp.begin(), lp.end(), n) == lp.end()) detach(n);
+  }
+}
+
 // An elementwise group closed by a reduction (CUDA): one kernel computes the values as the
 // reduction reads them. Values someone else holds are written by an elementwise pass first.
 void run_reduction_group(const Group& g) {
@@ -136,13 +147,16 @@ void run_reduction_group(const Group& g) {
                               n->device);
       const_cast<Storage*>(input)->buffer = in.storage->buffer;
       program.outputs.push_back({program.reduced, in});
+      // Now in memory: a generator that was to stay pending is evaluated after all.
+      auto& lp = program.left_pending;
+      lp.erase(std::remove(lp.begin(), lp.end(), n), lp.end());
     }
     cuda::run_program_cuda(program);
-    for (size_t i = 0; i + 1 < g.nodes.size(); ++i) detach(g.nodes[i]);
+    detach_group(g, program, g.nodes.size() - 1);
     red->eval_cuda(outs);
   } else {
     cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
-    for (size_t i = 0; i + 1 < g.nodes.size(); ++i) detach(g.nodes[i]);
+    detach_group(g, program, g.nodes.size() - 1);
   }
   detach(red);
 }
@@ -160,12 +174,15 @@ void run_group(const Group& g) {
   } else {
     cuda::run_program_cuda(program);
   }
-  for (Node* n : g.nodes) detach(n);
+  detach_group(g, program);
 }
 
 void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
   std::vector<Node*> roots;
-  for (auto& n : hold) roots.push_back(n.get());
+  for (auto& n : hold) {
+    n->eval_root = true;
+    roots.push_back(n.get());
+  }
   std::vector<Node*> order = topo_sort(roots);
   // Evaluating a node drops its inputs, which may hold the last reference to a later node's
   // input producer: keep every node of the walk alive until the end.

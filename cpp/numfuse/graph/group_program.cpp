@@ -15,6 +15,25 @@ bool same_view(const Array& a, const Array& b) {
 }
 }  // namespace
 
+const char* generator_name(Generator::Kind k) {
+  switch (k) {
+    case Generator::Kind::Fill: return "fill";
+    case Generator::Kind::Arange: return "arange";
+    case Generator::Kind::Eye: return "eye";
+    case Generator::Kind::Uniform: return "random_uniform";
+    case Generator::Kind::Normal: return "random_normal";
+    case Generator::Kind::Integers: return "random_integers";
+  }
+  return "generator";
+}
+
+bool GroupProgram::has_generators() const {
+  for (const ProgramStep& st : steps) {
+    if (st.op.kind == ElementwiseOp::Kind::Generate) return true;
+  }
+  return false;
+}
+
 bool& program_dry_run() {
   thread_local bool dry = false;
   return dry;
@@ -58,12 +77,30 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
     step_of[n] = static_cast<int>(p.steps.size());
     p.steps.push_back(std::move(step));
   }
+  // A generator's value stays pending when no node outside this group reads it (the rest of its
+  // holders are the user's arrays): it is a function of the position alone.
+  auto recomputable = [&](Node* n, const Storage* st) {
+    if (n->eval_root || p.steps[step_of[n]].op.kind != ElementwiseOp::Kind::Generate) return false;
+    for (const auto& w : st->readers) {
+      std::shared_ptr<Node> r = w.lock();
+      if (r && !r->done && !step_of.count(r.get()) && !(elementwise_nodes < group.nodes.size() &&
+                                                        r.get() == group.nodes.back())) {
+        return false;
+      }
+    }
+    return true;
+  };
   for (size_t s = 0; s < p.steps.size(); ++s) {
     Node* n = p.steps[s].node;
     for (size_t o = 0; o < n->outputs.size(); ++o) {
       std::shared_ptr<Storage> st = n->outputs[o].lock();
       if (!st) continue;
       long external = st.use_count() - 1 - internal_refs[st.get()];
+      if (external > (st.get() == reduce_input ? 1 : 0) && recomputable(n, st.get())) {
+        if (st.get() == reduce_input) p.reduced = ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)};
+        p.left_pending.push_back(n);
+        continue;
+      }
       if (st.get() == reduce_input) {
         p.reduced = ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)};
         --external;  // the closing reduction's own reference

@@ -38,6 +38,13 @@ struct GroupProgram {
   // that value is needed in memory too (someone else holds it).
   ProgramValue reduced;
   bool reduced_also_stored = false;
+  // Generator nodes whose values the user still holds but nothing else in this evaluation needs:
+  // computed in registers here and left pending (they hold no memory), so that a held random
+  // sample or arange is recomputed where it is used instead of being written out now.
+  std::vector<Node*> left_pending;
+  // Whether some step is a generator: the kernel then needs each element's C-order position in
+  // `shape` (a pseudo-operand with contiguous strides that no pointer backs).
+  bool has_generators() const;
   // The dtype a value holds.
   DType dtype_of(const ProgramValue& v) const {
     return v.leaf >= 0 ? leaves[v.leaf].dtype : steps[v.step].op.out[v.output];

@@ -13,7 +13,6 @@ namespace nf {
 enum class NodeKind : uint8_t {
   Elementwise,  // one output element from the inputs' elements at the same index
   Reduction,    // reduces some axes of one elementwise input
-  Source,       // produces values from an index (arange, fill, random): no array inputs
   Opaque,       // anything else (matmul, sort, gather): a group of its own
 };
 
@@ -26,6 +25,7 @@ struct Node {
   int depth = 0;               // longest pending chain below this node
   uint64_t visit_epoch = 0;    // scratch mark for graph walks
   bool done = false;           // evaluated: outputs are materialised, inputs dropped
+  bool eval_root = false;      // asked for by an evaluation (a generator then is materialised)
 
   virtual ~Node();
   virtual NodeKind kind() const = 0;

@@ -1,9 +1,13 @@
-// Creation ops whose values come from an index, not from memory: they are Source nodes, so a
-// later fusion planner can compute them inside the kernel that consumes them.
+// Creation ops whose values come from an index, not from memory: generator steps
+// (kernels/generators.h) that the fusion planner computes inside the kernel that consumes them.
 #pragma once
 #include "numfuse/core/array.h"
+#include "numfuse/graph/elementwise_node.h"
 
 namespace nf {
+
+// A pending array of `shape` whose element i (C order) is the generator's value at i.
+Array generate(const Generator& g, DType dtype, const Shape& shape, Device device);
 
 // An array of `shape` filled with the bytes of one value of `dtype` (itemsize bytes at `value`).
 Array full(const Shape& shape, DType dtype, const void* value, Device device);

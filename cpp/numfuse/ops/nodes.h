@@ -36,4 +36,15 @@ struct CopyNode : ElementwiseNode {
   }
 };
 
+// full, arange, eye and random draws: each element a function of its position alone.
+struct GeneratorNode : ElementwiseNode {
+  Generator gen;
+  std::string name() const override { return generator_name(gen.kind); }
+  ElementwiseOp op() const override {
+    ElementwiseOp o{ElementwiseOp::Kind::Generate, UFunc::Add, {}, {out_dtypes[0]}};
+    o.gen = gen;
+    return o;
+  }
+};
+
 }  // namespace nf

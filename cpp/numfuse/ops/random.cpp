@@ -1,17 +1,11 @@
 #include "numfuse/ops/random.h"
 
+#include <cstring>
+
 #include "numfuse/core/error.h"
+#include "numfuse/ops/creation.h"
 
 namespace nf {
-
-std::string RandomNode::name() const {
-  switch (spec.dist) {
-    case RandomDist::Uniform: return "random_uniform";
-    case RandomDist::Normal: return "random_normal";
-    case RandomDist::Integers: return "random_integers";
-  }
-  return "random";
-}
 
 Array random(const Shape& shape, DType dtype, const RandomSpec& spec, Device device) {
   for (int64_t s : shape) {
@@ -23,10 +17,18 @@ Array random(const Shape& shape, DType dtype, const RandomSpec& spec, Device dev
       (spec.dist != RandomDist::Integers && !is_float)) {
     throw TypeError(std::string("random: unsupported dtype ") + dtype_name(dtype));
   }
-  auto node = std::make_shared<RandomNode>();
-  node->device = device;
-  node->spec = spec;
-  return make_pending(node, dtype, shape);
+  Generator g;
+  g.kind = spec.dist == RandomDist::Uniform  ? Generator::Kind::Uniform
+           : spec.dist == RandomDist::Normal ? Generator::Kind::Normal
+                                             : Generator::Kind::Integers;
+  g.word[0] = spec.seed;
+  g.word[1] = spec.stream;
+  g.word[2] = spec.offset;
+  std::memcpy(&g.word[3], &spec.a, 8);
+  std::memcpy(&g.word[4], &spec.b, 8);
+  g.word[5] = spec.low;
+  g.word[6] = spec.range;
+  return generate(g, dtype, shape, device);
 }
 
 }  // namespace nf

@@ -1,12 +1,12 @@
 // Counter-based random arrays: element i of a draw is a pure function of (seed, stream, offset, i)
-// through Philox4x32-10 (kernels/philox.h explains the stream model), so a RandomNode is a Source
-// node like arange: any backend, fused or not, computes each element on its own, in parallel.
+// through Philox4x32-10 (kernels/philox.h explains the stream model), so a draw is a generator
+// step like arange (kernels/generators.h): any backend computes each element on its own, inside
+// whichever fused kernel consumes it.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "numfuse/core/array.h"
-#include "numfuse/graph/node.h"
 
 namespace nf {
 
@@ -29,13 +29,5 @@ struct RandomSpec {
 // float64; Integers any integer dtype or bool. Throws ValueError for negative dimensions and
 // TypeError for a dtype the distribution does not produce.
 Array random(const Shape& shape, DType dtype, const RandomSpec& spec, Device device);
-
-struct RandomNode : Node {
-  RandomSpec spec;
-  NodeKind kind() const override { return NodeKind::Source; }
-  std::string name() const override;
-  void eval_cpu(const std::vector<Array>& outs) override;  // backend/cpu/random_cpu.cpp
-  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/random_cuda.cpp
-};
 
 }  // namespace nf

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "numfuse/backend/cpu/generate_cpu.h"
 #include "numfuse/backend/cpu/run_buffers.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
 #include "numfuse/backend/cpu/thread_pool.h"
@@ -58,6 +59,7 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
   switch (op.kind) {
     case ElementwiseOp::Kind::Select: return select_for(itemsize(op.out[0]));
     case ElementwiseOp::Kind::Copy: return copy_for(itemsize(op.out[0]));
+    case ElementwiseOp::Kind::Generate: return nullptr;  // a GeneratorLoop instead
     case ElementwiseOp::Kind::UFunc: {
       DType outs[2];
       UFuncLoop l = find_ufunc_loop(op.ufunc, op.in.data(), outs);
@@ -75,6 +77,7 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
 
 struct StepPlan {
   UFuncLoop fn;
+  GeneratorLoop gen = nullptr;  // generator steps: computed from the element positions
   std::vector<CastLoop> cast;   // per argument, null when the value already has the loop dtype
   std::vector<int> cast_slot;   // scratch slot of each cast argument
   std::vector<int> value_slot;  // slot of each of the step's outputs
@@ -91,6 +94,12 @@ bool try_run_small(const GroupProgram& p) {
   const ProgramStep& st = p.steps[0];
   const int64_t n = numel(p.shape);
   if (n > kRunElements || st.args.size() > 4) return false;
+  if (st.op.kind == ElementwiseOp::Kind::Generate) {
+    const Array& o = p.outputs[0].array;
+    if (o.dtype != st.op.out[0] || !o.c_contiguous()) return false;
+    if (n > 0) find_generator_loop(st.op.gen.kind, o.dtype)(st.op.gen.word, 0, 1, o.data(), n);
+    return true;
+  }
   const void* in[4];
   int64_t step[4];
   void* out[2];
@@ -126,6 +135,9 @@ void run_program(const GroupProgram& p) {
   std::vector<Strides> strides;
   for (const ProgramOutput& o : p.outputs) strides.push_back(o.array.strides);
   for (const Array& l : p.leaves) strides.push_back(broadcast_strides(l.shape, l.strides, p.shape));
+  // Generators read each element's C-order position: one more operand, with no memory behind it.
+  const size_t position = strides.size();
+  if (p.has_generators()) strides.push_back(contiguous_strides(p.shape));
   IterSpace sp = make_iter_space(p.shape, strides, 0);
   if (sp.size() == 0) return;
   const int inner = sp.ndim() - 1;
@@ -136,6 +148,7 @@ void run_program(const GroupProgram& p) {
   for (size_t s = 0; s < nsteps; ++s) {
     const ProgramStep& st = p.steps[s];
     plan[s].fn = loop_for(st.op);
+    if (st.op.kind == ElementwiseOp::Kind::Generate) plan[s].gen = find_generator_loop(st.op.gen.kind, st.op.out[0]);
     for (size_t o = 0; o < st.op.out.size(); ++o) {
       plan[s].value_slot.push_back(slots++);
       plan[s].direct_out.push_back(-1);
@@ -203,7 +216,11 @@ void run_program(const GroupProgram& p) {
           value_ptr[pl.value_slot[o]] = ptr;
           res_ptr[o] = ptr;
         }
-        pl.fn(arg_ptr.data(), arg_step.data(), res_ptr.data(), n);
+        if (pl.gen) {
+          pl.gen(st.op.gen.word, off[position], sp.strides[position][inner], res_ptr[0], n);
+        } else {
+          pl.fn(arg_ptr.data(), arg_step.data(), res_ptr.data(), n);
+        }
       }
       for (size_t j = 0; j < nout; ++j) {
         if (written_directly[j]) continue;

@@ -38,26 +38,60 @@ const char* cuda_compute_type(DType d) {
 
 namespace {
 
+// The structural key is raw bytes: every field a small non-negative number.
+void put(std::string& key, int64_t v) {
+  if (v >= 0 && v < 255) {
+    key.push_back(static_cast<char>(v));
+    return;
+  }
+  key.push_back(static_cast<char>(255));
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
 
-// How the kernel reaches one operand.
-struct OperandPlan {
-  DType dtype;
-  bool scalar = false;  // a 0-d host array: its value is a kernel parameter
-  int ptr = -1;         // index into Params::ptr
-  int value = -1;       // index into Params::scalar
-  bool broadcast = false;  // stride 0 everywhere: loaded once
-};
-
+void put_structure(std::string& key, const GroupProgram& p) {
+  for (const ProgramStep& st : p.steps) {
+    put(key, static_cast<int>(st.op.kind));
+    put(key, static_cast<int>(st.op.ufunc));
+    put(key, static_cast<int>(st.op.gen.kind));
+    put(key, static_cast<int64_t>(st.op.in.size()));
+    for (DType d : st.op.in) put(key, static_cast<int>(d));
+    put(key, static_cast<int64_t>(st.op.out.size()));
+    for (DType d : st.op.out) put(key, static_cast<int>(d));
+    for (const ProgramValue& v : st.args) {
+      put(key, v.leaf + 1);
+      put(key, v.step + 1);
+      put(key, v.output);
+    }
+  }
+  put(key, 254);  // end of steps
+  for (const ProgramOutput& o : p.outputs) {
+    put(key, o.value.leaf + 1);
+    put(key, o.value.step + 1);
+    put(key, o.value.output);
+  }
+}
 
 }  // namespace
 
-ElementwiseKernel generate_elementwise(const GroupProgram& p) {
+std::vector<uint64_t> generator_words(const GroupProgram& p) {
+  std::vector<uint64_t> words;
+  for (const ProgramStep& st : p.steps) {
+    if (st.op.kind == ElementwiseOp::Kind::Generate) words.insert(words.end(), st.op.gen.word, st.op.gen.word + 8);
+  }
+  return words;
+}
+
+ElementwiseKernel plan_elementwise(const GroupProgram& p) {
+  ElementwiseKernel k;
   const size_t nout = p.outputs.size(), nleaf = p.leaves.size();
-  // Operands as the setup pass sees them: outputs first, then array leaves.
-  std::vector<OperandPlan> ops(nout + nleaf);
+  // Operands as the setup pass sees them: outputs first, then array leaves, then the position.
+  std::vector<KernelOperand>& ops = k.operands;
+  ops.resize(nout + nleaf);
   std::vector<Strides> strides;
   std::vector<char*> ptrs;
   std::vector<const Array*> scalars;
+  strides.reserve(nout + nleaf + 1);
+  ptrs.reserve(nout + nleaf);
   for (size_t j = 0; j < nout; ++j) {
     ops[j].dtype = p.outputs[j].array.dtype;
     ops[j].ptr = static_cast<int>(ptrs.size());
@@ -66,7 +100,7 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   }
   for (size_t l = 0; l < nleaf; ++l) {
     const Array& a = p.leaves[l];
-    OperandPlan& op = ops[nout + l];
+    KernelOperand& op = ops[nout + l];
     op.dtype = a.dtype;
     if (a.ndim() == 0 && a.device().is_cpu() && !p.device.is_cpu()) {
       op.scalar = true;
@@ -81,79 +115,138 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   if (ptrs.size() > size_t(kMaxKernelOperands)) {
     throw NotImplementedError("fused kernel with " + std::to_string(ptrs.size()) + " arrays");
   }
+  k.nptr = static_cast<int>(ptrs.size());
+  k.nscalar = static_cast<int>(scalars.size());
+  std::vector<uint64_t> gen = generator_words(p);
+  k.ngen = static_cast<int>(gen.size() / 8);
+  k.position = k.ngen > 0;
+  if (k.position) strides.push_back(contiguous_strides(p.shape));  // stride row nptr, no pointer
   IterSpace sp = make_iter_space(p.shape, strides, 0);
   if (sp.size() == 1) {
     // One element (a 0-d or all-unit-dims space): unit strides, so the contiguous variant applies.
     sp.shape = Shape{1};
     for (Strides& st : sp.strides) st = Strides{1};
   }
-  const int rank = sp.ndim();
-  if (rank > kMaxKernelRank) throw NotImplementedError("fused kernel of rank " + std::to_string(rank));
+  k.rank = sp.ndim();
+  if (k.rank > kMaxKernelRank) throw NotImplementedError("fused kernel of rank " + std::to_string(k.rank));
   // Array leaves whose strides are all zero (a broadcast element) are loaded once per thread.
-  for (size_t k = nout; k < ops.size(); ++k) {
-    if (ops[k].ptr < 0) continue;
+  for (size_t j = nout; j < ops.size(); ++j) {
+    if (ops[j].ptr < 0) continue;
     bool zero = true;
-    for (int64_t st : sp.strides[ops[k].ptr]) zero &= st == 0;
-    ops[k].broadcast = zero;
+    for (int64_t st : sp.strides[ops[j].ptr]) zero &= st == 0;
+    ops[j].broadcast = zero;
   }
-  // The contiguous variant: one dim, every array operand at unit stride or broadcast.
-  bool contiguous = rank == 1;
-  for (size_t k = 0; k < strides.size() && contiguous; ++k) {
-    contiguous = sp.strides[k][0] == 1 || (k >= nout && sp.strides[k][0] == 0);
+  // The contiguous variant: one dim, every array operand (and the position) at unit stride or
+  // broadcast.
+  k.contiguous = k.rank == 1;
+  for (size_t r = 0; r < strides.size() && k.contiguous; ++r) {
+    const bool leaf = r >= nout && r < ptrs.size();
+    k.contiguous = sp.strides[r][0] == 1 || (leaf && sp.strides[r][0] == 0);
   }
   // 32-bit indices leave headroom for the grid-stride step past the end (i + gridDim*blockDim
   // must not overflow): the grid is capped far below 2^24 threads.
-  const bool idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
+  k.idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
   // Elements per thread: 16-byte loads of the widest operand, if every pointer is aligned.
-  int vec = 1;
-  if (contiguous) {
+  k.vec = 1;
+  if (k.contiguous) {
     size_t widest = 1;
-    for (const OperandPlan& o : ops) {
+    for (const KernelOperand& o : ops) {
       if (!o.scalar && !o.broadcast) widest = std::max(widest, itemsize(o.dtype));
     }
-    vec = static_cast<int>(std::max<size_t>(1, 16 / widest));
-    for (size_t k = 0; k < ops.size(); ++k) {
-      const OperandPlan& o = ops[k];
+    k.vec = static_cast<int>(std::max<size_t>(1, 16 / widest));
+    for (const KernelOperand& o : ops) {
       if (o.scalar || o.broadcast) continue;
       uintptr_t addr = reinterpret_cast<uintptr_t>(ptrs[o.ptr]);
-      if (addr % (itemsize(o.dtype) * vec) != 0) vec = 1;
+      if (addr % (itemsize(o.dtype) * k.vec) != 0) k.vec = 1;
     }
   }
+  k.n = sp.size();
 
+  std::string& key = k.key;
+  key.reserve(64 + 8 * p.steps.size());
+  put(key, k.contiguous);
+  put(key, k.idx32);
+  put(key, k.vec);
+  put(key, k.rank);
+  put(key, static_cast<int64_t>(nout));
+  put(key, k.nptr);
+  put(key, k.nscalar);
+  put(key, k.ngen);
+  for (const KernelOperand& o : ops) {
+    put(key, static_cast<int>(o.dtype) | (o.scalar << 5) | (o.broadcast << 6));
+    put(key, o.ptr + 1);
+    put(key, o.value + 1);
+  }
+  put_structure(key, p);
+
+  // The parameter struct, laid out as the source declares it (natural alignment, 8-byte fields).
+  std::vector<uint8_t>& params = k.params;
+  params.reserve(8 * (ptrs.size() + 2 + (k.contiguous ? 0 : k.rank * (strides.size() + 1))) +
+                 16 * (scalars.size() + 1) + 8 * gen.size());
+  for (char* ptr : ptrs) append_param(params, ptr);
+  if (ptrs.empty()) append_param(params, static_cast<void*>(nullptr));
+  append_param(params, static_cast<long long>(sp.size()));
+  if (!k.contiguous) {
+    for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(sp.shape[d]));
+    for (size_t r = 0; r < strides.size(); ++r) {
+      for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(sp.strides[r][d]));
+    }
+    if (strides.empty()) {
+      for (int d = 0; d < k.rank; ++d) append_param(params, 0LL);
+    }
+  }
+  for (const Array* a : scalars) {
+    unsigned long long v[2] = {0, 0};
+    std::memcpy(v, a->data(), a->itemsize());
+    append_param(params, v);
+  }
+  if (scalars.empty()) {
+    unsigned long long v[2] = {0, 0};
+    append_param(params, v);
+  }
+  for (uint64_t w : gen) append_param(params, static_cast<unsigned long long>(w));
+  return k;
+}
+
+std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) {
+  const size_t nout = p.outputs.size(), nleaf = p.leaves.size();
+  const std::vector<KernelOperand>& ops = k.operands;
+  const int rank = k.rank, vec = k.vec;
+  const bool contiguous = k.contiguous;
+  const int stride_rows = k.nptr + (k.position ? 1 : 0);
+  auto leaf_name = [&](int leaf) { return "a" + std::to_string(nout + leaf); };
   SourceText s;
   s.text.reserve(4096);
   s << "\n// ---- fused elementwise kernel\n";
   s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
-  s << "struct nf_params {\n  void* ptr[" << std::max<size_t>(1, ptrs.size()) << "];\n";
+  s << "struct nf_params {\n  void* ptr[" << std::max(1, k.nptr) << "];\n";
   s << "  long long n;\n";
   if (!contiguous) {
-    s << "  long long shape[" << rank << "];\n  long long stride[" << std::max<size_t>(1, strides.size())
-      << "][" << rank << "];\n";
+    s << "  long long shape[" << rank << "];\n  long long stride[" << std::max(1, stride_rows) << "]["
+      << rank << "];\n";
   }
-  s << "  unsigned long long scalar[" << std::max<size_t>(1, scalars.size()) << "][2];\n};\n";
-  s << "typedef " << (idx32 ? "int" : "long long") << " nf_idx;\n";
+  s << "  unsigned long long scalar[" << std::max(1, k.nscalar) << "][2];\n";
+  if (k.ngen) s << "  unsigned long long gen[" << 8 * k.ngen << "];\n";
+  s << "};\n";
+  s << "typedef " << (k.idx32 ? "int" : "long long") << " nf_idx;\n";
   s << "extern \"C\" __global__ void __launch_bounds__(256) nf_fused(const nf_params p) {\n";
   // Operands loaded once per thread: host scalars and broadcast arrays.
-  for (size_t k = 0; k < ops.size(); ++k) {
-    const OperandPlan& o = ops[k];
-    if (k < nout) continue;
+  for (size_t j = nout; j < ops.size(); ++j) {
+    const KernelOperand& o = ops[j];
     const char* st = cuda_storage_type(o.dtype);
     const char* ct = cuda_compute_type(o.dtype);
     if (o.scalar) {
-      s << "  const " << ct << " a" << k << " = nf::convert<" << ct << ">(*reinterpret_cast<const " << st
+      s << "  const " << ct << " a" << j << " = nf::convert<" << ct << ">(*reinterpret_cast<const " << st
         << "*>(p.scalar[" << o.value << "]));\n";
     } else if (o.broadcast) {
-      s << "  const " << ct << " a" << k << " = nf::convert<" << ct << ">(*static_cast<const " << st
+      s << "  const " << ct << " a" << j << " = nf::convert<" << ct << ">(*static_cast<const " << st
         << "*>(p.ptr[" << o.ptr << "]));\n";
     }
   }
   // The body computes every step for element `i` (scalar form) or lane `k` (vector form).
   auto body = [&](const std::string& ind, bool vector_form) {
-    auto value_name = [&](const ProgramValue& v) {
-      return value_expr(v, [&](int leaf) { return "a" + std::to_string(nout + leaf); });
-    };
     for (size_t l = 0; l < nleaf; ++l) {
-      const OperandPlan& o = ops[nout + l];
+      const KernelOperand& o = ops[nout + l];
       if (o.scalar || o.broadcast) continue;
       const char* ct = cuda_compute_type(o.dtype);
       s << ind << "const " << ct << " a" << nout + l << " = nf::convert<" << ct << ">(";
@@ -164,10 +257,11 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
           << nout + l << "]);\n";
       }
     }
-    emit_steps(s, p, [&](int leaf) { return "a" + std::to_string(nout + leaf); }, ind);
+    StepNames names{leaf_name, vector_form ? "b * " + std::to_string(vec) + " + k" : "opos"};
+    emit_steps(s, p, names, ind);
     for (size_t j = 0; j < nout; ++j) {
       const char* st = cuda_storage_type(ops[j].dtype);
-      std::string val = "nf::convert<" + std::string(st) + ">(" + value_name(p.outputs[j].value) + ")";
+      std::string val = "nf::convert<" + std::string(st) + ">(" + value_expr(p.outputs[j].value, leaf_name) + ")";
       if (vector_form) {
         s << ind << "out" << j << ".v[k] = " << val << ";\n";
       } else {
@@ -180,14 +274,14 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   if (contiguous && vec > 1) {
     s << "  const nf_idx nvec = nf_idx(p.n / " << vec << ");\n";
     s << "  for (nf_idx b = i; b < nvec; b += stride) {\n";
-    for (size_t k = 0; k < ops.size(); ++k) {
-      const OperandPlan& o = ops[k];
+    for (size_t j = 0; j < ops.size(); ++j) {
+      const KernelOperand& o = ops[j];
       if (o.scalar || o.broadcast) continue;
       const char* st = cuda_storage_type(o.dtype);
-      if (k < nout) {
-        s << "    nf_vec<" << st << ", " << vec << "> out" << k << ";\n";
+      if (j < nout) {
+        s << "    nf_vec<" << st << ", " << vec << "> out" << j << ";\n";
       } else {
-        s << "    const nf_vec<" << st << ", " << vec << "> in" << k << " = static_cast<const nf_vec<"
+        s << "    const nf_vec<" << st << ", " << vec << "> in" << j << " = static_cast<const nf_vec<"
           << st << ", " << vec << ">*>(p.ptr[" << o.ptr << "])[b];\n";
       }
     }
@@ -203,60 +297,38 @@ ElementwiseKernel generate_elementwise(const GroupProgram& p) {
   } else {
     s << "  for (; i < p.n; i += stride) {\n";
   }
-  // Element offsets of each array operand.
-  for (size_t k = 0; k < ops.size(); ++k) {
-    const OperandPlan& o = ops[k];
-    if (o.scalar || o.broadcast) continue;
-    if (contiguous) {
-      s << "    const nf_idx o" << k << " = i;\n";
+  // Element offsets of each array operand (and the position).
+  if (contiguous) {
+    for (size_t j = 0; j < ops.size(); ++j) {
+      if (!ops[j].scalar && !ops[j].broadcast) s << "    const nf_idx o" << j << " = i;\n";
     }
-  }
-  if (!contiguous) {
-    for (size_t k = 0; k < ops.size(); ++k) {
-      if (!ops[k].scalar && !ops[k].broadcast) s << "    nf_idx o" << k << " = 0;\n";
+    if (k.position) s << "    const nf_idx opos = i;\n";
+  } else {
+    for (size_t j = 0; j < ops.size(); ++j) {
+      if (!ops[j].scalar && !ops[j].broadcast) s << "    nf_idx o" << j << " = 0;\n";
     }
+    if (k.position) s << "    nf_idx opos = 0;\n";
     s << "    nf_idx rem = i;\n";
     for (int d = rank - 1; d >= 0; --d) {
       s << "    { const nf_idx c = rem % nf_idx(p.shape[" << d << "]); rem /= nf_idx(p.shape[" << d << "]);\n";
-      for (size_t k = 0; k < ops.size(); ++k) {
-        const OperandPlan& o = ops[k];
+      for (size_t j = 0; j < ops.size(); ++j) {
+        const KernelOperand& o = ops[j];
         if (o.scalar || o.broadcast) continue;
-        // Stride rows follow the pointers: outputs, then array leaves.
-        s << "      o" << k << " += c * nf_idx(p.stride[" << o.ptr << "][" << d << "]);\n";
+        // Stride rows follow the pointers: outputs, then array leaves, then the position.
+        s << "      o" << j << " += c * nf_idx(p.stride[" << o.ptr << "][" << d << "]);\n";
       }
+      if (k.position) s << "      opos += c * nf_idx(p.stride[" << k.nptr << "][" << d << "]);\n";
       s << "    }\n";
     }
   }
   body("    ", false);
   s << "  }\n}\n";
+  return s.str();
+}
 
-  ElementwiseKernel k;
-  k.body = s.str();
-  k.entry = "nf_fused";
-  k.n = sp.size();
-  k.vec = contiguous ? vec : 1;
-  // The parameter struct, laid out as the source declares it (natural alignment, 8-byte fields).
-  for (char* ptr : ptrs) append_param(k.params, ptr);
-  if (ptrs.empty()) append_param(k.params, static_cast<void*>(nullptr));
-  append_param(k.params, static_cast<long long>(sp.size()));
-  if (!contiguous) {
-    for (int d = 0; d < rank; ++d) append_param(k.params, static_cast<long long>(sp.shape[d]));
-    for (size_t r = 0; r < strides.size(); ++r) {
-      for (int d = 0; d < rank; ++d) append_param(k.params, static_cast<long long>(sp.strides[r][d]));
-    }
-    if (strides.empty()) {
-      for (int d = 0; d < rank; ++d) append_param(k.params, 0LL);
-    }
-  }
-  for (const Array* a : scalars) {
-    unsigned long long v[2] = {0, 0};
-    std::memcpy(v, a->data(), a->itemsize());
-    append_param(k.params, v);
-  }
-  if (scalars.empty()) {
-    unsigned long long v[2] = {0, 0};
-    append_param(k.params, v);
-  }
+ElementwiseKernel generate_elementwise(const GroupProgram& p) {
+  ElementwiseKernel k = plan_elementwise(p);
+  k.body = elementwise_body(p, k);
   return k;
 }
 

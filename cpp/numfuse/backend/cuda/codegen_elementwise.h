@@ -17,18 +17,43 @@ extern const char* const kKernelPrelude;
 constexpr int kMaxKernelRank = 8;       // coalesced dims of the strided variant
 constexpr int kMaxKernelOperands = 48;  // outputs + array leaves
 
+// How the kernel reaches one operand (outputs first, then leaves).
+struct KernelOperand {
+  DType dtype = DType::Bool;
+  bool scalar = false;     // a 0-d host array: its value is a kernel parameter
+  bool broadcast = false;  // stride 0 everywhere: loaded once per thread
+  int ptr = -1;            // index into the parameters' ptr[] (and stride rows)
+  int value = -1;          // index into the parameters' scalar[]
+};
+
 struct ElementwiseKernel {
+  // The program's structure in a few bytes: equal keys mean equal source, so a warm launch looks
+  // its kernel up by key and never builds the source text (the host cost of a small op).
+  std::string key;
   std::string body;              // the generated part; the NVRTC source is kKernelPrelude + body
-  std::string entry;             // the __global__ function's name
+  std::string entry = "nf_fused";  // the __global__ function's name
   std::vector<uint8_t> params;   // the bytes of the kernel's single by-value parameter struct
   int64_t n = 0;                 // elements (threads needed = ceil(n / vec))
   int vec = 1;                   // elements per thread in the contiguous variant
+  // The layout the source is written for.
+  std::vector<KernelOperand> operands;
+  int rank = 1, nptr = 0, nscalar = 0, ngen = 0;
+  bool contiguous = true, idx32 = true;
+  bool position = false;         // generators read the C-order position (stride row nptr)
 };
 
-// Builds the kernel of a program whose leaves and outputs live on the device (0-d host arrays
-// become scalar parameters). `device_ptr(i)` is not needed: operand pointers are taken from the
-// arrays' data(). Throws NotImplementedError past kMaxKernelRank / kMaxKernelOperands.
+// The kernel of a program whose leaves and outputs live on the device (0-d host arrays become
+// scalar parameters): key, parameters and layout, without the source text. Throws
+// NotImplementedError past kMaxKernelRank / kMaxKernelOperands.
+ElementwiseKernel plan_elementwise(const GroupProgram& program);
+// The source text of a planned kernel (on a kernel-cache miss).
+std::string elementwise_body(const GroupProgram& program, const ElementwiseKernel& k);
+// Both at once (tests, numfuse.explain).
 ElementwiseKernel generate_elementwise(const GroupProgram& program);
+
+// The generator words of a program's Generate steps, 8 per step in step order: the `gen` array
+// of the kernel parameters.
+std::vector<uint64_t> generator_words(const GroupProgram& program);
 
 // C++ spelling of a dtype in kernel source: storage ("nf::half") and compute ("float") types.
 const char* cuda_storage_type(DType d);

@@ -16,7 +16,7 @@ void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dty
 namespace {
 
 struct Leaf {
-  int program_leaf;
+  int program_leaf;  // -1: the C-order position that generator steps read (no memory behind it)
   bool scalar;
   int index;         // into ptr[] or scalar[]
   Strides strides;   // over the reduced input's shape
@@ -62,6 +62,9 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     if (!leaf.scalar) leaf.strides = broadcast_strides(a.shape, a.strides, shape);
     leaves.push_back(std::move(leaf));
   }
+  const std::vector<uint64_t> gen = generator_words(p);
+  const int ngen = static_cast<int>(gen.size() / 8);
+  if (ngen) leaves.push_back(Leaf{-1, false, nptr++, contiguous_strides(shape)});
   std::vector<int> kept, red;
   for (int d = 0; d < int(shape.size()); ++d) (spec.axes[d] ? red : kept).push_back(d);
   FusedReduceKernel k;
@@ -75,7 +78,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   plan.nred = numel(plan.red_shape);
   bool adjacent = false;
   for (size_t l = 0; l < leaves.size(); ++l) {
-    if (!leaves[l].scalar && kstr[l].back() == 1 && plan.kept_shape.back() > 1) adjacent = true;
+    const bool memory = !leaves[l].scalar && leaves[l].program_leaf >= 0;
+    if (memory && kstr[l].back() == 1 && plan.kept_shape.back() > 1) adjacent = true;
   }
   plan.thread_per_output = adjacent && plan.nout >= 1024;
   plan.warp_per_output = !plan.thread_per_output && plan.nred <= 4096 && plan.nout >= int64_t(sm_count) * 4;
@@ -92,7 +96,9 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
        "  long long bpo;\n  const void* ptr[" << std::max(1, nptr) << "];\n  long long kshape[" << kr
     << "];\n  long long kstride[" << std::max(1, nptr) << "][" << kr << "];\n  long long rshape[" << rr
     << "];\n  long long rstride[" << std::max(1, nptr) << "][" << rr << "];\n  unsigned long long scalar["
-    << std::max(1, nscalar) << "][2];\n  unsigned long long init[2];\n};\n";
+    << std::max(1, nscalar) << "][2];\n  unsigned long long init[2];\n";
+  if (ngen) s << "  unsigned long long gen[" << 8 * ngen << "];\n";
+  s << "};\n";
   emit_reduce_accumulator(s, spec, value_dtype);
   // Per-leaf offsets of an output (kept dims) and of a reduced element.
   s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";
@@ -112,6 +118,12 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     }
   }
   for (const Leaf& l : leaves) {
+    if (l.program_leaf < 0) {
+      s << "  const long long opos = kb[" << l.index << "]";
+      for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+      s << ";\n";
+      continue;
+    }
     const Array& a = p.leaves[l.program_leaf];
     const char* st = cuda_storage_type(a.dtype);
     const char* ct = cuda_compute_type(a.dtype);
@@ -124,7 +136,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
       s << "]);\n";
     }
   }
-  emit_steps(s, p, [](int leaf) { return "a" + std::to_string(leaf); }, "  ");
+  emit_steps(s, p, StepNames{[](int leaf) { return "a" + std::to_string(leaf); }, "opos"}, "  ");
   s << "  return nf_load(" << value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); })
     << ", r);\n}\n";
   const int nkb = std::max(1, nptr);
@@ -165,7 +177,9 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   append_param(k.params, static_cast<long long>(plan.nred));
   append_param(k.params, static_cast<long long>(plan.blocks_per_output));
   for (const Leaf& l : leaves) {
-    if (!l.scalar) append_param(k.params, static_cast<const void*>(p.leaves[l.program_leaf].data()));
+    if (l.scalar) continue;
+    const void* ptr = l.program_leaf < 0 ? nullptr : p.leaves[l.program_leaf].data();
+    append_param(k.params, ptr);
   }
   if (nptr == 0) append_param(k.params, static_cast<const void*>(nullptr));
   for (int64_t v : plan.kept_shape) append_param(k.params, static_cast<long long>(v));
@@ -183,7 +197,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   for (const Leaf& l : leaves) {
     if (!l.scalar) continue;
     unsigned long long v[2] = {0, 0};
-    std::memcpy(v, p.leaves[l.program_leaf].data(), p.leaves[l.program_leaf].itemsize());
+    std::memcpy(v, p.leaves[l.program_leaf].data(), p.leaves[l.program_leaf].itemsize());  // scalars are program leaves
     append_param(k.params, v);
   }
   if (nscalar == 0) {
@@ -199,6 +213,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     }
   }
   append_param(k.params, init);
+  for (uint64_t w : gen) append_param(k.params, static_cast<unsigned long long>(w));
   if (plan.blocks_per_output > 1) {
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (32 + itemsize(value_dtype));
   }

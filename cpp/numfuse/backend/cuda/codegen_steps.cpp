@@ -26,14 +26,27 @@ std::string value_expr(const ProgramValue& v, const std::function<std::string(in
   return "v" + std::to_string(v.step) + "_" + std::to_string(v.output);
 }
 
-void emit_steps(SourceText& s, const GroupProgram& p, const std::function<std::string(int)>& leaf_name,
-                const std::string& indent) {
+std::string generator_function(Generator::Kind kind, DType dtype) {
+  const char* fn = "fill";
+  switch (kind) {
+    case Generator::Kind::Fill: fn = "fill"; break;
+    case Generator::Kind::Arange: fn = "arange"; break;
+    case Generator::Kind::Eye: fn = "eye"; break;
+    case Generator::Kind::Uniform: fn = "uniform"; break;
+    case Generator::Kind::Normal: fn = "normal"; break;
+    case Generator::Kind::Integers: fn = "integers"; break;
+  }
+  return std::string("nf::gen::") + fn + "<" + cuda_storage_type(dtype) + ">";
+}
+
+void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, const std::string& indent) {
+  int generators = 0;
   for (size_t st = 0; st < p.steps.size(); ++st) {
     const ProgramStep& step = p.steps[st];
     std::vector<std::string> args;
     for (size_t a = 0; a < step.args.size(); ++a) {
       DType have = p.dtype_of(step.args[a]);
-      std::string name = value_expr(step.args[a], leaf_name);
+      std::string name = value_expr(step.args[a], names.leaf_name);
       if (have != step.op.in[a] || step.op.in[a] == DType::Float16) {
         name = std::string("nf::convert<") + cuda_compute_type(step.op.in[a]) + ">(" + name + ")";
       }
@@ -42,6 +55,13 @@ void emit_steps(SourceText& s, const GroupProgram& p, const std::function<std::s
     std::string call;
     switch (step.op.kind) {
       case ElementwiseOp::Kind::Copy: call = args[0]; break;
+      case ElementwiseOp::Kind::Generate: {
+        const std::string words = names.gen_words + " + " + std::to_string(8 * generators++);
+        call = generator_function(step.op.gen.kind, step.op.out[0]) + "(" + words;
+        if (step.op.gen.kind != Generator::Kind::Fill) call += ", (unsigned long long)(" + names.position + ")";
+        call += ")";
+        break;
+      }
       case ElementwiseOp::Kind::Select:
         call = "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
         break;

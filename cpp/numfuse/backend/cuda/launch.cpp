@@ -1,43 +1,100 @@
 #include "numfuse/backend/cuda/launch.h"
 
+#include <algorithm>
+#include <array>
 #include <mutex>
 #include <unordered_map>
 
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
-#include "numfuse/backend/cuda/stream.h"
 
 namespace nf::cuda {
 
 extern const char* const kKernelPrelude;
 
-CUfunction generated_kernel(const std::string& body, const std::string& name,
-                            const std::vector<std::string>& options, int device) {
-  static std::mutex m;
-  static std::unordered_map<std::string, CUfunction> known;
-  std::string key = name;
-  key += '\0';
-  key += std::to_string(device);
-  for (const auto& o : options) (key += '\0') += o;
-  (key += '\0') += body;
+namespace {
+
+// Blocks per SM before the grid-stride loop takes over: 8 blocks of 256 threads fill an SM, and
+// a few waves deep hide the tail.
+constexpr int64_t kBlocksPerSM = 16;
+
+struct KernelTable {
+  std::mutex mutex;
+  std::unordered_map<std::string, CUfunction> known;
+};
+KernelTable& kernel_table() {
+  static auto* t = new KernelTable();  // lives until exit: kernels outlive static destructors
+  return *t;
+}
+
+// The last stream numfuse enqueued on, per device.
+struct LastStream {
+  std::mutex mutex;
+  std::array<Stream, 64> stream;
+  std::array<bool, 64> used{};
+};
+LastStream& last_stream() {
+  static auto* l = new LastStream();  // lives until exit
+  return *l;
+}
+
+}  // namespace
+
+CUfunction keyed_kernel(const std::string& key, const char* name, const std::vector<std::string>& options,
+                        int device, const std::function<std::string()>& make_body) {
+  std::string full;
+  full.reserve(key.size() + 64);
+  full += name;
+  full += '\0';
+  full += std::to_string(device);
+  for (const auto& o : options) (full += '\0') += o;
+  full += '\1';
+  full += key;
+  KernelTable& t = kernel_table();
   {
-    std::lock_guard<std::mutex> lock(m);
-    auto it = known.find(key);
-    if (it != known.end()) return it->second;
+    std::lock_guard<std::mutex> lock(t.mutex);
+    auto it = t.known.find(full);
+    if (it != t.known.end()) return it->second;
   }
-  CUfunction f = get_kernel(std::string(kKernelPrelude) + body, name, options, device);
-  std::lock_guard<std::mutex> lock(m);
-  known.emplace(std::move(key), f);
+  CUfunction f = get_kernel(std::string(kKernelPrelude) + make_body(), name, options, device);
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.known.emplace(std::move(full), f);
   return f;
 }
 
-void launch(CUfunction fn, int device, unsigned grid, unsigned block, const std::vector<uint8_t>& params) {
-  if (grid == 0) return;
+CUfunction generated_kernel(const std::string& body, const std::string& name,
+                            const std::vector<std::string>& options, int device) {
+  return keyed_kernel(body, name.c_str(), options, device, [&] { return body; });
+}
+
+Stream enqueue_stream(int device) {
   activate(device);
   Stream s = current_stream(device);
-  void* args[] = {const_cast<uint8_t*>(params.data())};
-  check(driver().LaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, s.handle(), args, nullptr),
-        "cuLaunchKernel");
+  LastStream& l = last_stream();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  if (device < 0 || device >= 64) return s;
+  if (l.used[device] && l.stream[device] != s) {
+    // Conservative ordering across streams: the new stream waits for everything numfuse put on
+    // the previous one, so a value written there is complete before it is read here.
+    Event e = Event::create(device, /*disable_timing=*/true);
+    e.record(l.stream[device]);
+    s.wait(e);
+  }
+  l.stream[device] = s;
+  l.used[device] = true;
+  return s;
+}
+
+unsigned grid_for(int64_t threads_needed, int device) {
+  const int64_t cap = int64_t(std::max(1, device_properties(device).multiprocessor_count)) * kBlocksPerSM;
+  return static_cast<unsigned>(std::clamp<int64_t>((threads_needed + kLaunchThreads - 1) / kLaunchThreads, 1, cap));
+}
+
+void launch(CUfunction fn, int device, unsigned grid, unsigned block, const void* params) {
+  if (grid == 0) return;
+  Stream s = enqueue_stream(device);
+  void* args[] = {const_cast<void*>(params)};
+  check(driver().LaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, s.handle(), args, nullptr), "cuLaunchKernel");
 }
 
 }  // namespace nf::cuda

@@ -1,20 +1,41 @@
-// Launching generated kernels whose only parameter is one struct passed by value.
+// Launching generated kernels whose only parameter is one struct passed by value, on the stream
+// numfuse orders its work on.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "numfuse/backend/cuda/cuda_api.h"
+#include "numfuse/backend/cuda/stream.h"
 
 namespace nf::cuda {
 
-// The kernel `name` of the generated source kKernelPrelude + body, compiled with `options` for
-// `device`. Looked up by the (short) body first: hashing the ~100 KB prelude on every launch
-// would dominate the host time of a small op.
+constexpr int kLaunchThreads = 256;  // threads per block of the grid-stride kernels
+
+// The kernel `name` of the source kKernelPrelude + make_body(), compiled with `options` for
+// `device`, found by `key`: a short description of the source that the caller guarantees is
+// equal only for equal sources. A warm launch hashes the key, never the source text (the
+// ~100 KB prelude, or even a generated body, costs microseconds to build and hash).
+CUfunction keyed_kernel(const std::string& key, const char* name, const std::vector<std::string>& options,
+                        int device, const std::function<std::string()>& make_body);
+// The same with the body as its own key (kernels whose body is short or rarely launched).
 CUfunction generated_kernel(const std::string& body, const std::string& name,
                             const std::vector<std::string>& options, int device);
 
-// Enqueues `fn` on the current stream of `device` with the parameter struct `params`.
-void launch(CUfunction fn, int device, unsigned grid, unsigned block, const std::vector<uint8_t>& params);
+// The stream work for `device` is enqueued on: the current stream, made to wait for the work
+// enqueued earlier on whichever other stream of that device numfuse used last (so that an array
+// written on one stream and read on another is ordered). Activates the device's context.
+Stream enqueue_stream(int device);
+
+// Blocks for a grid-stride kernel of kLaunchThreads-thread blocks covering `threads_needed`:
+// enough resident warps to fill every SM a few waves deep, no more.
+unsigned grid_for(int64_t threads_needed, int device);
+
+// Enqueues `fn` with the parameter struct at `params` on enqueue_stream(device).
+void launch(CUfunction fn, int device, unsigned grid, unsigned block, const void* params);
+inline void launch(CUfunction fn, int device, unsigned grid, unsigned block, const std::vector<uint8_t>& params) {
+  launch(fn, device, grid, block, params.data());
+}
 
 }  // namespace nf::cuda

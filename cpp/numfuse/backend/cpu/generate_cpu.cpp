@@ -1,0 +1,66 @@
+#include "numfuse/backend/cpu/generate_cpu.h"
+
+#include <string>
+
+#include "numfuse/core/error.h"
+#include "numfuse/kernels/generators.h"
+
+namespace nf::cpu {
+
+namespace {
+
+template <class T>
+void fill_loop(const uint64_t* w, int64_t, int64_t, void* out, int64_t n) {
+  const T v = gen::fill<T>(w);
+  T* o = static_cast<T*>(out);
+  for (int64_t i = 0; i < n; ++i) o[i] = v;
+}
+
+// One loop per generator function; positions advance by `step` (1 for C-ordered outputs).
+#define NF_GENERATOR_LOOP_(NAME)                                                   \
+  template <class T>                                                               \
+  void NAME##_loop(const uint64_t* w, int64_t first, int64_t step, void* out, int64_t n) { \
+    T* o = static_cast<T*>(out);                                                   \
+    if (step == 1) {                                                               \
+      for (int64_t i = 0; i < n; ++i) o[i] = gen::NAME<T>(w, uint64_t(first + i)); \
+    } else {                                                                       \
+      for (int64_t i = 0; i < n; ++i) o[i] = gen::NAME<T>(w, uint64_t(first + i * step)); \
+    }                                                                              \
+  }
+NF_GENERATOR_LOOP_(arange)
+NF_GENERATOR_LOOP_(eye)
+NF_GENERATOR_LOOP_(uniform)
+NF_GENERATOR_LOOP_(normal)
+NF_GENERATOR_LOOP_(integers)
+#undef NF_GENERATOR_LOOP_
+
+template <class T>
+constexpr bool kFloatDraw = tt::is_same<T, float> || tt::is_same<T, double>;
+template <class T>
+constexpr bool kIntegerDraw = is_int_v<T> || is_bool_v<T>;
+
+}  // namespace
+
+GeneratorLoop find_generator_loop(Generator::Kind kind, DType dtype) {
+  GeneratorLoop loop = nullptr;
+  NF_DISPATCH(dtype, generator_name(kind), {
+    switch (kind) {
+      case Generator::Kind::Fill: loop = fill_loop<scalar_t>; break;
+      case Generator::Kind::Arange: loop = arange_loop<scalar_t>; break;
+      case Generator::Kind::Eye: loop = eye_loop<scalar_t>; break;
+      case Generator::Kind::Uniform:
+        if constexpr (kFloatDraw<scalar_t>) loop = uniform_loop<scalar_t>;
+        break;
+      case Generator::Kind::Normal:
+        if constexpr (kFloatDraw<scalar_t>) loop = normal_loop<scalar_t>;
+        break;
+      case Generator::Kind::Integers:
+        if constexpr (kIntegerDraw<scalar_t>) loop = integers_loop<scalar_t>;
+        break;
+    }
+  });
+  if (!loop) throw TypeError(std::string(generator_name(kind)) + ": unsupported dtype " + dtype_name(dtype));
+  return loop;
+}
+
+}  // namespace nf::cpu
