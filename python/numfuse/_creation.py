@@ -212,10 +212,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(arrays)
 
 
-def tri(N, M=None, k=0, dtype=float, *, like=None):
+def tri(N, M=None, k=0, dtype=float, *, like=None, device=None):
     M = N if M is None else M
-    rows = arange(N, dtype=_np.int64).reshape(-1, 1)
-    cols = arange(-k, M - k, dtype=_np.int64).reshape(1, -1)
+    rows = arange(N, dtype=_np.int64, device=device).reshape(-1, 1)
+    cols = arange(-k, M - k, dtype=_np.int64, device=device).reshape(1, -1)
     return (rows >= cols).astype(dtype, copy=False)
 
 
