@@ -5,6 +5,7 @@
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/nodes.h"
@@ -153,6 +154,44 @@ TEST(CodegenReduce, FusedPrologueCompiles) {
     EXPECT_EQ(k.plan.nout, 40);
     EXPECT_EQ(k.plan.nred, 300);
     SCOPED_TRACE(reduce_op_name(op));
+    expect_compiles(std::string(kKernelPrelude) + k.body);
+  }
+}
+
+TEST(CodegenReduce, EpilogueAndGeneratorsCompileIntoTheReductionKernel) {
+  // sqrt(sum(x**2 + u, axis=1)) * w + 1 with u a random draw: prologue, generator, epilogue, one
+  // kernel for each plan variant (block, warp, thread per output).
+  for (const Shape& shape : {Shape{40, 300}, Shape{100000, 100}, Shape{300, 40000}}) {
+    Array x = Array::empty(shape, DType::Float64, Device::cpu());
+    GroupProgram p = make_program(UFunc::Multiply, x, Operand::of(x), DType::Float64);
+    ElementwiseOp gen{ElementwiseOp::Kind::Generate, UFunc::Add, {}, {DType::Float64}};
+    gen.gen.kind = Generator::Kind::Uniform;
+    p.steps.push_back({nullptr, gen, {}});
+    auto add = std::make_shared<UFuncNode>();
+    add->ufunc = UFunc::Add;
+    add->in_loop = {DType::Float64, DType::Float64};
+    add->out_loop = {DType::Float64};
+    keep.push_back(add);
+    p.steps.push_back({add.get(), add->op(), {ProgramValue{-1, 0, 0}, ProgramValue{-1, 1, 0}}});
+    p.outputs.clear();
+    p.reduced = ProgramValue{-1, 2, 0};
+    Array result = Array::empty({shape[0], 1}, DType::Float64, Device::cpu());
+    Array w = Array::empty({shape[0]}, DType::Float64, Device::cpu());
+    double one = 1.0;
+    GroupProgram e = make_program(UFunc::Sqrt, reshape(result, {shape[0]}), Operand::of(w), DType::Float64);
+    e.steps[0].args.pop_back();
+    e.steps[0].op.in.pop_back();
+    e.steps.push_back({add.get(), add->op(), {ProgramValue{-1, 0, 0}, ProgramValue{1}}});  // + w
+    e.leaves.push_back(Array::scalar(&one, DType::Float64));
+    e.steps.push_back({add.get(), add->op(), {ProgramValue{-1, 1, 0}, ProgramValue{2}}});  // + 1
+    e.outputs[0].value = ProgramValue{-1, 2, 0};
+    e.outputs[0].array = Array::empty({shape[0]}, DType::Float64, Device::cpu());
+    ASSERT_TRUE(can_fuse_epilogue(e));
+    ReduceSpec spec = spec_of(ReduceOp::Sum, DType::Float64, {false, true});
+    FusedReduceKernel k = generate_reduce_fused(spec, p, 132, &e, result.storage.get());
+    EXPECT_NE(k.body.find("nf_finish"), std::string::npos);
+    EXPECT_NE(k.body.find("nf::gen::uniform<double>"), std::string::npos);
+    EXPECT_NE(k.body.find("p.eptr[0])[o] ="), std::string::npos);
     expect_compiles(std::string(kKernelPrelude) + k.body);
   }
 }

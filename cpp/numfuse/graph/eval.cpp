@@ -126,47 +126,77 @@ void detach_group(const Group& g, const GroupProgram& program, size_t count = si
   }
 }
 
-// An elementwise group closed by a reduction (CUDA): one kernel computes the values as the
-// reduction reads them. Values someone else holds are written by an elementwise pass first.
-void run_reduction_group(const Group& g) {
-  Node* red = g.nodes.back();
-  const Storage* input = red->inputs[0].storage.get();
-  GroupProgram program = build_program(g, g.nodes.size() - 1, input);
+// A group around a reduction: the elementwise prologue it absorbed (nodes before it, CUDA) and
+// the elementwise epilogue computed from its result (nodes after it). On CUDA one kernel does all
+// three when no prologue value must be stored; otherwise the parts run one after the other.
+void run_reduction_group(const Group& g, size_t r) {
+  Node* red = g.nodes[r];
   std::vector<Array> outs;
   for (size_t i = 0; i < red->outputs.size(); ++i) {
     Array out = Array::empty(red->out_shapes[i], red->out_dtypes[i], red->device);
     if (auto st = red->outputs[i].lock()) st->buffer = out.storage->buffer;
     outs.push_back(out);
   }
-  if (!program.outputs.empty() || program.reduced_also_stored || program.reduced.step < 0) {
-    // Values needed in memory: store them (the reduction's input among them), then reduce it.
-    if (!program.reduced_also_stored && program.reduced.step >= 0) {
-      const ProgramStep& st = program.steps[program.reduced.step];
-      Node* n = st.node;
-      Array in = Array::empty(n->out_shapes[program.reduced.output], n->out_dtypes[program.reduced.output],
-                              n->device);
-      const_cast<Storage*>(input)->buffer = in.storage->buffer;
-      program.outputs.push_back({program.reduced, in});
-      // Now in memory: a generator that was to stay pending is evaluated after all.
-      auto& lp = program.left_pending;
-      lp.erase(std::remove(lp.begin(), lp.end(), n), lp.end());
+  // The epilogue's program: the reduction's result is one of its leaves (its buffer is set).
+  Group epilogue_group;
+  epilogue_group.nodes.assign(g.nodes.begin() + static_cast<std::ptrdiff_t>(r) + 1, g.nodes.end());
+  GroupProgram epilogue;
+  if (!epilogue_group.nodes.empty()) epilogue = build_program(epilogue_group);
+  bool epilogue_done = false;
+  auto run_reduction_alone = [&] {
+    if (red->device.is_cpu()) {
+      red->eval_cpu(outs);
+    } else {
+      red->eval_cuda(outs);
     }
-    cuda::run_program_cuda(program);
-    detach_group(g, program, g.nodes.size() - 1);
-    red->eval_cuda(outs);
+  };
+  if (r == 0) {
+    run_reduction_alone();
   } else {
-    cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
-    detach_group(g, program, g.nodes.size() - 1);
+    const Storage* input = red->inputs[0].storage.get();
+    GroupProgram program = build_program(g, r, input);
+    if (!program.outputs.empty() || program.reduced_also_stored || program.reduced.step < 0) {
+      // Values needed in memory: store them (the reduction's input among them), then reduce it.
+      if (!program.reduced_also_stored && program.reduced.step >= 0) {
+        Node* n = program.steps[program.reduced.step].node;
+        Array in = Array::empty(n->out_shapes[program.reduced.output], n->out_dtypes[program.reduced.output],
+                                n->device);
+        const_cast<Storage*>(input)->buffer = in.storage->buffer;
+        program.outputs.push_back({program.reduced, in});
+        // Now in memory: a generator that was to stay pending is evaluated after all.
+        auto& lp = program.left_pending;
+        lp.erase(std::remove(lp.begin(), lp.end(), n), lp.end());
+      }
+      cuda::run_program_cuda(program);
+      detach_group(g, program, r);
+      run_reduction_alone();
+    } else {
+      const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
+      cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0],
+                                       fuse_epilogue ? &epilogue : nullptr, red->outputs[0].lock().get());
+      epilogue_done = fuse_epilogue;
+      detach_group(g, program, r);
+    }
   }
   detach(red);
+  if (epilogue_group.nodes.empty()) return;
+  if (!epilogue_done) {
+    if (epilogue.device.is_cpu()) {
+      cpu::run_program(epilogue);
+    } else {
+      cuda::run_program_cuda(epilogue);
+    }
+  }
+  detach_group(epilogue_group, epilogue);
 }
 
 // A fused elementwise group: one program, one pass over the data.
 void run_group(const Group& g) {
-  Node* last = g.nodes.back();
-  if (last->kind() == NodeKind::Reduction) {
-    run_reduction_group(g);
-    return;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i]->kind() == NodeKind::Reduction) {
+      run_reduction_group(g, i);
+      return;
+    }
   }
   GroupProgram program = build_program(g);
   if (program.device.is_cpu()) {

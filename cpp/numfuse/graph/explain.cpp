@@ -3,6 +3,7 @@
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/core/type_resolution.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/group_program.h"
@@ -66,20 +67,36 @@ std::string explain(const Array& a) {
     for (Node* n : g.nodes) names += (names.empty() ? "" : " ") + n->name();
     s += "group " + std::to_string(i) + ": " + std::to_string(g.nodes.size()) + " node(s) [" + names +
          "] over " + shape_str(g.nodes.front()->out_shapes[0]) + ", cut: " + cut_reason_name(g.cut) + "\n";
-    Node* last = g.nodes.back();
-    const bool closes_with_reduction = last->kind() == NodeKind::Reduction && g.nodes.size() > 1;
-    if (g.nodes.front()->kind() != NodeKind::Elementwise) continue;
+    size_t r = g.nodes.size();  // the reduction's position, if the group has one
+    for (size_t k = 0; k < g.nodes.size(); ++k) {
+      if (g.nodes[k]->kind() == NodeKind::Reduction) r = k;
+    }
+    const bool has_reduction = r < g.nodes.size();
+    if (g.nodes.front()->kind() != NodeKind::Elementwise && !has_reduction) continue;
     dry = true;
     try {
-      GroupProgram p = closes_with_reduction
-                           ? build_program(g, g.nodes.size() - 1, last->inputs[0].storage.get())
-                           : build_program(g);
+      GroupProgram p, e;
+      const bool prologue = !has_reduction || r > 0;
+      if (prologue) {
+        p = has_reduction ? build_program(g, r, g.nodes[r]->inputs[0].storage.get()) : build_program(g);
+      }
+      Group epilogue_group;
+      if (has_reduction) epilogue_group.nodes.assign(g.nodes.begin() + static_cast<std::ptrdiff_t>(r) + 1, g.nodes.end());
+      if (!epilogue_group.nodes.empty()) e = build_program(epilogue_group);
       dry = false;
-      s += describe_program(p);
-      if (!g.nodes.front()->device.is_cpu() && inputs_in_memory(p)) {
+      if (prologue) s += describe_program(p);
+      if (!epilogue_group.nodes.empty()) {
+        s += "    epilogue over " + shape_str(e.shape) + " (from the " + g.nodes[r]->name() + " result):\n";
+        s += describe_program(e);
+      }
+      if (!g.nodes.front()->device.is_cpu() && prologue && inputs_in_memory(p)) {
         s += "    CUDA kernel (after the embedded kernel headers):\n";
-        if (closes_with_reduction) {
-          s += cuda::generate_reduce_fused(static_cast<ReduceNode*>(last)->spec, p, 132).body;
+        if (has_reduction) {
+          const Storage* result = g.nodes[r]->outputs[0].lock().get();
+          bool fuse = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(e);
+          for (const Array& l : e.leaves) fuse = fuse && (l.storage.get() == result || !l.pending());
+          s += cuda::generate_reduce_fused(static_cast<ReduceNode*>(g.nodes[r])->spec, p, 132,
+                                           fuse ? &e : nullptr, result).body;
         } else {
           s += cuda::generate_elementwise(p).body;
         }

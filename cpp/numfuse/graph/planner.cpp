@@ -39,7 +39,11 @@ class GroupBuilder {
     if (first->kind() == NodeKind::Opaque || n->kind() == NodeKind::Opaque) {
       return fail(why, CutReason::OpaqueNode);
     }
-    if (closed) return fail(why, CutReason::AfterReduction);
+    if (closed) {
+      if (!can_join_epilogue(n)) return fail(why, CutReason::AfterReduction);
+      if (static_cast<int>(group.nodes.size()) >= lim.max_group_ops) return fail(why, CutReason::OpLimit);
+      return true;
+    }
     // On CUDA devices a reduction closes the group: its kernel computes the group's values as it
     // reads them (the CPU interpreter does not fuse reductions yet).
     if (n->kind() == NodeKind::Reduction && first->kind() == NodeKind::Elementwise &&
@@ -75,7 +79,12 @@ class GroupBuilder {
   }
 
   void add(Node* n) {
-    if (n->kind() == NodeKind::Reduction) closed = true;
+    if (n->kind() == NodeKind::Reduction) {
+      closed = true;
+      reduction = n;
+    } else if (closed) {
+      epilogue.insert(n);
+    }
     group.nodes.push_back(n);
     members.insert(n);
     for (const Array& in : n->inputs) {
@@ -91,9 +100,40 @@ class GroupBuilder {
     *why = r;
     return false;
   }
+  // An elementwise node computed from the closing reduction's result, element for element: the
+  // reduction's kernel finishes each output with it (sqrt(sum(x**2, axis=-1)) is one kernel).
+  // It reads the result whole (any view that keeps its C order and size, such as keepdims=False
+  // drops), earlier epilogue values whole, 0-d arrays, or other arrays of exactly its shape.
+  bool can_join_epilogue(Node* n) const {
+    if (n->kind() != NodeKind::Elementwise || n->device != reduction->device || n->inputs.empty()) return false;
+    const Shape& shape = n->out_shapes[0];
+    for (const Shape& s : n->out_shapes) {
+      if (s != shape) return false;
+    }
+    if (!epilogue.empty() && shape != (*epilogue.begin())->out_shapes[0]) return false;
+    if (numel(shape) != numel(reduction->out_shapes[0])) return false;
+    for (const Array& in : n->inputs) {
+      if (in.ndim() == 0) continue;
+      Node* prod = in.storage->producer.get();
+      const bool flat = in.shape == shape && in.c_contiguous() && in.byte_offset == 0;
+      if (prod == reduction) {
+        if (!flat || in.dtype != reduction->out_dtypes[0]) return false;
+      } else if (prod && epilogue.count(prod)) {
+        if (!flat || in.dtype != prod->out_dtypes[in.storage->producer_output]) return false;
+      } else if (prod && members.count(prod)) {
+        return false;  // a value of the reduction's input space
+      } else if (!flat) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   std::unordered_set<Node*> members;
+  std::unordered_set<Node*> epilogue;
+  Node* reduction = nullptr;
   int inputs = 0;
-  bool closed = false;  // ends in a reduction: nothing more joins
+  bool closed = false;  // ends in a reduction: only its epilogue joins
 };
 
 }  // namespace

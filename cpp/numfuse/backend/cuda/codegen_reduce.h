@@ -50,8 +50,11 @@ struct FusedReduceKernel {
   size_t partial_bytes = 0;
   ReducePlan plan;
 };
+// With `epilogue`, each output's result (its leaf over the storage `result`) also feeds the
+// epilogue program, whose outputs the kernel writes at the output's index (see can_fuse_epilogue).
 FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& prologue,
-                                        int sm_count);
+                                        int sm_count, const GroupProgram* epilogue = nullptr,
+                                        const Storage* result = nullptr);
 void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials);
 
 }  // namespace nf::cuda

@@ -51,7 +51,80 @@ void coalesce_part(const std::vector<int>& dims, const Shape& shape, std::vector
 
 }  // namespace
 
-FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& p, int sm_count) {
+namespace {
+
+// How the epilogue reaches each of its leaves: the reduction's result (from p.out, as just
+// stored), a host scalar (escalar[]) or a device array read at the output's index (eptr[]).
+struct EpilogueLayout {
+  std::vector<int> leaf_kind;  // 0 result, 1 scalar, 2 array
+  std::vector<int> leaf_index;
+  int nptr = 0, nscalar = 0;
+};
+
+EpilogueLayout epilogue_layout(const GroupProgram& e, const Storage* result) {
+  EpilogueLayout L;
+  L.nptr = static_cast<int>(e.outputs.size());  // outputs come first in eptr[]
+  for (const Array& a : e.leaves) {
+    if (a.storage.get() == result) {
+      L.leaf_kind.push_back(0);
+      L.leaf_index.push_back(0);
+    } else if (a.ndim() == 0 && a.device().is_cpu()) {
+      L.leaf_kind.push_back(1);
+      L.leaf_index.push_back(L.nscalar++);
+    } else {
+      L.leaf_kind.push_back(2);
+      L.leaf_index.push_back(L.nptr++);
+    }
+  }
+  return L;
+}
+
+// nf_finish(p, o, acc): stores the result of output o, then computes the epilogue from it.
+void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, const Storage* result,
+                 const EpilogueLayout& L) {
+  s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
+       "  nf_store(p.out, o, acc);\n";
+  if (e) {
+    for (size_t l = 0; l < e->leaves.size(); ++l) {
+      const Array& a = e->leaves[l];
+      const char* st = cuda_storage_type(a.dtype);
+      const char* ct = cuda_compute_type(a.dtype);
+      s << "  const " << ct << " e" << l << " = nf::convert<" << ct << ">(";
+      switch (L.leaf_kind[l]) {
+        case 0: s << "static_cast<const " << st << "*>(p.out)[o]);\n"; break;
+        case 1: s << "*reinterpret_cast<const " << st << "*>(p.escalar[" << L.leaf_index[l] << "]));\n"; break;
+        default:
+          s << "static_cast<const " << st << "*>(p.eptr[" << L.leaf_index[l] << "])["
+            << (a.ndim() == 0 ? "0" : "o") << "]);\n";
+      }
+    }
+    auto leaf_name = [](int leaf) { return "e" + std::to_string(leaf); };
+    emit_steps(s, *e, StepNames{leaf_name, "o"}, "  ");
+    for (size_t j = 0; j < e->outputs.size(); ++j) {
+      const char* st = cuda_storage_type(e->outputs[j].array.dtype);
+      s << "  static_cast<" << st << "*>(p.eptr[" << j << "])[o] = nf::convert<" << st << ">("
+        << value_expr(e->outputs[j].value, leaf_name) << ");\n";
+    }
+  }
+  s << "}\n";
+}
+
+}  // namespace
+
+bool can_fuse_epilogue(const GroupProgram& e) {
+  if (e.has_generators() || e.outputs.empty()) return false;
+  for (const ProgramOutput& o : e.outputs) {
+    if (!o.array.c_contiguous() || o.array.shape != e.shape) return false;
+  }
+  for (const Array& a : e.leaves) {
+    if (a.ndim() == 0) continue;
+    if (a.shape != e.shape || !a.c_contiguous()) return false;
+  }
+  return true;
+}
+
+FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& p, int sm_count,
+                                        const GroupProgram* epilogue, const Storage* result) {
   const Shape& shape = p.shape;
   std::vector<Leaf> leaves;
   int nptr = 0, nscalar = 0;
@@ -98,8 +171,14 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     << "];\n  long long rstride[" << std::max(1, nptr) << "][" << rr << "];\n  unsigned long long scalar["
     << std::max(1, nscalar) << "][2];\n  unsigned long long init[2];\n";
   if (ngen) s << "  unsigned long long gen[" << 8 * ngen << "];\n";
+  const EpilogueLayout elay = epilogue ? epilogue_layout(*epilogue, result) : EpilogueLayout{};
+  if (epilogue) {
+    s << "  void* eptr[" << std::max(1, elay.nptr) << "];\n  unsigned long long escalar["
+      << std::max(1, elay.nscalar) << "][2];\n";
+  }
   s << "};\n";
   emit_reduce_accumulator(s, spec, value_dtype);
+  emit_finish(s, spec, epilogue, result, elay);
   // Per-leaf offsets of an output (kept dims) and of a reduced element.
   s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";
   s << "  for (int l = 0; l < " << std::max(1, nptr) << "; ++l) kb[l] = 0;\n";
@@ -146,14 +225,14 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
          "  const int lane = threadIdx.x & 31;\n  if (o >= p.nout) return;\n"
          "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n"
          "  for (long long r = lane; r < p.nred; r += 32) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
-         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_store(p.out, o, acc);\n}\n";
+         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_finish(p, o, acc);\n}\n";
   } else if (plan.thread_per_output) {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
          "       o += (long long)gridDim.x * blockDim.x) {\n"
          "    long long kb[" << nkb << "]; nf_kept(p, o, kb);\n    nf_acc acc = nf_identity(p);\n"
          "    for (long long r = 0; r < p.nred; ++r) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
-         "    nf_store(p.out, o, acc);\n  }\n}\n";
+         "    nf_finish(p, o, acc);\n  }\n}\n";
   } else {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
@@ -162,13 +241,13 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
          "    acc = nf_combine(acc, nf_elem(p, kb, r));\n"
          "  acc = nf_block_reduce(acc);\n"
          "  if (threadIdx.x == 0) {\n"
-         "    if (p.bpo == 1) nf_store(p.out, o, acc);\n"
+         "    if (p.bpo == 1) nf_finish(p, o, acc);\n"
          "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n"
          "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
          "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
          "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
          "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
-         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p.out, o, acc);\n}\n";
+         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_finish(p, o, acc);\n}\n";
   }
   k.body = s.str();
   append_param(k.params, static_cast<void*>(nullptr));
@@ -214,6 +293,23 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   }
   append_param(k.params, init);
   for (uint64_t w : gen) append_param(k.params, static_cast<unsigned long long>(w));
+  if (epilogue) {
+    for (const ProgramOutput& o : epilogue->outputs) append_param(k.params, static_cast<void*>(o.array.data()));
+    for (size_t l = 0; l < epilogue->leaves.size(); ++l) {
+      if (elay.leaf_kind[l] == 2) append_param(k.params, static_cast<void*>(epilogue->leaves[l].data()));
+    }
+    if (elay.nptr == 0) append_param(k.params, static_cast<void*>(nullptr));
+    for (size_t l = 0; l < epilogue->leaves.size(); ++l) {
+      if (elay.leaf_kind[l] != 1) continue;
+      unsigned long long v[2] = {0, 0};
+      std::memcpy(v, epilogue->leaves[l].data(), epilogue->leaves[l].itemsize());
+      append_param(k.params, v);
+    }
+    if (elay.nscalar == 0) {
+      unsigned long long v[2] = {0, 0};
+      append_param(k.params, v);
+    }
+  }
   if (plan.blocks_per_output > 1) {
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (32 + itemsize(value_dtype));
   }

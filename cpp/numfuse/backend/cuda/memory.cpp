@@ -20,11 +20,28 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 
+// Blocks up to 1 MiB freed on the null stream are kept by numfuse, per power-of-two size class,
+// and handed out again to allocations on the null stream: reuse is stream-ordered (the block's
+// earlier users were enqueued before its new ones), and a pair of driver calls (~2 µs) leaves the
+// path of every small op. Other streams go through the driver's pool only: a destroyed stream's
+// handle may be reused by a new stream, so a block cached under it could race.
+constexpr int kSmallMinLog2 = 8, kSmallMaxLog2 = 20;
+constexpr size_t kSmallCacheMax = size_t(64) << 20;
+
+int small_class(size_t nbytes) {
+  int c = kSmallMinLog2;
+  while ((size_t(1) << c) < nbytes) ++c;
+  return c;
+}
+
 struct DeviceMemory {
   std::once_flag pool_once;
   CUmemoryPool pool = nullptr;
   std::atomic<size_t> used{0};
   std::atomic<size_t> high{0};
+  std::mutex small_mutex;
+  std::vector<CUdeviceptr> small[kSmallMaxLog2 + 1];
+  size_t small_bytes = 0;
 };
 std::array<DeviceMemory, kMaxDevices>& devices() {
   static auto* d = new std::array<DeviceMemory, kMaxDevices>();  // lives until exit
@@ -53,6 +70,16 @@ void init_limit() {
     const char* v = std::getenv("NUMFUSE_GPU_MEMORY_LIMIT");
     if (v && *v) g_limit = parse_memory_size(v, "NUMFUSE_GPU_MEMORY_LIMIT");
   });
+}
+
+// Gives the cached small blocks back to the driver's pool (stream-ordered on the null stream).
+void release_small_blocks(DeviceMemory& m) {
+  std::lock_guard<std::mutex> lock(m.small_mutex);
+  for (auto& blocks : m.small) {
+    for (CUdeviceptr p : blocks) driver().MemFreeAsync(p, nullptr);
+    blocks.clear();
+  }
+  m.small_bytes = 0;
 }
 
 size_t pool_attr(CUmemoryPool pool, CUmemPool_attribute a) {
@@ -128,14 +155,32 @@ CUdeviceptr device_malloc(size_t nbytes, const Stream& s) {
   if (limit && m.used.load() + nbytes > limit) {
     throw_oom(nbytes, device, "the numfuse memory limit would be passed");
   }
+  const bool small = s.is_null() && nbytes <= (size_t(1) << kSmallMaxLog2);
+  const size_t ask = small ? size_t(1) << small_class(nbytes) : (nbytes ? nbytes : 1);
+  CUdeviceptr p = 0;
+  if (small) {
+    std::lock_guard<std::mutex> lock(m.small_mutex);
+    auto& blocks = m.small[small_class(nbytes)];
+    if (!blocks.empty()) {
+      p = blocks.back();
+      blocks.pop_back();
+      m.small_bytes -= ask;
+    }
+  }
+  if (p) {
+    size_t now = m.used.fetch_add(nbytes) + nbytes;
+    size_t prev = m.high.load();
+    while (now > prev && !m.high.compare_exchange_weak(prev, now)) {
+    }
+    return p;
+  }
   activate(device);
   const DriverApi& d = driver();
   // Zero bytes still gives a distinct, valid pointer (as Buffer::allocate on the CPU).
-  const size_t ask = nbytes ? nbytes : 1;
-  CUdeviceptr p = 0;
   CUresult r = d.MemAllocAsync(&p, ask, s.handle());
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {
     // Frees may still be pending on some stream, and the pool may hold unused blocks.
+    release_small_blocks(m);
     check(d.CtxSynchronize(), "cuCtxSynchronize");
     check(d.MemPoolTrimTo(m.pool, 0), "cuMemPoolTrimTo");
     r = d.MemAllocAsync(&p, ask, s.handle());
@@ -152,7 +197,17 @@ CUdeviceptr device_malloc(size_t nbytes, const Stream& s) {
 void device_free(CUdeviceptr p, size_t nbytes, const Stream& s) {
   if (!p || !cuda_available()) return;
   const int device = s.device();
-  devices()[device].used.fetch_sub(nbytes);
+  DeviceMemory& m = devices()[device];
+  m.used.fetch_sub(nbytes);
+  if (s.is_null() && nbytes <= (size_t(1) << kSmallMaxLog2)) {
+    const int c = small_class(nbytes);
+    std::lock_guard<std::mutex> lock(m.small_mutex);
+    if (m.small_bytes + (size_t(1) << c) <= kSmallCacheMax) {
+      m.small[c].push_back(p);
+      m.small_bytes += size_t(1) << c;
+      return;
+    }
+  }
   try {
     activate(device);
   } catch (...) {
@@ -197,6 +252,7 @@ MemoryInfo memory_info(int device) {
 void free_cache(int device) {
   if (device < 0) device = current_device();
   DeviceMemory& m = device_memory(device);
+  release_small_blocks(m);
   device_synchronize(device);
   check(driver().MemPoolTrimTo(m.pool, 0), "cuMemPoolTrimTo");
 }

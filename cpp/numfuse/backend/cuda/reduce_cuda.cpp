@@ -41,10 +41,11 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
 
 namespace nf::cuda {
 
-void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prologue, const Array& out) {
+void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prologue, const Array& out,
+                                const GroupProgram* epilogue, const Storage* result) {
   const int dev = prologue.device.index;
   const int sms = device_properties(dev).multiprocessor_count;
-  FusedReduceKernel k = generate_reduce_fused(spec, prologue, sms);
+  FusedReduceKernel k = generate_reduce_fused(spec, prologue, sms, epilogue, result);
   std::shared_ptr<Buffer> partials;
   if (k.partial_bytes) partials = allocate_device_buffer(k.partial_bytes, dev);
   set_fused_reduce_pointers(k, out.data(), partials ? partials->data() : nullptr);

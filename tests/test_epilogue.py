@@ -1,0 +1,61 @@
+"""Elementwise epilogues of reductions: an op computed element for element from a reduction's
+result joins the reduction's group (on CUDA its kernel computes it as it stores each result), so
+sqrt(sum(x**2, axis=-1)), mean, norm and the like are one group. Values against NumPy across
+dtypes, axes, keepdims and extra operands; the plan shows one group; views of the result that
+change its order, and out= destinations, still give NumPy's values."""
+import numpy
+import pytest
+
+from harness import FLOAT_DTYPES, make_array, numfuse_module, oracle
+
+
+@pytest.fixture
+def nf():
+    return numfuse_module()
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [numpy.dtype("complex128"), numpy.dtype("int32")], ids=str)
+@pytest.mark.parametrize("axis", [-1, 0, 1, (0, 2), None])
+@pytest.mark.parametrize("keepdims", [False, True])
+@oracle()
+def test_sqrt_of_sum_of_squares(xp, dtype, axis, keepdims):
+    x = xp.asarray(make_array((6, 7, 33), dtype))
+    return xp.sqrt(xp.sum(x * x, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("axis", [-1, 0, (1, 2), None])
+@oracle()
+def test_mean_norm_std_of_expressions(xp, axis):
+    x = xp.asarray(make_array((5, 8, 17), "float64"))
+    y = xp.asarray(make_array((5, 8, 17), "float64", seed=3))
+    return (xp.mean(x * y + 1.0, axis=axis), xp.linalg.norm(x - y) if axis is None else xp.sum(xp.abs(x), axis=axis) / 3,
+            xp.std(x * 2.0, axis=axis), xp.var(x - y, axis=axis), xp.max(x, axis=axis) * 2 - 1)
+
+
+@oracle()
+def test_epilogue_with_other_operands(xp):
+    x = xp.asarray(make_array((40, 50), "float32"))
+    w = xp.asarray(make_array((40,), "float32", seed=5))
+    s = xp.sum(x, axis=1)
+    r = xp.sqrt(xp.abs(s)) * w + 0.5      # another array of the result's shape, and a scalar
+    t = xp.where(s > 0, s, -s) - w        # a select in the epilogue
+    return r, t, s                         # s itself is held: stored too
+
+
+@oracle()
+def test_views_of_the_result_and_out(xp):
+    x = xp.asarray(make_array((12, 10), "float64"))
+    s = xp.sum(x, axis=0)
+    rev = s[::-1] * 2.0                   # a reordering view: not an epilogue, still right
+    out = xp.zeros((2, 10))
+    out[1] = xp.sqrt(xp.sum(x * x, axis=0))
+    return rev, out, xp.argmax(x, axis=1) + 1, xp.any(x > 2, axis=1) ^ True
+
+
+def test_plan_is_one_group(nf):
+    x = nf.asarray(numpy.ones((10, 20, 30)))
+    r = nf.sqrt(nf.sum(x ** 2, axis=-1))
+    plan = nf.explain(r)
+    assert "epilogue over (10,20)" in plan, plan
+    assert "group 1" not in plan or nf.asarray(numpy.ones(2)).device == "cpu", plan
+    numpy.testing.assert_allclose(nf.asnumpy(r), numpy.full((10, 20), numpy.sqrt(30.0)))
