@@ -44,10 +44,10 @@ class GroupBuilder {
       if (static_cast<int>(group.nodes.size()) >= lim.max_group_ops) return fail(why, CutReason::OpLimit);
       return true;
     }
-    // On CUDA devices a reduction closes the group: its kernel computes the group's values as it
-    // reads them (the CPU interpreter does not fuse reductions yet).
+    // A reduction closes the group: it computes the group's values as it reads them (one CUDA
+    // kernel; on the CPU a few thousand at a time into a buffer that the reduction reads).
     if (n->kind() == NodeKind::Reduction && first->kind() == NodeKind::Elementwise &&
-        !n->device.is_cpu() && n->device == first->device && n->inputs.size() == 1) {
+        n->device == first->device && n->inputs.size() == 1) {
       const Array& in = n->inputs[0];
       Node* prod = in.storage->producer.get();
       bool whole = prod && members.count(prod) && in.byte_offset == 0 &&

@@ -55,6 +55,8 @@ UFuncLoop select_for(size_t size) { NF_BY_ITEMSIZE_(select_loop, size) }
 UFuncLoop copy_for(size_t size) { NF_BY_ITEMSIZE_(copy_loop, size) }
 #undef NF_BY_ITEMSIZE_
 
+}  // namespace
+
 UFuncLoop loop_for(const ElementwiseOp& op) {
   switch (op.kind) {
     case ElementwiseOp::Kind::Select: return select_for(itemsize(op.out[0]));
@@ -74,6 +76,8 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
   }
   return nullptr;
 }
+
+namespace {
 
 struct StepPlan {
   UFuncLoop fn;

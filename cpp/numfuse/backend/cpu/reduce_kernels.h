@@ -1,0 +1,222 @@
+// The inner kernels of the CPU reductions, shared by the reduction of arrays in memory
+// (reduce_cpu.cpp) and the fused reduction that computes its input as it goes
+// (reduce_fused_cpu.cpp): one definition of each loop, so that fusion never changes a result.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "numfuse/backend/cpu/reduce_cpu.h"
+#include "numfuse/core/iteration.h"
+#include "numfuse/kernels/scalar_ops.h"
+
+namespace nf::cpu {
+
+constexpr int64_t kCastChunk = 1024;    // elements cast at once when the input is not the loop dtype
+constexpr int64_t kBlock = 256;         // outputs accumulated together by the outer reduction
+constexpr int64_t kMinParallel = 32768; // elements of work worth a thread
+
+// The reduction as loops see it: sp over (out, in), split into the kept dims (operands out, in)
+// and the reduced dims (operand in), each outermost first.
+struct Layout {
+  IterSpace kept, red;
+  bool inner_reduced = false;  // the input's innermost (smallest-stride) dim is reduced
+};
+
+// The layout of a reduction of `in` over `axes` (make_iter_space keyed on the input).
+Layout make_layout(const Array& in, const std::vector<bool>& axes);
+
+// Element offsets of flat index i of a space, per operand.
+void offsets_at(const IterSpace& sp, int64_t i, int64_t* off);
+
+// 16-byte GCC vector types (SSE2 on x86-64, NEON on arm64): the baseline every build has.
+template <class T> struct Vec16;
+template <> struct Vec16<float> {
+  typedef float V __attribute__((vector_size(16)));
+  typedef int32_t M __attribute__((vector_size(16)));
+};
+template <> struct Vec16<double> {
+  typedef double V __attribute__((vector_size(16)));
+  typedef int64_t M __attribute__((vector_size(16)));
+};
+
+// pairwise_reduce for a contiguous float sum, written with vector registers: the same eight
+// accumulators and the same tree as NumPy (bit-identical to the scalar form), which GCC does not
+// keep in registers by itself once the prefetch is in the loop.
+template <class T>
+T pairwise_sum_contig(const T* p, int64_t n) {
+  if (n < 8) {
+    T res = T(0);
+    for (int64_t i = 0; i < n; ++i) res += p[i];
+    return res;
+  }
+  if (n <= 128) {
+    using V = typename Vec16<T>::V;
+    constexpr int NV = 8 * sizeof(T) / sizeof(V);
+    V r[NV], x[NV];
+    std::memcpy(r, p, sizeof(r));
+    int64_t i = 8;
+    for (; i < n - (n % 8); i += 8) {
+      __builtin_prefetch(p + i + 512 / sizeof(T), 0, 3);
+      std::memcpy(x, p + i, sizeof(x));
+      for (int k = 0; k < NV; ++k) r[k] += x[k];
+    }
+    T a[8];
+    std::memcpy(a, r, sizeof(a));
+    T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+    for (; i < n; ++i) res += p[i];
+    return res;
+  }
+  int64_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum_contig(p, n2) + pairwise_sum_contig(p + n2, n - n2);
+}
+
+#ifdef __SSE2__
+inline Vec16<float>::V simd_max(Vec16<float>::V a, Vec16<float>::V b) { return _mm_max_ps(a, b); }
+inline Vec16<float>::V simd_min(Vec16<float>::V a, Vec16<float>::V b) { return _mm_min_ps(a, b); }
+inline Vec16<double>::V simd_max(Vec16<double>::V a, Vec16<double>::V b) { return _mm_max_pd(a, b); }
+inline Vec16<double>::V simd_min(Vec16<double>::V a, Vec16<double>::V b) { return _mm_min_pd(a, b); }
+#endif
+
+// Max/Min/Fmax/Fmin of n contiguous floats in vector registers. The compiler cannot vectorise the
+// NaN-propagating scalar op, so NaNs are tracked in a mask beside bitwise compare-selects: Max and
+// Min return NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are).
+template <class T, ReduceOp Op>
+T vec_extreme(const T* p, int64_t n) {
+  using V = typename Vec16<T>::V;
+  using M = typename Vec16<T>::M;
+  constexpr int L = 16 / sizeof(T), U = 4;
+  constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
+  constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
+  const T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  // Named registers, not arrays: arrays indexed by lane afterwards get spilled to the stack.
+  V r0 = V{} + start, r1 = r0, r2 = r0, r3 = r0;
+  M f0 = M{}, f1 = M{}, f2 = M{}, f3 = M{};
+  auto ld = [](const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof(V));
+    return v;
+  };
+  auto step = [&](V& r, M& f, V x) {
+#ifdef __SSE2__
+    // maxps/minps are exactly `x > r ? x : r` (a NaN x leaves r): one instruction.
+    r = is_max ? simd_max(x, r) : simd_min(x, r);
+#else
+    M m = is_max ? (x > r) : (x < r);
+    r = (V)(((M)x & m) | ((M)r & ~m));
+#endif
+    f |= propagate ? (x != x) : (x == x);
+  };
+  int64_t i = 0;
+  for (; i + U * L <= n; i += U * L) {
+    step(r0, f0, ld(p + i));
+    step(r1, f1, ld(p + i + L));
+    step(r2, f2, ld(p + i + 2 * L));
+    step(r3, f3, ld(p + i + 3 * L));
+  }
+  T best = start;
+  bool flag = false;
+  auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
+  const V rs[U] = {r0, r1, r2, r3};
+  const M fs[U] = {f0, f1, f2, f3};
+  for (int k = 0; k < U; ++k) {
+    for (int l = 0; l < L; ++l) {
+      take(rs[k][l]);
+      flag |= fs[k][l] != 0;
+    }
+  }
+  for (; i < n; ++i) {
+    const T x = p[i];
+    flag |= propagate ? x != x : x == x;
+    take(x);
+  }
+  return flag == propagate ? std::numeric_limits<T>::quiet_NaN() : best;
+}
+
+// A value reduction: T is the loop dtype's storage type, Acc what it accumulates in.
+template <class T, class F, ReduceOp Op>
+struct ValueR {
+  static constexpr ReduceOp kOp = Op;
+  using in_t = T;
+  using acc_t = compute_t<T>;
+  using out_t = T;
+  F f;
+  acc_t load(T x) const { return static_cast<acc_t>(x); }
+  acc_t op(acc_t a, acc_t b) const { return f(a, b); }
+  out_t finish(acc_t a) const { return convert<T>(a); }
+};
+
+// any / all over any input dtype: truth values, or-ed or and-ed.
+template <class T, bool All>
+struct LogicR {
+  static constexpr ReduceOp kOp = All ? ReduceOp::All : ReduceOp::Any;
+  using in_t = T;
+  using acc_t = bool;
+  using out_t = bool;
+  bool load(T x) const { return truth(x); }
+  bool op(bool a, bool b) const { return All ? (a && b) : (a || b); }
+  bool finish(bool a) const { return a; }
+};
+
+// The reduction of n >= 1 contiguous values of the loop dtype, as one run: the vector kernels
+// for float/double sums and extremes, NumPy's pairwise tree otherwise.
+template <class R>
+typename R::acc_t reduce_contig(const R& r, const typename R::in_t* q, int64_t n, typename R::acc_t id) {
+  using T = typename R::in_t;
+  using Acc = typename R::acc_t;
+  constexpr ReduceOp op_kind = R::kOp;
+  constexpr bool flt = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  if constexpr (flt && (op_kind == ReduceOp::Max || op_kind == ReduceOp::Min || op_kind == ReduceOp::Fmax ||
+                        op_kind == ReduceOp::Fmin)) {
+    return vec_extreme<T, op_kind>(q, n);
+  } else if constexpr (flt && op_kind == ReduceOp::Sum) {
+    return pairwise_sum_contig(q, n);
+  } else {
+    return pairwise_reduce<true>(q, n, 1, id, [&r](T x) { return r.load(x); },
+                                 [&r](Acc a, Acc b) { return r.op(a, b); });
+  }
+}
+
+// ---- argmax / argmin: the first index of the extreme; NaN is the extreme -------------------------
+
+template <class T> bool arg_isnan(T x) {
+  if constexpr (is_cplx_v<T>) return x.re != x.re || x.im != x.im;
+  else if constexpr (std::is_same_v<T, half>) return float(x) != float(x);
+  else return x != x;
+}
+template <class T> bool arg_better(T x, T best, bool max) {
+  if constexpr (is_cplx_v<T>) {
+    return max ? (x.re > best.re || (x.re == best.re && x.im > best.im))
+               : (x.re < best.re || (x.re == best.re && x.im < best.im));
+  } else if constexpr (std::is_same_v<T, half>) {
+    return max ? float(x) > float(best) : float(x) < float(best);
+  } else {
+    return max ? x > best : x < best;
+  }
+}
+
+// The winner of [b, e) along a strided run: (index, value); stops at the first NaN.
+template <class T>
+std::pair<int64_t, T> arg_run(const T* p, int64_t b, int64_t e, int64_t s, bool max) {
+  int64_t bi = b;
+  T best = p[b * s];
+  if (arg_isnan(best)) return {bi, best};
+  for (int64_t i = b + 1; i < e; ++i) {
+    T x = p[i * s];
+    if (arg_isnan(x)) return {i, x};
+    if (arg_better(x, best, max)) {
+      best = x;
+      bi = i;
+    }
+  }
+  return {bi, best};
+}
+
+}  // namespace nf::cpu
