@@ -1,5 +1,7 @@
 #include "numfuse/backend/cpu/prologue_cpu.h"
 
+#include <algorithm>
+
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/run_buffers.h"
 
@@ -119,6 +121,21 @@ void Prologue::fill(const IterSpace& sp, int64_t first, int64_t n, char* dst) co
     st = inner_big.data();
   }
   for (size_t k = 0; k < strides_.size(); ++k) st[k] = sp.strides[k][in];
+  if (sp.ndim() == 1) {  // the common case, without the walker's allocations (a fill is short)
+    int64_t off[16];
+    std::vector<int64_t> off_big;
+    int64_t* o = off;
+    if (strides_.size() > 16) {
+      off_big.resize(strides_.size());
+      o = off_big.data();
+    }
+    for (int64_t i = 0; i < n; i += kRunElements) {
+      const int64_t m = std::min(kRunElements, n - i);
+      for (size_t k = 0; k < strides_.size(); ++k) o[k] = (first + i) * st[k];
+      run(o, st, m, dst + i * int64_t(size));
+    }
+    return;
+  }
   for_each_run(sp, first, first + n, kRunElements, [&](const int64_t* off, int64_t m) {
     run(off, st, m, dst);
     dst += m * int64_t(size);

@@ -41,8 +41,11 @@ Acc pairwise_reduce(const T* p, int64_t n, int64_t s, Acc id, const Load& load, 
   }
   int64_t n2 = n / 2;
   n2 -= n2 % 8;
-  return op(pairwise_reduce<Contig>(p, n2, s, id, load, op),
-            pairwise_reduce<Contig>(p + n2 * st, n - n2, s, id, load, op));
+  // The halves in memory order, named: the arguments of a call may be evaluated in any order
+  // (GCC goes right to left), and walking memory backwards defeats the hardware prefetcher.
+  const Acc lo = pairwise_reduce<Contig>(p, n2, s, id, load, op);
+  const Acc hi = pairwise_reduce<Contig>(p + n2 * st, n - n2, s, id, load, op);
+  return op(lo, hi);
 }
 
 // The pairwise sum of n floats (stride s, in elements), accumulated in Acc.

@@ -75,7 +75,8 @@ T pairwise_sum_contig(const T* p, int64_t n) {
   }
   int64_t n2 = n / 2;
   n2 -= n2 % 8;
-  return pairwise_sum_contig(p, n2) + pairwise_sum_contig(p + n2, n - n2);
+  const T lo = pairwise_sum_contig(p, n2);  // in memory order (see pairwise_reduce)
+  return lo + pairwise_sum_contig(p + n2, n - n2);
 }
 
 #ifdef __SSE2__
