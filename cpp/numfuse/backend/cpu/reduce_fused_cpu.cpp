@@ -173,7 +173,7 @@ class FusedReducer {
 
   void accumulate_row(Acc* acc, const char* vals, int64_t n) const {
     if (cast_) {
-      T buf[kBlock];
+      T buf[kChunk];
       cast_(vals, 1, buf, n);
       for (int64_t j = 0; j < n; ++j) acc[j] = op(acc[j], r_.load(buf[j]));
       return;
@@ -182,7 +182,7 @@ class FusedReducer {
     for (int64_t j = 0; j < n; ++j) acc[j] = op(acc[j], r_.load(p[j]));
   }
 
-  // Rows [rb, re) of columns [c0, c0 + n) of outer output block o, accumulated into acc.
+  // Rows [rb, re) of columns [c0, c0 + n) of outer output o, accumulated into acc.
   void accumulate_rows(Acc* acc, int64_t o, int64_t c0, int64_t n, int64_t rb, int64_t re) const {
     const int64_t ncol = L_.kept.shape.back(), nred = L_.red.size();
     char* vals = value_buffer();
@@ -194,24 +194,36 @@ class FusedReducer {
     }
   }
 
+  // Each output accumulates its rows in order, as in reduce_cpu, whose split of the rows between
+  // threads (rsplit, from its blocks of kBlock outputs) is kept: the partial results combine in the
+  // same order. The columns are taken up to kChunk at a time, not kBlock: a fill per row of 256
+  // values cost more than computing them.
   void outer() {
     const IterSpace& kept = L_.kept;
-    const int64_t ncol = kept.shape.back();
-    const int64_t nblk = (ncol + kBlock - 1) / kBlock;
-    const int64_t items = kept.size() / ncol * nblk, nred = L_.red.size();
+    const int64_t ncol = kept.shape.back(), nouter = kept.size() / ncol, nred = L_.red.size();
+    const int64_t items = nouter * ((ncol + kBlock - 1) / kBlock);
     int64_t rsplit = 1;
     if (items < num_threads() && nred * ncol >= 2 * kMinParallel) rsplit = num_threads();
-    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * items * kBlock) : 0);
-    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * kBlock, 1));
-    parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-      Acc acc[kBlock];
+    // Column blocks: as wide as a fill, but enough of them to keep every thread busy.
+    int64_t nblk = (ncol + kChunk - 1) / kChunk;
+    const int64_t want = (4 * num_threads() + nouter - 1) / nouter;
+    if (rsplit == 1 && nblk < want) nblk = std::min(want, (ncol + kBlock - 1) / kBlock);
+    int64_t width = (ncol + nblk - 1) / nblk;
+    width = std::min(ncol, (width + 7) / 8 * 8);
+    nblk = (ncol + width - 1) / width;
+    const int64_t witems = nouter * nblk;
+    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
+    parallel_for(witems * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
+      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kChunk]);
+      Acc* acc = acc_buf.get();
       for (int64_t w = b; w < e; ++w) {
-        const int64_t item = w % items, part = w / items;
-        const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+        const int64_t item = w % witems, part = w / witems;
+        const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
         for (int64_t j = 0; j < n; ++j) acc[j] = id_;
         accumulate_rows(acc, o, c0, n, nred * part / rsplit, nred * (part + 1) / rsplit);
         if (rsplit > 1) {
-          std::copy(acc, acc + n, partial.begin() + (part * items + item) * kBlock);
+          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
           continue;
         }
         Out* dst = out_ + o * ncol + c0;
@@ -219,14 +231,10 @@ class FusedReducer {
       }
     });
     if (rsplit == 1) return;
-    for (int64_t item = 0; item < items; ++item) {
-      const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
-      Out* dst = out_ + o * ncol + c0;
-      for (int64_t j = 0; j < n; ++j) {
-        Acc a = partial[item * kBlock + j];
-        for (int64_t p = 1; p < rsplit; ++p) a = op(a, partial[(p * items + item) * kBlock + j]);
-        dst[j] = r_.finish(op(init_, a));
-      }
+    for (int64_t i = 0; i < kept.size(); ++i) {
+      Acc a = partial[i];
+      for (int64_t p = 1; p < rsplit; ++p) a = op(a, partial[p * kept.size() + i]);
+      out_[i] = r_.finish(op(init_, a));
     }
   }
 
