@@ -1,8 +1,10 @@
 #include "numfuse/backend/cpu/prologue_cpu.h"
 
 #include <algorithm>
+#include <string>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
+#include "numfuse/core/error.h"
 #include "numfuse/backend/cpu/run_buffers.h"
 
 namespace nf::cpu {
@@ -22,6 +24,10 @@ Prologue::Prologue(const GroupProgram& p) : p_(p) {
   for (size_t s = 0; s < p.steps.size(); ++s) {
     if (!needed[s]) continue;
     const ProgramStep& ps = p.steps[s];
+    if (ps.args.size() > 8 || ps.op.out.size() > 4) {  // run() keeps a step's pointers on the stack
+      throw NotImplementedError("a fused reduction step with " + std::to_string(ps.args.size()) + " inputs and " +
+                                std::to_string(ps.op.out.size()) + " outputs");
+    }
     Step st;
     st.step = &ps;
     if (ps.op.kind == ElementwiseOp::Kind::Generate) {
