@@ -67,9 +67,13 @@ NF_HD T eye(const uint64_t* w, uint64_t i) {
 template <class T>
 NF_HD T uniform(const uint64_t* w, uint64_t i) {
   const uint32x4 blk = rng::philox_block(w[0], w[1], w[2], i);
+  // [0, 1) itself (random()): low + (high - low) * u is u exactly, without the three operations.
+  const bool unit = w[3] == 0 && w[4] == 0x3FF0000000000000ull;
   if constexpr (tt::is_same<T, float>) {
+    if (unit) return rng::uniform_float(blk);
     return rng::uniform_float(blk, static_cast<float>(as_double(w[3])), static_cast<float>(as_double(w[4])));
   } else {
+    if (unit) return rng::uniform_double(blk);
     return rng::uniform_double(blk, as_double(w[3]), as_double(w[4]));
   }
 }

@@ -59,14 +59,6 @@ constexpr uint32_t kM1 = 0xCD9E8D57u;
 constexpr uint32_t kW0 = 0x9E3779B9u;
 constexpr uint32_t kW1 = 0xBB67AE85u;
 
-NF_HD uint32_t mulhi32(uint32_t a, uint32_t b) {
-#if defined(__CUDA_ARCH__)
-  return __umulhi(a, b);
-#else
-  return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
-#endif
-}
-
 NF_HD uint64_t mulhi64(uint64_t a, uint64_t b) {
 #if defined(__CUDA_ARCH__)
   return __umul64hi(a, b);
@@ -76,8 +68,21 @@ NF_HD uint64_t mulhi64(uint64_t a, uint64_t b) {
 }
 
 NF_HD uint32x4 round(uint32x4 c, uint32_t k0, uint32_t k1) {
-  const uint32_t hi0 = mulhi32(kM0, c.x), lo0 = kM0 * c.x;
-  const uint32_t hi1 = mulhi32(kM1, c.z), lo1 = kM1 * c.z;
+  // One widening product per multiplier gives both halves (a single IMAD.WIDE.U32 on the GPU,
+  // where mul.hi and mul.lo would be two instructions: Philox is most of a fused draw's cost).
+  uint32_t hi0, lo0, hi1, lo1;
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .b64 p;\n\tmul.wide.u32 p, %2, %3;\n\tmov.b64 {%1, %0}, p;\n\t}"
+      : "=r"(hi0), "=r"(lo0) : "r"(kM0), "r"(c.x));
+  asm("{\n\t.reg .b64 p;\n\tmul.wide.u32 p, %2, %3;\n\tmov.b64 {%1, %0}, p;\n\t}"
+      : "=r"(hi1), "=r"(lo1) : "r"(kM1), "r"(c.z));
+#else
+  const uint64_t p0 = static_cast<uint64_t>(kM0) * c.x, p1 = static_cast<uint64_t>(kM1) * c.z;
+  hi0 = static_cast<uint32_t>(p0 >> 32);
+  lo0 = static_cast<uint32_t>(p0);
+  hi1 = static_cast<uint32_t>(p1 >> 32);
+  lo1 = static_cast<uint32_t>(p1);
+#endif
   return uint32x4{hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0};
 }
 

@@ -97,15 +97,18 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
     }
   }
   s << "}\n";
-  s << "__device__ __forceinline__ void nf_store(void* out, long long o, nf_acc a) {\n";
+  // The result as stored (fused epilogues read it from here, not back from memory).
+  s << "__device__ __forceinline__ " << out_t << " nf_result(nf_acc a) {\n";
   if (arg) {
-    s << "  static_cast<long long*>(out)[o] = a.i;\n";
+    s << "  return a.i;\n";
   } else if (logical) {
-    s << "  static_cast<bool*>(out)[o] = a;\n";
+    s << "  return a;\n";
   } else {
-    s << "  static_cast<" << out_t << "*>(out)[o] = nf::convert<" << out_t << ">(a);\n";
+    s << "  return nf::convert<" << out_t << ">(a);\n";
   }
   s << "}\n";
+  s << "__device__ __forceinline__ void nf_store(void* out, long long o, nf_acc a) {\n"
+       "  static_cast<" << out_t << "*>(out)[o] = nf_result(a);\n}\n";
   // Warp shuffle of any accumulator, word by word.
   s << "template <class T> __device__ __forceinline__ T nf_shfl_down(T v, int d) {\n"
        "  constexpr int W = (sizeof(T) + 3) / 4;\n  unsigned w[W] = {};\n  memcpy(w, &v, sizeof(T));\n"

@@ -85,13 +85,14 @@ void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, c
   s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
        "  nf_store(p.out, o, acc);\n";
   if (e) {
+    s << "  const auto result = nf_result(acc);\n";
     for (size_t l = 0; l < e->leaves.size(); ++l) {
       const Array& a = e->leaves[l];
       const char* st = cuda_storage_type(a.dtype);
       const char* ct = cuda_compute_type(a.dtype);
       s << "  const " << ct << " e" << l << " = nf::convert<" << ct << ">(";
       switch (L.leaf_kind[l]) {
-        case 0: s << "static_cast<const " << st << "*>(p.out)[o]);\n"; break;
+        case 0: s << "result);\n"; break;
         case 1: s << "*reinterpret_cast<const " << st << "*>(p.escalar[" << L.leaf_index[l] << "]));\n"; break;
         default:
           s << "static_cast<const " << st << "*>(p.eptr[" << L.leaf_index[l] << "])["
