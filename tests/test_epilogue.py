@@ -67,3 +67,26 @@ def test_plan_is_one_group(nf):
     assert "epilogue over (10,20)" in plan, plan
     assert "group 1" not in plan or nf.asarray(numpy.ones(2)).device == "cpu", plan
     numpy.testing.assert_allclose(nf.asnumpy(r), numpy.full((10, 20), numpy.sqrt(30.0)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+@pytest.mark.parametrize("ddof", [0, 1, 40])
+def test_var_and_std(dtype, axis, ddof, device):
+    # On the GPU one pass (Welford/Chan) in one kernel, with std's sqrt as its epilogue.
+    def body(xp):
+        x = xp.asarray(make_array((6, 5, 40), dtype, low=1 if dtype == "int16" else None))
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            return xp.var(x, axis=axis, ddof=ddof), xp.std(x * 2 + 1, axis=axis, ddof=ddof, keepdims=True)
+    oracle(rtol=1e-4 if dtype == "float32" else 1e-12)(body)(device=device)
+
+
+def test_var_reduction_node_directly(nf):
+    # The one-pass reduction itself (the GPU's var), made on whatever device numfuse uses.
+    x = make_array((4, 6, 50), "float64")
+    for axis, ddof in [(None, 0), (1, 1), ((0, 2), 3), (-1, 60)]:
+        got = nf.asnumpy(nf._core.reduce("var", nf.asarray(x), axis, False, None, None, numpy.float64(ddof), None))
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            numpy.testing.assert_allclose(got, x.var(axis=axis, ddof=ddof), rtol=1e-12)
+    with pytest.raises(TypeError):
+        nf._core.reduce("var", nf.asarray(x.astype(complex)), None, False, None, None, numpy.float64(0), None)

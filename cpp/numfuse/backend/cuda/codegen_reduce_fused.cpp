@@ -83,9 +83,9 @@ EpilogueLayout epilogue_layout(const GroupProgram& e, const Storage* result) {
 void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, const Storage* result,
                  const EpilogueLayout& L) {
   s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
-       "  nf_store(p.out, o, acc);\n";
+       "  nf_store(p, p.out, o, acc);\n";
   if (e) {
-    s << "  const auto result = nf_result(acc);\n";
+    s << "  const auto result = nf_result(p, acc);\n";
     for (size_t l = 0; l < e->leaves.size(); ++l) {
       const Array& a = e->leaves[l];
       const char* st = cuda_storage_type(a.dtype);
@@ -285,7 +285,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     append_param(k.params, v);
   }
   unsigned long long init[2] = {0, 0};
-  if (spec.op <= ReduceOp::Fmin) {
+  if (spec.op <= ReduceOp::Fmin || spec.op == ReduceOp::Var) {
     if (spec.has_initial) {
       std::memcpy(init, spec.initial, itemsize(spec.loop));
     } else {
