@@ -147,7 +147,7 @@ def test_explain_describes_the_plan_without_evaluating():
 
 def test_kernel_parameter_limit_cuts_the_group():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMFUSE_TRACE="1",
-               NUMFUSE_MAX_KERNEL_PARAM_BYTES="300")
+               NUMFUSE_MAX_KERNEL_PARAM_BYTES="180")
     code = ("import numfuse as np, numpy\n"
             "a, b, c, d = (np.asarray(numpy.full((4, 4), i, float)) for i in range(1, 5))\n"
             "r = np.asnumpy(a * b + c * d - a * c)\n"
