@@ -12,19 +12,22 @@
 // A generator is three 64-bit numbers: seed, stream, offset.
 //   key     = { lo32(seed), hi32(seed) }
 //   counter = { lo32(offset + i), hi32(offset + i), lo32(stream), hi32(stream) }
-// A draw of n values gives element i (0 <= i < n, in C order of the result) the one block
-// philox4x32_10(counter(offset + i), key), and afterwards the generator's offset grows by n.
-// So every element of a draw is a pure function of (seed, stream, offset, i): any kernel, fused or
-// not, on any backend, computes element i on its own, and the CPU and the GPU give the same
-// numbers. Every distribution below consumes exactly one block per element (so a draw of n
-// values always advances the offset by exactly n, whatever the distribution). `stream` selects
+// The stream is a sequence of 64-bit words: block c gives word 2c (x, y) and word 2c + 1 (z, w).
+// The generator's offset counts words. A uniform draw of n values gives element i (0 <= i < n,
+// in C order of the result) word (offset + i) and advances the offset by n, so two neighbours
+// share one block (half the Philox work of one block per value) and a draw of n then m values
+// is the draw of n + m values, split. Normals and integers take a whole block each: element i
+// gets block (b + i), b the first whole block at or after the offset, which then moves past the
+// last one. So every element of a draw is a pure function of (seed, stream, offset, i): any
+// kernel, fused or not, on any backend, computes element i on its own, and the CPU and the GPU
+// give the same numbers. `stream` selects
 // an independent sequence for the same seed (as curand's subsequence does; the layout of the
 // counter is the same as curand_init(seed, subsequence, offset)'s, one block per 4 numbers aside).
 // The offset wraps after 2^64 values per stream; nobody draws that many.
 //
-// ---- Distributions (one block -> one value) ----------------------------------------------------
-//   uniform_double : [0,1), 53 bits: ((uint64(y) << 32 | x) >> 11) * 2^-53   (exact on all targets)
-//   uniform_float  : [0,1), 24 bits: (x >> 8) * 2^-24                         (exact on all targets)
+// ---- Distributions ----------------------------------------------------------------------------
+//   uniform_double : [0,1), 53 bits of a word: (word >> 11) * 2^-53         (exact on all targets)
+//   uniform_float  : [0,1), 24 bits of a word: (lo32(word) >> 8) * 2^-24    (exact on all targets)
 //   uniform(lo,hi) : lo + (hi - lo) * u, rounded once per operation (no FMA contraction on the
 //                    device), so it is bit-identical on host and device.
 //   normal_double  : Box-Muller, u1 in (0,1] from words x,y (53 bits), u2 in [0,1) from z,w:
@@ -180,22 +183,33 @@ struct PhiloxState {
 NF_HD uint64_t bits64_lo(uint32x4 b) { return (static_cast<uint64_t>(b.y) << 32) | b.x; }
 NF_HD uint64_t bits64_hi(uint32x4 b) { return (static_cast<uint64_t>(b.w) << 32) | b.z; }
 
-// Uniform double in [0, 1): the top 53 of the 64 bits of words x,y. Multiples of 2^-53.
-NF_HD double uniform_double(uint32x4 b) {
-  return static_cast<double>(bits64_lo(b) >> 11) * (1.0 / 9007199254740992.0);
+// Word k of the stream (block k / 2, its low or high 64 bits).
+NF_HD uint64_t stream_word(uint64_t seed, uint64_t stream, uint64_t k) {
+  const uint32x4 b = philox_block(seed, stream, 0, k >> 1);
+  return (k & 1) ? bits64_hi(b) : bits64_lo(b);
 }
-// Uniform float in [0, 1): the top 24 bits of word x. Multiples of 2^-24.
-NF_HD float uniform_float(uint32x4 b) {
-  return static_cast<float>(b.x >> 8) * (1.0f / 16777216.0f);
+
+// Uniform double in [0, 1): the top 53 of a word's 64 bits. Multiples of 2^-53.
+NF_HD double uniform_double(uint64_t word) {
+  return static_cast<double>(word >> 11) * (1.0 / 9007199254740992.0);
 }
+// Uniform float in [0, 1): the top 24 of a word's low 32 bits. Multiples of 2^-24.
+NF_HD float uniform_float(uint64_t word) {
+  return static_cast<float>(static_cast<uint32_t>(word) >> 8) * (1.0f / 16777216.0f);
+}
+// The same from a block's first word.
+NF_HD double uniform_double(uint32x4 b) { return uniform_double(bits64_lo(b)); }
+NF_HD float uniform_float(uint32x4 b) { return uniform_float(bits64_lo(b)); }
 // low + (high - low) * u, each operation rounded once (bit-identical on host and device).
 // As in NumPy, the result can equal `high` through rounding when |low| >> |high - low|.
-NF_HD double uniform_double(uint32x4 b, double low, double high) {
-  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_double(b)));
+NF_HD double uniform_double(uint64_t word, double low, double high) {
+  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_double(word)));
 }
-NF_HD float uniform_float(uint32x4 b, float low, float high) {
-  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_float(b)));
+NF_HD float uniform_float(uint64_t word, float low, float high) {
+  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_float(word)));
 }
+NF_HD double uniform_double(uint32x4 b, double low, double high) { return uniform_double(bits64_lo(b), low, high); }
+NF_HD float uniform_float(uint32x4 b, float low, float high) { return uniform_float(bits64_lo(b), low, high); }
 
 // Standard normal by Box-Muller (the cosine branch) from one block.
 NF_HD double normal_double(uint32x4 b) {
