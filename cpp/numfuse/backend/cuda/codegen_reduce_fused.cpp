@@ -190,7 +190,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   s << "}\n";
   // The value of reduced element r: its coordinates, leaves, steps (`uniforms`: read pre-drawn
   // pairs at [k] instead of drawing).
-  auto emit_element = [&](const std::string& ind, bool uniforms) {
+  auto emit_element = [&](const std::string& ind, bool uniforms, const std::string& gen_words) {
     if (rr == 1) {
       s << ind << "const long long c0 = r;\n";
     } else {
@@ -218,13 +218,13 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
         s << "]);\n";
       }
     }
-    StepNames names{[](int leaf) { return "a" + std::to_string(leaf); }, "opos"};
+    StepNames names{[](int leaf) { return "a" + std::to_string(leaf); }, "opos", gen_words};
     if (uniforms) names.uniform_index = "[k]";
     emit_steps(s, p, names, ind);
   };
   const std::string value = value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); });
   s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const long long* kb, long long r) {\n";
-  emit_element("  ", false);
+  emit_element("  ", false, "p.gen");
   s << "  return nf_load(" << value << ", r);\n}\n";
   // Uniform draws two neighbours at a time (one Philox block each pair) where the reduced
   // elements are consecutive positions: one reduced dim, position stride 1.
@@ -235,12 +235,14 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   const bool pairs = position && has_uniform_draws(p) && rr == 1 && rstr[position - leaves.data()][0] == 1 &&
                      !plan.warp_per_output && !plan.thread_per_output;
   if (pairs) {
+    // The generator words come in a local copy made once per thread (`gw`): read from the
+    // parameter space inside the loop they were reloaded for every pair.
     s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const long long* kb, long long r0,"
-         " nf_acc acc) {\n";
-    emit_uniform_pairs(s, p, "kb[" + std::to_string(position->index) + "] + r0", 2, "  ");
+         " nf_acc acc, const unsigned long long* gw) {\n";
+    emit_uniform_pairs(s, p, "kb[" + std::to_string(position->index) + "] + r0", 2, "  ", "gw");
     s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const long long r = r0 + k;\n"
          "    if (r >= p.nred) break;\n";
-    emit_element("    ", true);
+    emit_element("    ", true, "gw");
     s << "    acc = nf_combine(acc, nf_load(" << value << ", r));\n  }\n  return acc;\n}\n";
   }
   const int nkb = std::max(1, nptr);
@@ -259,14 +261,20 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
          "    for (long long r = 0; r < p.nred; ++r) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
          "    nf_finish(p, o, acc);\n  }\n}\n";
   } else {
+    std::string loop;
+    if (pairs) {
+      const std::string words = std::to_string(8 * ngen);
+      loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " + words +
+             "; ++i) gw[i] = p.gen[i];\n"
+             "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * p.bpo * blockDim.x)\n"
+             "    acc = nf_elem2(p, kb, r, acc, gw);\n";
+    } else {
+      loop = "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
+             "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
+    }
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
-         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n"
-      << (pairs ? "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * p.bpo * blockDim.x)\n"
-                  "    acc = nf_elem2(p, kb, r, acc);\n"
-                : "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
-                  "    acc = nf_combine(acc, nf_elem(p, kb, r));\n")
-      << 
+         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n" << loop <<
          "  acc = nf_block_reduce(acc);\n"
          "  if (threadIdx.x == 0) {\n"
          "    if (p.bpo == 1) nf_finish(p, o, acc);\n"
