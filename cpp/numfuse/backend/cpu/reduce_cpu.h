@@ -12,6 +12,8 @@ namespace nf::cpu {
 // Computes spec over `in` (materialised, any strides) into `out` (fresh C-contiguous, in's rank
 // with the reduced dims of extent 1).
 void reduce(const ReduceSpec& spec, const Array& in, const Array& out);
+// ReduceOp::Var (backend/cpu/var_cpu.cpp): m2 / max(n - ddof, 0) per output, ddof in spec.initial.
+void variance(const ReduceSpec& spec, const Array& in, const Array& out);
 
 // NumPy's pairwise reduction (numpy/_core/src/umath/loops_utils.h.src): under 8 elements a
 // plain loop; up to 128 eight accumulators combined as a tree; above that, halves split at a
