@@ -291,3 +291,11 @@ def test_no_intermediate_reaches_memory():
         assert r.returncode == 0, r.stderr
         grow[fusion] = int(r.stdout.split()[-1])
     assert grow[True] < 8e6 and grow[False] > 30e6, grow
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)], ids=str)
+def test_one_pass_var_node_of_an_expression(nf, axis):
+    """ReduceOp::Var (the GPU's one-pass var) made directly on CPU arrays, closing a group."""
+    x = numpy.random.default_rng(0).random((30, 40))
+    r = nf._core.reduce("var", _cpu(nf, x) * 2.0 + 1.0, axis, False, None, None, numpy.float64(1), None)
+    numpy.testing.assert_allclose(nf.asnumpy(r), numpy.var(x * 2 + 1, axis=axis, ddof=1), rtol=1e-12)
