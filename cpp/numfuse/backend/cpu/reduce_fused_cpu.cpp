@@ -21,6 +21,8 @@ namespace {
 // that casts see reduce_cpu's chunks.
 constexpr int64_t kChunk = 1024;
 static_assert(kChunk % kCastChunk == 0 && kChunk >= kBlock, "chunks must align");
+// The widest block of columns an outer reduction accumulates (its accumulators stay in L2).
+constexpr int64_t kMaxWidth = 16384, kMinWidth = 512;
 
 // The per-thread buffer of computed values (kChunk of the widest dtype).
 char* value_buffer() {
@@ -186,11 +188,21 @@ class FusedReducer {
   void accumulate_rows(Acc* acc, int64_t o, int64_t c0, int64_t n, int64_t rb, int64_t re) const {
     const int64_t ncol = L_.kept.shape.back(), nred = L_.red.size();
     char* vals = value_buffer();
-    const int64_t rows = n == ncol ? std::max<int64_t>(1, kChunk / ncol) : 1;  // whole rows are consecutive
-    for (int64_t r = rb; r < re; r += rows) {
-      const int64_t m = std::min(rows, re - r);
-      pro_.fill(B_, (o * nred + r) * ncol + c0, m == 1 ? n : m * ncol, vals);
-      for (int64_t i = 0; i < m; ++i) accumulate_row(acc, vals + i * ncol * vsize_, n);
+    if (n == ncol && ncol <= kChunk / 2) {  // whole short rows are consecutive: several per fill
+      const int64_t rows = kChunk / ncol;
+      for (int64_t r = rb; r < re; r += rows) {
+        const int64_t m = std::min(rows, re - r);
+        pro_.fill(B_, (o * nred + r) * ncol, m * ncol, vals);
+        for (int64_t i = 0; i < m; ++i) accumulate_row(acc, vals + i * ncol * vsize_, n);
+      }
+      return;
+    }
+    for (int64_t r = rb; r < re; ++r) {
+      for (int64_t c = 0; c < n; c += kChunk) {
+        const int64_t m = std::min(kChunk, n - c);
+        pro_.fill(B_, (o * nred + r) * ncol + c0 + c, m, vals);
+        accumulate_row(acc + c, vals, m);
+      }
     }
   }
 
@@ -204,10 +216,12 @@ class FusedReducer {
     const int64_t items = nouter * ((ncol + kBlock - 1) / kBlock);
     int64_t rsplit = 1;
     if (items < num_threads() && nred * ncol >= 2 * kMinParallel) rsplit = num_threads();
-    // Column blocks: as wide as a fill, but enough of them to keep every thread busy.
-    int64_t nblk = (ncol + kChunk - 1) / kChunk;
-    const int64_t want = (4 * num_threads() + nouter - 1) / nouter;
-    if (rsplit == 1 && nblk < want) nblk = std::min(want, (ncol + kBlock - 1) / kBlock);
+    // Column blocks: whole rows up to kMaxWidth (a row read in pieces of 2 KB ran at a third of
+    // the speed: each piece is a new stream for the prefetcher), split further only to give each
+    // thread a block of at least kMinWidth columns.
+    int64_t nblk = (ncol + kMaxWidth - 1) / kMaxWidth;
+    const int64_t want = std::min((num_threads() + nouter - 1) / nouter, (ncol + kMinWidth - 1) / kMinWidth);
+    if (rsplit == 1 && nblk < want) nblk = want;
     int64_t width = (ncol + nblk - 1) / nblk;
     width = std::min(ncol, (width + 7) / 8 * 8);
     nblk = (ncol + width - 1) / width;
@@ -215,7 +229,7 @@ class FusedReducer {
     std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
     const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
     parallel_for(witems * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kChunk]);
+      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
       Acc* acc = acc_buf.get();
       for (int64_t w = b; w < e; ++w) {
         const int64_t item = w % witems, part = w / witems;
