@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "numfuse/backend/cpu/reduce_kernels.h"
@@ -143,8 +144,11 @@ class Reducer {
   void accumulate_row(Acc* acc, const char* row, int64_t n, int64_t s) const {
     if (cast_) {
       T buf[kBlock];
-      cast_(row, s, buf, n);
-      for (int64_t j = 0; j < n; ++j) acc[j] = r_.op(acc[j], r_.load(buf[j]));
+      for (int64_t c = 0; c < n; c += kBlock) {
+        const int64_t m = std::min(kBlock, n - c);
+        cast_(row + c * s * isz_, s, buf, m);
+        for (int64_t j = 0; j < m; ++j) acc[c + j] = r_.op(acc[c + j], r_.load(buf[j]));
+      }
       return;
     }
     const T* p = reinterpret_cast<const T*>(row);
@@ -164,36 +168,35 @@ class Reducer {
     });
   }
 
-  // Innermost dim kept: rows of the input accumulate into blocks of kBlock outputs, as NumPy
-  // accumulates rows (sequential along the reduced dims, vectorised across outputs).
+  // Innermost dim kept: rows of the input accumulate into blocks of outputs (outer_plan), as
+  // NumPy accumulates rows (sequential along the reduced dims, vectorised across outputs).
   void outer() {
     const IterSpace& kept = L_.kept;
     const int kd = kept.ndim();
     const int64_t ncol = kept.shape[kd - 1];
     const int64_t so = kept.strides[0][kd - 1], si = kept.strides[1][kd - 1];
-    const int64_t nblk = (ncol + kBlock - 1) / kBlock;
-    const int64_t nouter = kept.size() / ncol;
-    const int64_t items = nouter * nblk, nred = L_.red.size();
+    const int64_t nouter = kept.size() / ncol, nred = L_.red.size();
     IterSpace outer_sp = kept;  // the kept dims but the innermost
     outer_sp.shape.pop_back();
     for (auto& st : outer_sp.strides) st.pop_back();
-    // Few outputs over many rows: split the rows between threads too, partials combine in order.
-    int64_t rsplit = 1;
-    if (items < num_threads() && nred * ncol >= 2 * kMinParallel) rsplit = num_threads();
-    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * items * kBlock) : 0);
-    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * kBlock, 1));
+    // Few outputs over many rows: the rows are split between threads too, partials combine in order.
+    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+    const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk, items = nouter * nblk;
+    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
     parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-      Acc acc[kBlock];
+      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
+      Acc* acc = acc_buf.get();
       for (int64_t w = b; w < e; ++w) {
         const int64_t item = w % items, part = w / items;
-        const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+        const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
         int64_t off[2] = {0, 0};
         if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
         for (int64_t j = 0; j < n; ++j) acc[j] = id_;
         const char* base = in_ + (off[1] + c0 * si) * isz_;
         accumulate_rows(acc, base, n, si, nred * part / rsplit, nred * (part + 1) / rsplit);
         if (rsplit > 1) {
-          std::copy(acc, acc + n, partial.begin() + (part * items + item) * kBlock);
+          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
           continue;
         }
         Out* dst = out_ + off[0] + c0 * so;
@@ -201,15 +204,13 @@ class Reducer {
       }
     });
     if (rsplit == 1) return;
-    for (int64_t item = 0; item < items; ++item) {
-      const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+    for (int64_t o = 0; o < nouter; ++o) {
       int64_t off[2] = {0, 0};
       if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
-      Out* dst = out_ + off[0] + c0 * so;
-      for (int64_t j = 0; j < n; ++j) {
-        Acc a = partial[item * kBlock + j];
-        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[(p * items + item) * kBlock + j]);
-        dst[j * so] = r_.finish(r_.op(init_, a));
+      for (int64_t j = 0; j < ncol; ++j) {
+        Acc a = partial[o * ncol + j];
+        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[p * kept.size() + o * ncol + j]);
+        out_[off[0] + j * so] = r_.finish(r_.op(init_, a));
       }
     }
   }

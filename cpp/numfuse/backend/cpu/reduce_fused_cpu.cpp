@@ -21,8 +21,6 @@ namespace {
 // that casts see reduce_cpu's chunks.
 constexpr int64_t kChunk = 1024;
 static_assert(kChunk % kCastChunk == 0 && kChunk >= kBlock, "chunks must align");
-// The widest block of columns an outer reduction accumulates (its accumulators stay in L2).
-constexpr int64_t kMaxWidth = 16384, kMinWidth = 512;
 
 // The per-thread buffer of computed values (kChunk of the widest dtype).
 char* value_buffer() {
@@ -206,25 +204,13 @@ class FusedReducer {
     }
   }
 
-  // Each output accumulates its rows in order, as in reduce_cpu, whose split of the rows between
-  // threads (rsplit, from its blocks of kBlock outputs) is kept: the partial results combine in the
-  // same order. The columns are taken up to kChunk at a time, not kBlock: a fill per row of 256
-  // values cost more than computing them.
+  // Each output accumulates its rows in order, as in reduce_cpu, with the same split of the rows
+  // between threads (outer_plan).
   void outer() {
     const IterSpace& kept = L_.kept;
     const int64_t ncol = kept.shape.back(), nouter = kept.size() / ncol, nred = L_.red.size();
-    const int64_t items = nouter * ((ncol + kBlock - 1) / kBlock);
-    int64_t rsplit = 1;
-    if (items < num_threads() && nred * ncol >= 2 * kMinParallel) rsplit = num_threads();
-    // Column blocks: whole rows up to kMaxWidth (a row read in pieces of 2 KB ran at a third of
-    // the speed: each piece is a new stream for the prefetcher), split further only to give each
-    // thread a block of at least kMinWidth columns.
-    int64_t nblk = (ncol + kMaxWidth - 1) / kMaxWidth;
-    const int64_t want = std::min((num_threads() + nouter - 1) / nouter, (ncol + kMinWidth - 1) / kMinWidth);
-    if (rsplit == 1 && nblk < want) nblk = want;
-    int64_t width = (ncol + nblk - 1) / nblk;
-    width = std::min(ncol, (width + 7) / 8 * 8);
-    nblk = (ncol + width - 1) / width;
+    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+    const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk;
     const int64_t witems = nouter * nblk;
     std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
     const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));

@@ -2,6 +2,7 @@
 // (reduce_cpu.cpp) and the fused reduction that computes its input as it goes
 // (reduce_fused_cpu.cpp): one definition of each loop, so that fusion never changes a result.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -28,6 +29,28 @@ struct Layout {
   IterSpace kept, red;
   bool inner_reduced = false;  // the input's innermost (smallest-stride) dim is reduced
 };
+
+// How an outer reduction (innermost dim kept) divides its work. `rsplit`: threads that split the
+// rows of few outputs, partial results combined in order; it decides the association, so it is
+// computed from blocks of kBlock outputs as it always was. `width`: the columns one task
+// accumulates over its rows, whole rows up to kMaxWidth (rows read in pieces of 2 KB ran at a
+// third of the speed: each piece is a new stream for the prefetcher), split further only to give
+// each thread a block of at least kMinWidth columns.
+constexpr int64_t kMaxWidth = 16384, kMinWidth = 512;
+struct OuterPlan {
+  int64_t rsplit = 1, width = 1, nblk = 1;  // nblk: blocks of `width` columns per row
+};
+inline OuterPlan outer_plan(int64_t ncol, int64_t nouter, int64_t nred, int64_t threads) {
+  OuterPlan P;
+  const int64_t items = nouter * ((ncol + kBlock - 1) / kBlock);
+  if (items < threads && nred * ncol >= 2 * kMinParallel) P.rsplit = threads;
+  int64_t nblk = (ncol + kMaxWidth - 1) / kMaxWidth;
+  const int64_t want = std::min((threads + nouter - 1) / nouter, (ncol + kMinWidth - 1) / kMinWidth);
+  if (P.rsplit == 1 && nblk < want) nblk = want;
+  P.width = std::min(ncol, ((ncol + nblk - 1) / nblk + 7) / 8 * 8);
+  P.nblk = (ncol + P.width - 1) / P.width;
+  return P;
+}
 
 // The layout of a reduction of `in` over `axes` (make_iter_space keyed on the input).
 Layout make_layout(const Array& in, const std::vector<bool>& axes);
