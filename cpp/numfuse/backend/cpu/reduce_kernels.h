@@ -246,9 +246,44 @@ template <class T> bool arg_better(T x, T best, bool max) {
   }
 }
 
+// arg_run over n contiguous floats: each block of 256 is reduced with the vector max/min first
+// and scanned only when it holds a NaN or beats the best so far (the first index of the block's
+// extreme). The same answer as the scalar scan, at the speed of max(): the scan alone ran at
+// half NumPy's.
+template <class T>
+std::pair<int64_t, T> arg_run_contig(const T* p, int64_t n, bool max) {
+  constexpr int64_t B = 256;
+  int64_t bi = 0;
+  T best = p[0];
+  for (int64_t b0 = 0; b0 < n; b0 += B) {
+    const T* q = p + b0;
+    const int64_t m = std::min(B, n - b0);
+    const T ext = max ? vec_extreme<T, ReduceOp::Max>(q, m) : vec_extreme<T, ReduceOp::Min>(q, m);
+    if (ext != ext) {  // a NaN: the first one wins
+      for (int64_t j = 0;; ++j) {
+        if (q[j] != q[j]) return {b0 + j, q[j]};
+      }
+    }
+    if (max ? ext > best : ext < best) {
+      int64_t j = 0;
+      while (!(q[j] == ext)) ++j;
+      bi = b0 + j;
+      best = ext;
+    }
+  }
+  return {bi, best};
+}
+
 // The winner of [b, e) along a strided run: (index, value); stops at the first NaN.
 template <class T>
 std::pair<int64_t, T> arg_run(const T* p, int64_t b, int64_t e, int64_t s, bool max) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (s == 1) {
+      std::pair<int64_t, T> w = arg_run_contig(p + b, e - b, max);
+      w.first += b;
+      return w;
+    }
+  }
   int64_t bi = b;
   T best = p[b * s];
   if (arg_isnan(best)) return {bi, best};
