@@ -299,3 +299,28 @@ def test_one_pass_var_node_of_an_expression(nf, axis):
     x = numpy.random.default_rng(0).random((30, 40))
     r = nf._core.reduce("var", _cpu(nf, x) * 2.0 + 1.0, axis, False, None, None, numpy.float64(1), None)
     numpy.testing.assert_allclose(nf.asnumpy(r), numpy.var(x * 2 + 1, axis=axis, ddof=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", ["ties", "nan", "signed_zero", "all_inf"])
+def test_arg_scan_blocks(dtype, case):
+    """argmax/argmin read blocks of 256 with the vector max/min: the first index of the extreme,
+    the first NaN, -0.0 == 0.0 ties and all -inf rows as NumPy has them."""
+    rng = numpy.random.default_rng(len(case))
+    v = rng.integers(-3, 4, (4, 1100)).astype(dtype)
+    if case == "nan":
+        v[0, 700], v[1, 3], v[1, 900], v[3, 1099] = numpy.nan, numpy.nan, numpy.nan, numpy.nan
+    elif case == "signed_zero":
+        v[:] = 0.0
+        v[:, ::7] = -0.0
+    elif case == "all_inf":
+        v[:] = -numpy.inf
+        v[2, 500:] = numpy.inf
+
+    @oracle()
+    def body(xp):
+        a = xp.asarray(v)
+        e = a * 1.0
+        return (xp.argmax(e, axis=1), xp.argmin(a + 0.0, axis=1), xp.argmax(e[:, ::-1], axis=1), xp.argmax(e[1]),
+                xp.argmin(a[:, 5:] * 1.0, axis=1), xp.argmax(a, axis=0))
+    body()
