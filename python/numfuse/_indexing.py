@@ -22,7 +22,9 @@ _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`No
 _NOT_INTEGER = "arrays used as indices must be of integer (or boolean) type"
 
 
-def _item(k):
+def _item(k, device):
+    """One key item; host index data (lists, NumPy arrays, booleans) goes to `device`, the
+    indexed array's: NumPy-style code indexes a GPU array with host indices."""
     if k is None or k is Ellipsis or isinstance(k, slice):
         return k
     if isinstance(k, ndarray):
@@ -30,11 +32,11 @@ def _item(k):
             raise IndexError(_NOT_INTEGER)
         return k
     if isinstance(k, (bool, _np.bool_)):
-        return _core.asarray(_np.asarray(k))  # a 0-d boolean array, as NumPy treats it
+        return _core.asarray(_np.asarray(k), None, device)  # a 0-d boolean array, as NumPy treats it
     if isinstance(k, _np.ndarray):
         if k.dtype.kind not in "biu":
             raise IndexError(_NOT_INTEGER)
-        return _core.asarray(k)
+        return _core.asarray(k, None, device)
     if isinstance(k, (list, tuple)):
         arr = _np.asarray(k)
         if arr.dtype.kind not in "biu":
@@ -42,25 +44,31 @@ def _item(k):
                 arr = arr.astype(_np.intp)  # [] indexes nothing, as NumPy allows
             else:
                 raise IndexError(_BAD_INDEX)
-        return _core.asarray(arr)
+        return _core.asarray(arr, None, device)
     try:
         return operator.index(k)
     except TypeError:
         raise IndexError(_BAD_INDEX) from None
 
 
-def _key(key):
-    return tuple(_item(k) for k in (key if isinstance(key, tuple) else (key,)))
+def _key(key, device):
+    return tuple(_item(k, device) for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def _on_device(x, device):
+    """x as a numfuse array: host data is copied to `device`; numfuse arrays stay where they are
+    (mixing devices then raises as everywhere in numfuse)."""
+    return x if isinstance(x, ndarray) else asarray(x, device=device)
 
 
 def getitem(a, key):
     """a[key] for keys that hold arrays, lists or booleans: a new array."""
-    return _core._advanced_getitem(a, _key(key))
+    return _core._advanced_getitem(a, _key(key, a.device))
 
 
 def setitem(a, key, value):
     """a[key] = value for keys that hold arrays, lists or booleans."""
-    items = _key(key)
+    items = _key(key, a.device)
     if len(items) == a.ndim and all(
             isinstance(k, int) or (isinstance(k, ndarray) and k.ndim == 0 and k.dtype.kind in "iu")
             for k in items):
@@ -86,9 +94,10 @@ def flatnonzero(a):
     return nonzero(asarray(a).ravel())[0]
 
 
-def _index_array(indices):
-    """Indices as a numfuse integer array (take casts floats unsafely, as NumPy does)."""
-    idx = indices if isinstance(indices, ndarray) else asarray(indices)
+def _index_array(indices, device):
+    """Indices as a numfuse integer array (take casts floats unsafely, as NumPy does); host
+    indices go to `device`."""
+    idx = _on_device(indices, device)
     if idx.dtype.kind != "i" or idx.dtype.itemsize != 8:
         idx = idx.astype(_np.int64)
     return idx
@@ -120,7 +129,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         a, axis = a.ravel(), 0
     else:
         axis = normalize_axis_index(operator.index(axis), a.ndim)
-    idx = _apply_mode(_index_array(indices), a.shape[axis], mode)
+    idx = _apply_mode(_index_array(indices, a.device), a.shape[axis], mode)
     return _write_out(out, getitem(a, (slice(None),) * axis + (idx,)))
 
 
@@ -141,7 +150,8 @@ def _along_axis_key(arr_shape, indices, axis):
 
 
 def take_along_axis(arr, indices, axis=-1):
-    arr, indices = asarray(arr), asarray(indices)
+    arr = asarray(arr)
+    indices = _on_device(indices, arr.device)
     if axis is None:
         if indices.ndim != 1:
             raise ValueError("when axis=None, `indices` must have a single dimension.")
@@ -179,8 +189,8 @@ def _flat_setitem(a, idx, values):
 
 
 def put(a, ind, v, mode="raise"):
-    idx = _index_array(ind).ravel()
-    v = asarray(v).ravel()
+    idx = _index_array(ind, a.device).ravel()
+    v = _on_device(v, a.device).ravel()
     if idx.size == 0 or v.size == 0:
         return None
     idx = _apply_mode(idx, a.size, mode)
@@ -191,17 +201,17 @@ def put(a, ind, v, mode="raise"):
 
 
 def put_along_axis(arr, indices, values, axis):
-    indices = asarray(indices)
+    indices = _on_device(indices, arr.device)
     if axis is None:
         if indices.ndim != 1:
             raise ValueError("when axis=None, `indices` must have a single dimension.")
         if indices.dtype.kind not in "iu":
             raise IndexError("`indices` must be an integer array")
-        vals = asarray(values)
+        vals = _on_device(values, arr.device)
         if vals.ndim > 1 or (vals.size != 1 and vals.size != indices.size):
             from ._shape import broadcast_to
             vals = broadcast_to(vals, indices.shape)
-        _flat_setitem(arr, _index_array(indices), vals)
+        _flat_setitem(arr, _index_array(indices, arr.device), vals)
         return None
     axis = normalize_axis_index(operator.index(axis), arr.ndim)
     setitem(arr, _along_axis_key(arr.shape, indices, axis), values)
@@ -209,14 +219,16 @@ def put_along_axis(arr, indices, values, axis):
 
 
 def compress(condition, a, axis=None, out=None):
-    cond = asarray(condition)
+    a = asarray(a)
+    cond = _on_device(condition, a.device)
     if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     return take(a, nonzero(cond)[0], axis=axis, out=out)
 
 
 def extract(condition, arr):
-    return take(asarray(arr).ravel(), nonzero(asarray(condition).ravel())[0])
+    arr = asarray(arr)
+    return take(arr.ravel(), nonzero(_on_device(condition, arr.device).ravel())[0])
 
 
 def _nonzero_method(self):
