@@ -202,4 +202,74 @@ std::vector<uint8_t> nonzero_params(const void* pos, int64_t n, const std::vecto
   return b;
 }
 
+namespace {
+
+int64_t blocks_for(int64_t n) { return (n + 255) / 256; }
+
+// One launch per index array: the first assigns, the others add.
+void add_offset_launches(std::vector<KernelLaunch>& out, const cpu::GatherGeometry& g, void* boff, void* blin) {
+  const int64_t nb = numel(g.bshape);
+  const size_t k = g.indices.size();
+  for (size_t j = 0; j < k; ++j) {
+    const Array& idx = g.indices[j];
+    if (idx.dtype != DType::Int64) throw Error("advanced indexing on CUDA: index arrays must be int64");
+    Shape shape = g.bshape;
+    Strides strides = broadcast_strides(idx.shape, idx.strides, g.bshape);
+    coalesce_dims(&shape, &strides);
+    int64_t mult = 1;  // C order over the indexed dims: blin names one element of them
+    for (size_t m = j + 1; m < k; ++m) mult *= g.adv_sizes[m];
+    out.push_back({index_offsets_body(static_cast<int>(shape.size())), "nf_index_offsets", blocks_for(nb),
+                   index_offsets_params(idx.data(), boff, blin, nb, g.adv_sizes[j], g.adv_strides[j], mult,
+                                        j == 0, shape, strides)});
+  }
+}
+
+// nf_gather or nf_scatter between the strided array and the contiguous one.
+KernelLaunch geometry_launch(const char* entry, const cpu::GatherGeometry& g, const void* src, void* dst,
+                             const void* boff, const void* keep, size_t itemsize) {
+  Shape oshape = g.outer_shape, ishape = g.inner_shape;
+  Strides ostrides = g.outer_strides, istrides = g.inner_strides;
+  const int64_t ninner = numel(ishape), n = numel(oshape) * numel(g.bshape) * ninner;
+  coalesce_dims(&oshape, &ostrides);
+  coalesce_dims(&ishape, &istrides);
+  return {gather_body(itemsize, static_cast<int>(oshape.size()), static_cast<int>(ishape.size())), entry,
+          blocks_for(n),
+          gather_params(src, dst, boff, keep, n, numel(g.bshape), ninner, oshape, ostrides, ishape, istrides)};
+}
+
+}  // namespace
+
+std::vector<KernelLaunch> gather_launches(const cpu::GatherGeometry& g, const void* src, void* out,
+                                          size_t itemsize, void* boff) {
+  std::vector<KernelLaunch> l;
+  add_offset_launches(l, g, boff, nullptr);
+  l.push_back(geometry_launch("nf_gather", g, src, out, boff, nullptr, itemsize));
+  return l;
+}
+
+int64_t scatter_slots(int64_t nb) {
+  int64_t slots = 64;
+  while (slots < 2 * nb) slots <<= 1;
+  return slots;
+}
+
+std::vector<KernelLaunch> scatter_launches(const cpu::GatherGeometry& g, const void* values, void* dst,
+                                           size_t itemsize, void* boff, void* keep, void* keys, void* vals) {
+  const int64_t nb = numel(g.bshape);
+  std::vector<KernelLaunch> l;
+  add_offset_launches(l, g, boff, keep);
+  if (!g.indices.empty()) {
+    const std::vector<uint8_t> sel = scatter_select_params(keep, keys, vals, nb, uint64_t(scatter_slots(nb)) - 1);
+    l.push_back({scatter_select_body(), "nf_scatter_claim", blocks_for(nb), sel});
+    l.push_back({scatter_select_body(), "nf_scatter_mark", blocks_for(nb), sel});
+  }
+  l.push_back(geometry_launch("nf_scatter", g, values, dst, boff, keep, itemsize));
+  return l;
+}
+
+KernelLaunch nonzero_launch(const void* pos, int64_t n, const std::vector<void*>& outs, const Shape& shape) {
+  return {nonzero_body(static_cast<int>(shape.size())), "nf_nonzero", blocks_for(n),
+          nonzero_params(pos, n, outs, shape)};
+}
+
 }  // namespace nf::cuda

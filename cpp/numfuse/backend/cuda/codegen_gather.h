@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cpu/gather_cpu.h"
 #include "numfuse/core/shape.h"
 
 namespace nf::cuda {
@@ -44,6 +45,35 @@ std::vector<uint8_t> scatter_select_params(void* blin, void* keys, void* vals, i
 std::string nonzero_body(int ndim);
 std::vector<uint8_t> nonzero_params(const void* pos, int64_t n, const std::vector<void*>& outs,
                                     const Shape& shape);
+
+// ---- the launch sequences (gather_cuda.cpp runs them on a device; tests can run them elsewhere)
+
+// One launch of a generated kernel (NVRTC source kKernelPrelude + body) in 256-thread blocks.
+// `blocks` covers the work; every kernel here loops grid-stride, so fewer blocks also do.
+struct KernelLaunch {
+  std::string body;
+  std::string entry;
+  int64_t blocks = 0;
+  std::vector<uint8_t> params;
+};
+
+// out = src[indices] for the geometry `g` (index arrays int64, their data pointers readable by the
+// kernels): the offsets of B's positions into `boff` (numel(g.bshape) int64), then the gather.
+// With no index arrays, boff must hold zeros already.
+std::vector<KernelLaunch> gather_launches(const cpu::GatherGeometry& g, const void* src, void* out,
+                                          size_t itemsize, void* boff);
+
+// The slots of the scatter's table for `nb` positions: a power of two, at least twice nb.
+int64_t scatter_slots(int64_t nb);
+// dst[indices] = values: offsets and linear indices (boff, keep: numel(g.bshape) int64 each),
+// the selection of the last of repeated indices (keys filled with all ones and vals with zeros,
+// scatter_slots(nb) uint64 each, before the launches), then the writes. With no index arrays,
+// boff must hold zeros and keep ones already.
+std::vector<KernelLaunch> scatter_launches(const cpu::GatherGeometry& g, const void* values, void* dst,
+                                           size_t itemsize, void* boff, void* keep, void* keys, void* vals);
+
+// nonzero's coordinates (see nonzero_body) of the n counts at pos, into outs (one per dim).
+KernelLaunch nonzero_launch(const void* pos, int64_t n, const std::vector<void*>& outs, const Shape& shape);
 
 // Drops unit dims and merges neighbours that step through memory as one, keeping the C-order
 // flat position's meaning (rank 0 when nothing is left).

@@ -213,4 +213,11 @@ void set_scan_pointers(ScanKernel& k, const void* in, void* out, void* partial) 
   std::memcpy(k.params.data() + kPartialAt, &partial, sizeof(partial));
 }
 
+std::vector<ScanLaunch> scan_launches(const ScanPlan& plan) {
+  if (plan.sequential) return {{"nf_scan_lines", (plan.lines + kScanThreads - 1) / kScanThreads}};
+  const int64_t ntiles = plan.lines * plan.tiles;
+  if (plan.tiles == 1) return {{"nf_scan_tiles", ntiles}};
+  return {{"nf_scan_totals", ntiles}, {"nf_scan_carries", plan.lines}, {"nf_scan_tiles", ntiles}};
+}
+
 }  // namespace nf::cuda

@@ -50,4 +50,12 @@ struct ScanKernel {
 ScanKernel generate_scan(ScanOp op, DType dtype, const ScanPlan& plan);
 void set_scan_pointers(ScanKernel& k, const void* in, void* out, void* partial);
 
+// The launches of a plan, in order, all of kScanThreads-thread blocks with the same parameters.
+// `blocks` is what covers the work; every kernel loops grid-stride, so fewer blocks also do.
+struct ScanLaunch {
+  const char* entry;
+  int64_t blocks;
+};
+std::vector<ScanLaunch> scan_launches(const ScanPlan& plan);
+
 }  // namespace nf::cuda

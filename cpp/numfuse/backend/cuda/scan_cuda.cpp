@@ -1,7 +1,6 @@
 // ScanNode on a CUDA device: the generated kernels of codegen_scan.h, one launch (a thread per
-// line, or one tile per line) or three (long lines: tile totals, their scan, the tiles).
-#include <algorithm>
-
+// line, or one tile per line) or three (long lines: tile totals, their scan, the tiles), each
+// grid-stride over a grid that fills the device.
 #include "numfuse/backend/cuda/codegen_scan.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
@@ -30,19 +29,10 @@ void ScanNode::eval_cuda(const std::vector<Array>& outs) {
   if (k.partial_bytes) partial = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_scan_pointers(k, in.data(), out.data(), partial ? partial->data() : nullptr);
   const std::vector<std::string> opts = {"-std=c++17", "--fmad=false"};
-  auto fn = [&](const char* name) { return cuda::generated_kernel(k.body, name, opts, dev); };
-  if (plan.sequential) {
-    cuda::launch(fn("nf_scan_lines"), dev, cuda::grid_for(plan.lines, dev), cuda::kScanThreads, k.params);
-    return;
+  for (const cuda::ScanLaunch& l : cuda::scan_launches(plan)) {
+    cuda::CUfunction f = cuda::generated_kernel(k.body, l.entry, opts, dev);
+    cuda::launch(f, dev, cuda::grid_for(l.blocks * cuda::kScanThreads, dev), cuda::kScanThreads, k.params);
   }
-  // Grid-stride loops over the tiles: a bounded grid covers any count.
-  const auto blocks = [](int64_t n) { return static_cast<unsigned>(std::min<int64_t>(n, int64_t(1) << 20)); };
-  const int64_t ntiles = plan.lines * plan.tiles;
-  if (plan.tiles > 1) {
-    cuda::launch(fn("nf_scan_totals"), dev, blocks(ntiles), cuda::kScanThreads, k.params);
-    cuda::launch(fn("nf_scan_carries"), dev, blocks(plan.lines), cuda::kScanThreads, k.params);
-  }
-  cuda::launch(fn("nf_scan_tiles"), dev, blocks(ntiles), cuda::kScanThreads, k.params);
 }
 
 }  // namespace nf
