@@ -133,9 +133,10 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   // arrays, 1 after it, 2 a second run began.
   int consec = -1;
   // Integers (and 0-d integer arrays) are checked even when the broadcast result is empty.
-  std::vector<bool> scalar_index;
-  auto add = [&](Array idx) {
+  std::vector<bool> scalar_index, from_mask;
+  auto add = [&](Array idx, bool mask = false) {
     scalar_index.push_back(idx.ndim() == 0);
+    from_mask.push_back(mask);
     plan.adv_dims.push_back(view_dim++);
     plan.adv_axes.push_back(axis);
     plan.indices.push_back(std::move(idx));
@@ -193,7 +194,7 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       basic.push_back(IndexItem::new_axis());
       Array idx = Array::empty({truth ? 1 : 0}, DType::Int64, Device::cpu());
       if (truth) *idx.data_as<int64_t>() = 0;
-      add(on_device_of(a, idx));
+      add(on_device_of(a, idx), true);
     } else {
       for (int d = 0; d < arr.ndim(); ++d) {
         if (arr.shape[d] != a.shape[axis + d]) {
@@ -206,7 +207,7 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       }
       for (Array& idx : nonzero(arr)) {
         basic.push_back(all);
-        add(std::move(idx));
+        add(std::move(idx), true);
         ++axis;
       }
     }
@@ -234,6 +235,7 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t j = 0; j < plan.indices.size(); ++j) {
       if (pass == 0 ? !scalar_index[j] : (scalar_index[j] || empty)) continue;
+      if (from_mask[j]) continue;  // a mask's coordinates are in bounds by construction
       checked.push_back(&plan.indices[j]);
       axes.push_back(plan.adv_axes[j]);
       sizes.push_back(plan.view.shape[plan.adv_dims[j]]);
