@@ -125,6 +125,19 @@ TEST(CodegenGather, GatherCompilesForEveryItemSizeAndRank) {
   expect_compiles(generate_gather(geom(s, {0}, {index_array({})}), 1, nullptr, nullptr).body);
 }
 
+TEST(CodegenGather, MisalignedElementsAreCopiedInSmallerWords) {
+  Array a = Array::empty({4, 6}, DType::Complex64, Device::cpu());
+  cpu::GatherGeometry g = geom(a, {0}, {index_array({3})});
+  auto aligned = generate_gather(g, 8, reinterpret_cast<void*>(64), reinterpret_cast<void*>(128));
+  EXPECT_NE(aligned.body.find("typedef unsigned long long nf_elem"), std::string::npos);
+  auto odd = generate_gather(g, 8, reinterpret_cast<void*>(68), reinterpret_cast<void*>(128));
+  EXPECT_NE(odd.body.find("struct nf_elem { unsigned int w[2]; }"), std::string::npos);
+  expect_compiles(odd.body);
+  auto wide = generate_scatter(g, 16, reinterpret_cast<void*>(64), reinterpret_cast<void*>(128), nullptr);
+  EXPECT_NE(wide.body.find("struct nf_elem { unsigned long long w[2]; }"), std::string::npos);
+  expect_compiles(wide.body);
+}
+
 TEST(CodegenGather, LargeResultsUse64BitPositions) {
   Array a = Array::empty({1}, DType::Int8, Device::cpu());
   Array big = a.view({int64_t(1) << 32}, {0}, 0);  // positions past 2**31 (nothing is read)

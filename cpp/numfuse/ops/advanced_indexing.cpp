@@ -273,7 +273,11 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   }
   // Checked where they live (a host index never waits for the device); the kernels read them
   // where the array lives.
-  for (Array& idx : plan.indices) idx = on_device(idx, a.device(), FlushReason::DataDependent);
+  for (Array& idx : plan.indices) {
+    idx = on_device(idx, a.device(), FlushReason::DataDependent);
+    // The CUDA kernels load indices as 8-byte words: a view at an odd offset is copied.
+    if (!idx.device().is_cpu() && reinterpret_cast<uintptr_t>(idx.data()) % 8 != 0) idx = copy(idx);
+  }
 
   std::vector<bool> is_adv(plan.view.ndim(), false);
   for (int d : plan.adv_dims) is_adv[d] = true;
@@ -462,14 +466,18 @@ std::vector<Array> nonzero(const Array& a) {
     throw ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar)."
                      "nonzero() instead.");
   }
+  if (!a.device().is_cpu() && a.size() == 0) {
+    std::vector<Array> out;
+    for (int d = 0; d < a.ndim(); ++d) out.push_back(Array::empty({0}, DType::Int64, a.device()));
+    return out;
+  }
   if (!a.device().is_cpu()) {
     // Each flagged element's row is its inclusive cumsum minus one; the last cumsum is the count.
     Array pos = scan(ScanOp::CumSum, flags_of(a), std::nullopt);
     eval(pos, FlushReason::DataDependent);
     if (!pos.c_contiguous()) pos = copy(pos);
     eval(pos, FlushReason::DataDependent);
-    const int64_t total = a.size();
-    const int64_t n = total == 0 ? 0 : read_int64(pos.view({}, {}, pos.byte_offset + (total - 1) * 8));
+    const int64_t n = read_int64(pos.view({}, {}, pos.byte_offset + (a.size() - 1) * 8));
     return cuda::nonzero_from_cumsum(pos, a.shape, n);
   }
   const int64_t n = count_nonzero(a);

@@ -1,6 +1,7 @@
 #include "numfuse/backend/cuda/codegen_gather.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
@@ -36,16 +37,23 @@ void check_rank(size_t rank, const char* part) {
   }
 }
 
-// The storage type of an element copied as bits.
-const char* bits_type(size_t itemsize) {
-  switch (itemsize) {
-    case 1: return "unsigned char";
-    case 2: return "unsigned short";
-    case 4: return "unsigned int";
-    case 8: return "unsigned long long";
-    case 16: return "nf_bits16";
+// How an element is copied: as one word of its size when the pointers allow that alignment,
+// else as an array of smaller words (a complex64 view at a 4-byte offset, say). 16-byte elements
+// are two 8-byte words at best.
+void emit_element_type(SourceText& s, size_t itemsize, const void* a, const void* b) {
+  if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8 && itemsize != 16) {
+    throw Error("advanced indexing on CUDA: unsupported item size " + std::to_string(itemsize));
   }
-  throw Error("advanced indexing on CUDA: unsupported item size " + std::to_string(itemsize));
+  size_t unit = std::min<size_t>(itemsize, 8);
+  auto misaligned = [&](const void* p) { return reinterpret_cast<uintptr_t>(p) % unit != 0; };
+  while (unit > 1 && (misaligned(a) || misaligned(b))) unit /= 2;
+  const char* word = unit == 1 ? "unsigned char" : unit == 2 ? "unsigned short" : unit == 4 ? "unsigned int"
+                                                                                            : "unsigned long long";
+  if (unit == itemsize) {
+    s << "typedef " << word << " nf_elem;\n";
+  } else {
+    s << "struct nf_elem { " << word << " w[" << itemsize / unit << "]; };\n";
+  }
 }
 
 // Positions fit 32 bits: unsigned division is much cheaper than 64-bit on the GPU. Offsets stay
@@ -53,12 +61,12 @@ const char* bits_type(size_t itemsize) {
 const char* index_type(int64_t n) { return n < (int64_t(1) << 31) ? "unsigned int" : "long long"; }
 
 // The parameter struct, the element type and the index helpers shared by gather and scatter.
-void emit_common(SourceText& s, const GatherLayout& L, size_t itemsize, int64_t n) {
+void emit_common(SourceText& s, const GatherLayout& L, size_t itemsize, int64_t n, const void* strided,
+                 const void* contig) {
   const size_t ro = L.oshape.size(), ri = L.ishape.size(), rb = L.bshape.size();
   const size_t k = std::max<size_t>(L.sizes.size(), 1);
   s << "\n// ---- advanced indexing kernels\n";
-  s << "struct nf_bits16 { unsigned long long lo, hi; };\n";
-  s << "typedef " << bits_type(itemsize) << " nf_elem;\n";
+  emit_element_type(s, itemsize, strided, contig);
   s << "typedef " << index_type(n) << " nf_ix;\n";
   s << "#define NF_RO " << ro << "\n#define NF_RI " << ri << "\n#define NF_RB " << rb << "\n#define NF_K "
     << L.sizes.size() << "\n";
@@ -197,7 +205,7 @@ int64_t scatter_table_slots(int64_t nb) {
 GatherKernel generate_gather(const cpu::GatherGeometry& g, size_t itemsize, const void* strided, void* contig) {
   GatherLayout L = plan_gather(g);
   SourceText s;
-  emit_common(s, L, itemsize, L.n());
+  emit_common(s, L, itemsize, L.n(), strided, contig);
   s << "extern \"C\" __global__ void __launch_bounds__(256) nf_gather(const nf_gparams p) {\n"
        "  const nf_elem* src = static_cast<const nf_elem*>(p.strided);\n"
        "  nf_elem* out = static_cast<nf_elem*>(p.contig);\n"
@@ -217,7 +225,7 @@ GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, voi
                               const void* contig, void* table) {
   GatherLayout L = plan_gather(g);
   SourceText s;
-  emit_common(s, L, itemsize, L.n());
+  emit_common(s, L, itemsize, L.n(), strided, contig);
   emit_hash(s);
   // Claim: each B position inserts its target's key (atomicCAS into an empty slot, linear
   // probing) and raises the slot's owner to itself; the largest position of a target wins,

@@ -2,7 +2,7 @@
 // scatter (dst[indices] = values, the last of repeated indices winning, deterministically) and
 // nonzero's position fill. All work on GatherGeometry's outer x B x inner form, with each part's
 // dims coalesced; elements are copied as bits of their itemsize (one kernel per size, not per
-// dtype). Shapes, strides and pointers are parameters; only ranks and counts shape the source.
+// dtype; in smaller words when the pointers are not aligned to it). Shapes, strides and pointers are parameters; only ranks and counts shape the source.
 #pragma once
 #include <cstdint>
 #include <string>
