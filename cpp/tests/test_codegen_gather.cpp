@@ -107,7 +107,15 @@ TEST(CodegenGather, ParameterBytesFollowTheStruct) {
   // 3 pointers, 5 counts, outer/inner (1 dim: shape and stride each), B (2 dims), then per index
   // array: a pointer, 2 B strides, size, stride and key weight.
   EXPECT_EQ(k.params.size(), size_t(8 * (3 + 5 + 2 + 2 + 2 + 2 * (1 + 2 + 3))));
+  EXPECT_FALSE(k.direct);  // 56 targets: more than a 16-slot hash table's 32 words
   EXPECT_EQ(k.table_slots, 16);  // at least 2 * 6, a power of two
+  EXPECT_EQ(k.table_bytes, 16u * 16);
+  // 8 positions into 10 targets: one owner per target.
+  Array v = Array::empty({10}, DType::Int16, Device::cpu());
+  GatherKernel d = generate_scatter(geom(v, {0}, {index_array({8})}), 2, v.data(), nullptr, nullptr);
+  EXPECT_TRUE(d.direct);
+  EXPECT_EQ(d.table_slots, 10);
+  EXPECT_EQ(d.table_bytes, 80u);
   EXPECT_EQ(scatter_table_slots(0), 2);
   EXPECT_EQ(scatter_table_slots(1), 2);
   EXPECT_EQ(scatter_table_slots(5), 16);

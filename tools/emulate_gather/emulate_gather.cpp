@@ -68,7 +68,7 @@ Array random_index(const Shape& shape, int64_t size) {
   return a;
 }
 
-int cases = 0, failures = 0;
+int cases = 0, failures = 0, direct_cases = 0, hash_cases = 0;
 
 void run_case(int trial) {
   const DType dtypes[] = {DType::Bool, DType::Int8, DType::Int16, DType::Float32, DType::Float64, DType::Complex128};
@@ -138,10 +138,10 @@ void run_case(int trial) {
   Array v2 = b2.view(plan.view.shape, plan.view.strides, plan.view.byte_offset);
   if (vals.size()) {
     cpu::scatter(vals, g, v1);
-    int64_t slots = cuda::scatter_table_slots(numel(g.bshape));
-    std::vector<int64_t> table(2 * slots, -1);
-    cuda::GatherKernel s = cuda::generate_scatter(g, isz, v2.data(), vals.data(), table.data());
-    if (s.table_slots != slots) { fprintf(stderr, "slots\n"); exit(1); }
+    cuda::GatherKernel s = cuda::generate_scatter(g, isz, v2.data(), vals.data(), nullptr);
+    std::vector<int64_t> table(s.table_bytes / 8, -1);
+    cuda::set_scatter_table(s, table.data());
+    ++(s.direct ? direct_cases : hash_cases);
     load(s.body, "nf_scatter_claim", "nf_gparams")(s.params.data(), grid, block);
     load(s.body, "nf_scatter_write", "nf_gparams")(s.params.data(), grid, block);
     if (memcmp(b1.data(), b2.data(), b1.nbytes()) != 0) {
@@ -177,6 +177,7 @@ void nonzero_case(int trial) {
 int main() {
   for (int t = 0; t < 400; ++t) run_case(t);
   for (int t = 0; t < 100; ++t) nonzero_case(t);
-  printf("cases %d, kernels compiled %zu, failures %d\n", cases, libs.size(), failures);
+  printf("cases %d (scatters: %d direct, %d hashed), kernels compiled %zu, failures %d\n", cases,
+         direct_cases, hash_cases, libs.size(), failures);
   return failures != 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
@@ -114,7 +115,7 @@ void emit_hash(SourceText& s) {
 }
 
 std::vector<uint8_t> layout_params(const GatherLayout& L, const void* strided, const void* contig,
-                                   const void* table, int64_t slots) {
+                                   const void* table, int64_t slots, int shift) {
   std::vector<uint8_t> p;
   append_param(p, strided);
   append_param(p, contig);
@@ -123,9 +124,7 @@ std::vector<uint8_t> layout_params(const GatherLayout& L, const void* strided, c
   append_param(p, static_cast<long long>(L.nb));
   append_param(p, static_cast<long long>(L.ninner));
   append_param(p, static_cast<long long>(slots));
-  int log2 = 0;
-  while ((int64_t(1) << log2) < slots) ++log2;
-  append_param(p, static_cast<long long>(64 - log2));
+  append_param(p, static_cast<long long>(shift));
   for (int64_t v : L.oshape) append_param(p, static_cast<long long>(v));
   for (int64_t v : L.ostride) append_param(p, static_cast<long long>(v));
   for (int64_t v : L.ishape) append_param(p, static_cast<long long>(v));
@@ -214,7 +213,7 @@ GatherKernel generate_gather(const cpu::GatherGeometry& g, size_t itemsize, cons
        "    else out[i] = nf_elem();\n  }\n}\n";
   GatherKernel k;
   k.body = s.str();
-  k.params = layout_params(L, strided, contig, nullptr, 0);
+  k.params = layout_params(L, strided, contig, nullptr, 0, 0);
   append_index_params(k.params, L, g);
   k.n = L.n();
   k.nb = L.nb;
@@ -227,14 +226,16 @@ GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, voi
   SourceText s;
   emit_common(s, L, itemsize, L.n(), strided, contig);
   emit_hash(s);
-  // Claim: each B position inserts its target's key (atomicCAS into an empty slot, linear
-  // probing) and raises the slot's owner to itself; the largest position of a target wins,
-  // which is the last in C order, as NumPy's in-order CPU loop leaves it.
+  // Claim: each B position raises its target's owner to itself, so the largest position of a
+  // target wins: the last in C order, as NumPy's in-order CPU loop leaves it. The owner is found
+  // directly (shift 0: the table is one owner per target of the indexed dims) or through an
+  // open-addressing table (the key inserted by atomicCAS into an empty slot, linear probing).
   s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_claim(const nf_gparams p) {\n"
        "  unsigned long long* keys = static_cast<unsigned long long*>(p.table);\n"
-       "  long long* owners = static_cast<long long*>(p.table) + p.slots;\n"
+       "  long long* owners = static_cast<long long*>(p.table) + (p.shift ? p.slots : 0);\n"
        "  const unsigned long long mask = (unsigned long long)p.slots - 1;\n"
        "  NF_GRID_LOOP(b, p.nb) {\n    long long off, key;\n    if (!nf_target(p, b, off, key)) continue;\n"
+       "    if (!p.shift) {\n      atomicMax(owners + key, (long long)b);\n      continue;\n    }\n"
        "    unsigned long long h = nf_slot(p, key);\n    for (;;) {\n"
        "      const unsigned long long prev = atomicCAS(keys + h, ~0ull, (unsigned long long)key);\n"
        "      if (prev == ~0ull || prev == (unsigned long long)key) {\n"
@@ -243,25 +244,36 @@ GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, voi
   // Write: an element is stored only by the owner of its target, so each target is written once.
   s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_write(const nf_gparams p) {\n"
        "  const unsigned long long* keys = static_cast<const unsigned long long*>(p.table);\n"
-       "  const long long* owners = static_cast<const long long*>(p.table) + p.slots;\n"
+       "  const long long* owners = static_cast<const long long*>(p.table) + (p.shift ? p.slots : 0);\n"
        "  const unsigned long long mask = (unsigned long long)p.slots - 1;\n"
        "  nf_elem* dst = static_cast<nf_elem*>(p.strided);\n"
        "  const nf_elem* vals = static_cast<const nf_elem*>(p.contig);\n"
        "  NF_GRID_LOOP(i, p.n) {\n    nf_ix b;\n    const long long base = nf_split(p, i, b);\n"
        "    long long off, key;\n    if (!nf_target(p, b, off, key)) continue;\n"
+       "    if (!p.shift) {\n      if (owners[key] == (long long)b) dst[base + off] = vals[i];\n      continue;\n    }\n"
        "    unsigned long long h = nf_slot(p, key);\n"
        "    while (keys[h] != (unsigned long long)key && keys[h] != ~0ull) h = (h + 1) & mask;\n"
        "    if (keys[h] == (unsigned long long)key && owners[h] == (long long)b) dst[base + off] = vals[i];\n"
        "  }\n}\n";
   GatherKernel k;
   k.body = s.str();
-  k.table_slots = scatter_table_slots(L.nb);
-  k.params = layout_params(L, strided, contig, table, k.table_slots);
+  // A direct owner array when it is no larger than the hash table would be.
+  const int64_t slots = scatter_table_slots(L.nb);
+  int64_t extent = 1;
+  for (int64_t size : L.sizes) extent = size && extent > 2 * slots / size ? 2 * slots + 1 : extent * size;
+  k.direct = extent <= 2 * slots;
+  k.table_slots = k.direct ? extent : slots;
+  k.table_bytes = static_cast<size_t>(k.table_slots) * (k.direct ? 8 : 16);
+  int log2 = 0;
+  while ((int64_t(1) << log2) < slots) ++log2;
+  k.params = layout_params(L, strided, contig, table, k.table_slots, k.direct ? 0 : 64 - log2);
   append_index_params(k.params, L, g);
   k.n = L.n();
   k.nb = L.nb;
   return k;
 }
+
+void set_scatter_table(GatherKernel& k, void* table) { std::memcpy(k.params.data() + 16, &table, sizeof(table)); }
 
 GatherKernel generate_nonzero_fill(const Shape& shape, const int64_t* pos, const std::vector<int64_t*>& outs) {
   const int nd = static_cast<int>(shape.size());

@@ -36,7 +36,9 @@ struct GatherKernel {
   std::vector<uint8_t> params;   // the single by-value parameter struct
   int64_t n = 0;                 // elements of the result (gather) or of the values (scatter)
   int64_t nb = 0;                // positions of B (the claim pass of scatter)
-  int64_t table_slots = 0;       // scatter: slots of the owner hash table (a power of two)
+  int64_t table_slots = 0;       // scatter: owners (direct) or slots of the hash table
+  size_t table_bytes = 0;        // scatter: the owner table's size
+  bool direct = false;           // scatter: owners indexed by the target's key
 };
 
 // Kernel nf_gather: contig[i] = strided[offset of result position i], contig C-contiguous in
@@ -45,12 +47,16 @@ GatherKernel generate_gather(const cpu::GatherGeometry& g, size_t itemsize, cons
                              void* contig);
 
 // Kernels nf_scatter_claim (one thread per B position: the largest position writing each target
-// wins, through an open-addressing table of (key, owner) pairs, 2 * table_slots int64 at `table`,
-// every byte 0xFF beforehand) and nf_scatter_write (each value element is stored only when its B
-// position owns its target). `strided` is the destination view's element 0.
+// becomes its owner) and nf_scatter_write (each value element is stored only when its B position
+// owns its target). The owners live in `table` (table_bytes, every byte 0xFF beforehand): one
+// int64 per target of the indexed dims (direct) when that is no larger than an open-addressing
+// table of (key, owner) pairs with at least twice as many slots as B positions.
+// `strided` is the destination view's element 0.
 GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, void* strided,
                               const void* contig, void* table);
-// The table size generate_scatter uses for nb positions (at least twice as many slots).
+// Sets the table pointer of a scatter kernel's parameters (allocated after seeing table_bytes).
+void set_scatter_table(GatherKernel& k, void* table);
+// The hash table's slots for nb positions (a power of two, at least 2 * nb).
 int64_t scatter_table_slots(int64_t nb);
 
 // Kernel nf_nonzero_fill: for each flat C-order position i of an array of `shape` whose flag is

@@ -36,14 +36,13 @@ void gather(const Array& src, const cpu::GatherGeometry& g, const Array& out) {
 void scatter(const Array& values, const cpu::GatherGeometry& g, const Array& dst) {
   const int dev = dst.device().index;
   if (values.size() == 0) return;
-  const int64_t slots = scatter_table_slots(numel(g.bshape));
-  const size_t bytes = static_cast<size_t>(slots) * 2 * sizeof(int64_t);
+  GatherKernel k = generate_scatter(g, dst.itemsize(), dst.data(), values.data(), nullptr);
   // Freed in stream order after the kernels below, which are enqueued on the same stream.
-  std::shared_ptr<Buffer> table = allocate_device_buffer(bytes, dev);
+  std::shared_ptr<Buffer> table = allocate_device_buffer(k.table_bytes, dev);
+  set_scatter_table(k, table->data());
   const Stream s = enqueue_stream(dev);
-  check(driver().MemsetD8Async(reinterpret_cast<CUdeviceptr>(table->data()), 0xFF, bytes, s.handle()),
+  check(driver().MemsetD8Async(reinterpret_cast<CUdeviceptr>(table->data()), 0xFF, k.table_bytes, s.handle()),
         "cuMemsetD8Async");
-  GatherKernel k = generate_scatter(g, dst.itemsize(), dst.data(), values.data(), table->data());
   launch(generated_kernel(k.body, "nf_scatter_claim", options(), dev), dev, grid_for(k.nb, dev),
          kLaunchThreads, k.params);
   launch(generated_kernel(k.body, "nf_scatter_write", options(), dev), dev, grid_for(k.n, dev),
