@@ -411,6 +411,14 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
   backend::copy_into(v, vals);
   prepare_write(a);
   if (vals.size() == 0) return;
+  if (!a.device().is_cpu()) {
+    // The device kernels read the indices while they write: an index array in a's own memory
+    // (a[a] = v) is read from a copy.
+    for (Array& idx : plan.indices) {
+      if (idx.storage == a.storage) idx = copy(idx);
+    }
+    eval(plan.indices, FlushReason::Write);
+  }
   cpu::GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
                                           plan.bshape, plan.adjacent);
   if (a.device().is_cpu()) {
