@@ -144,14 +144,3 @@ def test_device_bounds_errors_name_the_first_bad_index():
     m = on_gpu(np.zeros((3, 4)))
     with pytest.raises(IndexError, match="index 4 is out of bounds for axis 1 with size 4"):
         m[:, on_gpu(np.array([0, 4]))]
-
-
-def test_index_arrays_on_another_device_raise():
-    g = on_gpu(np.arange(10))
-    with pytest.raises(ValueError, match="different devices"):
-        g[nf.asarray(np.array([1, 2]), device="cpu")]
-    c = nf.asarray(np.arange(10), device="cpu")
-    with pytest.raises(ValueError, match="different devices"):
-        c[on_gpu(np.array([1, 2]))]
-    # Host integers and 0-d host arrays are welcome anywhere.
-    check(np.arange(10)[[4]], g[nf.asarray(np.array([4]), device="cuda")])

@@ -4,6 +4,8 @@ Basic indexing (ints, slices, None, Ellipsis) is in C++ (python/src/bind_indexin
 calls getitem/setitem here for any other key. Here the key is normalised to a tuple of None,
 Ellipsis, slices, ints and numfuse integer or boolean arrays; C++ applies NumPy's rules
 (cpp/numfuse/ops/advanced_indexing.cpp). Reads are copies; writes go into the original.
+Host keys (lists, NumPy arrays) become host arrays: C++ checks them there and moves them to the
+indexed array's device, so a CUDA array indexed by a list never waits on the device for the check.
 """
 import operator
 
@@ -22,9 +24,7 @@ _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`No
 _NOT_INTEGER = "arrays used as indices must be of integer (or boolean) type"
 
 
-def _item(k, device):
-    """One key item; host index data (lists, NumPy arrays, booleans) goes to `device`, the
-    indexed array's: NumPy-style code indexes a GPU array with host indices."""
+def _item(k):
     if k is None or k is Ellipsis or isinstance(k, slice):
         return k
     if isinstance(k, ndarray):
@@ -32,11 +32,11 @@ def _item(k, device):
             raise IndexError(_NOT_INTEGER)
         return k
     if isinstance(k, (bool, _np.bool_)):
-        return _core.asarray(_np.asarray(k), None, device)  # a 0-d boolean array, as NumPy treats it
+        return _core.asarray(_np.asarray(k), device="cpu")  # a 0-d boolean array, as NumPy treats it
     if isinstance(k, _np.ndarray):
         if k.dtype.kind not in "biu":
             raise IndexError(_NOT_INTEGER)
-        return _core.asarray(k, None, device)
+        return _core.asarray(k, device="cpu")
     if isinstance(k, (list, tuple)):
         arr = _np.asarray(k)
         if arr.dtype.kind not in "biu":
@@ -44,31 +44,25 @@ def _item(k, device):
                 arr = arr.astype(_np.intp)  # [] indexes nothing, as NumPy allows
             else:
                 raise IndexError(_BAD_INDEX)
-        return _core.asarray(arr, None, device)
+        return _core.asarray(arr, device="cpu")
     try:
         return operator.index(k)
     except TypeError:
         raise IndexError(_BAD_INDEX) from None
 
 
-def _key(key, device):
-    return tuple(_item(k, device) for k in (key if isinstance(key, tuple) else (key,)))
-
-
-def _on_device(x, device):
-    """x as a numfuse array: host data is copied to `device`; numfuse arrays stay where they are
-    (mixing devices then raises as everywhere in numfuse)."""
-    return x if isinstance(x, ndarray) else asarray(x, device=device)
+def _key(key):
+    return tuple(_item(k) for k in (key if isinstance(key, tuple) else (key,)))
 
 
 def getitem(a, key):
     """a[key] for keys that hold arrays, lists or booleans: a new array."""
-    return _core._advanced_getitem(a, _key(key, a.device))
+    return _core._advanced_getitem(a, _key(key))
 
 
 def setitem(a, key, value):
     """a[key] = value for keys that hold arrays, lists or booleans."""
-    items = _key(key, a.device)
+    items = _key(key)
     if len(items) == a.ndim and all(
             isinstance(k, int) or (isinstance(k, ndarray) and k.ndim == 0 and k.dtype.kind in "iu")
             for k in items):
@@ -94,10 +88,9 @@ def flatnonzero(a):
     return nonzero(asarray(a).ravel())[0]
 
 
-def _index_array(indices, device):
-    """Indices as a numfuse integer array (take casts floats unsafely, as NumPy does); host
-    indices go to `device`."""
-    idx = _on_device(indices, device)
+def _index_array(indices):
+    """Indices as a numfuse integer array (take casts floats unsafely, as NumPy does)."""
+    idx = indices if isinstance(indices, ndarray) else asarray(indices)
     if idx.dtype.kind != "i" or idx.dtype.itemsize != 8:
         idx = idx.astype(_np.int64)
     return idx
@@ -129,7 +122,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         a, axis = a.ravel(), 0
     else:
         axis = normalize_axis_index(operator.index(axis), a.ndim)
-    idx = _apply_mode(_index_array(indices, a.device), a.shape[axis], mode)
+    idx = _apply_mode(_index_array(indices), a.shape[axis], mode)
     return _write_out(out, getitem(a, (slice(None),) * axis + (idx,)))
 
 
@@ -150,8 +143,7 @@ def _along_axis_key(arr_shape, indices, axis):
 
 
 def take_along_axis(arr, indices, axis=-1):
-    arr = asarray(arr)
-    indices = _on_device(indices, arr.device)
+    arr, indices = asarray(arr), asarray(indices)
     if axis is None:
         if indices.ndim != 1:
             raise ValueError("when axis=None, `indices` must have a single dimension.")
@@ -189,8 +181,8 @@ def _flat_setitem(a, idx, values):
 
 
 def put(a, ind, v, mode="raise"):
-    idx = _index_array(ind, a.device).ravel()
-    v = _on_device(v, a.device).ravel()
+    idx = _index_array(ind).ravel()
+    v = asarray(v).ravel()
     if idx.size == 0 or v.size == 0:
         return None
     idx = _apply_mode(idx, a.size, mode)
@@ -201,17 +193,17 @@ def put(a, ind, v, mode="raise"):
 
 
 def put_along_axis(arr, indices, values, axis):
-    indices = _on_device(indices, arr.device)
+    indices = asarray(indices)
     if axis is None:
         if indices.ndim != 1:
             raise ValueError("when axis=None, `indices` must have a single dimension.")
         if indices.dtype.kind not in "iu":
             raise IndexError("`indices` must be an integer array")
-        vals = _on_device(values, arr.device)
+        vals = asarray(values)
         if vals.ndim > 1 or (vals.size != 1 and vals.size != indices.size):
             from ._shape import broadcast_to
             vals = broadcast_to(vals, indices.shape)
-        _flat_setitem(arr, _index_array(indices, arr.device), vals)
+        _flat_setitem(arr, _index_array(indices), vals)
         return None
     axis = normalize_axis_index(operator.index(axis), arr.ndim)
     setitem(arr, _along_axis_key(arr.shape, indices, axis), values)
@@ -219,16 +211,14 @@ def put_along_axis(arr, indices, values, axis):
 
 
 def compress(condition, a, axis=None, out=None):
-    a = asarray(a)
-    cond = _on_device(condition, a.device)
+    cond = asarray(condition)
     if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     return take(a, nonzero(cond)[0], axis=axis, out=out)
 
 
 def extract(condition, arr):
-    arr = asarray(arr)
-    return take(arr.ravel(), nonzero(_on_device(condition, arr.device).ravel())[0])
+    return take(asarray(arr).ravel(), nonzero(asarray(condition).ravel())[0])
 
 
 def _nonzero_method(self):

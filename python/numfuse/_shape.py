@@ -535,7 +535,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
             raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' "
                              "or 'empty'")
         idx = _np.pad(_np.arange(a.shape[ax]), (b, e), mode=mode)
-        out = take(out, idx, axis=ax)  # take moves host indices to out.device
+        out = take(out, asarray(idx), axis=ax)
     return out if out is not a else a.copy()
 
 

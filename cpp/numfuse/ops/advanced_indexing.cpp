@@ -6,72 +6,14 @@
 #include "numfuse/backend/cpu/gather_cpu.h"
 #include "numfuse/backend/cuda/gather_cuda.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
-#include "numfuse/ops/gather_node.h"
-#include "numfuse/ops/host_rows.h"
+#include "numfuse/graph/node.h"
 #include "numfuse/ops/reduction.h"
+#include "numfuse/ops/scan.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
-
-namespace {
-
-[[noreturn]] void out_of_bounds(int64_t i, int axis, int64_t size) {
-  throw IndexError("index " + std::to_string(i) + " is out of bounds for axis " +
-                   std::to_string(axis) + " with size " + std::to_string(size));
-}
-
-// The first index out of [-size, size) of a host array, in C order, raises NumPy's IndexError.
-void check_host_bounds(const Array& idx, int axis, int64_t size) {
-  for_each_row<int64_t>(idx, [&](const int64_t* p, int64_t n, int64_t st) {
-    bool bad = false;
-    for (int64_t i = 0; i < n; ++i) bad |= p[i * st] < -size || p[i * st] >= size;
-    if (!bad) return;
-    for (int64_t i = 0; i < n; ++i) {
-      if (p[i * st] < -size || p[i * st] >= size) out_of_bounds(p[i * st], axis, size);
-    }
-  });
-}
-
-// The same for materialised int64 arrays on any device, checked in the order given. A device
-// array's min and max come to the host (every array's in one evaluation); only an array that
-// fails is copied over, to find its first bad index as NumPy names it.
-void check_bounds(const std::vector<const Array*>& idx, const std::vector<int>& axes,
-                  const std::vector<int64_t>& sizes) {
-  std::vector<Array> lo(idx.size()), hi(idx.size()), pending;
-  for (size_t j = 0; j < idx.size(); ++j) {
-    if (idx[j]->device().is_cpu() || idx[j]->size() == 0) continue;
-    lo[j] = reduce(ReduceOp::Min, *idx[j]);
-    hi[j] = reduce(ReduceOp::Max, *idx[j]);
-    pending.push_back(lo[j]);
-    pending.push_back(hi[j]);
-  }
-  eval(pending, FlushReason::DataDependent);
-  for (size_t j = 0; j < idx.size(); ++j) {
-    Array host = *idx[j];
-    if (!host.device().is_cpu()) {
-      if (host.size() == 0 || (read_int64(lo[j]) >= -sizes[j] && read_int64(hi[j]) < sizes[j])) continue;
-      host = Array::empty(idx[j]->shape, DType::Int64, Device::cpu());
-      backend::copy_into(*idx[j], host);
-    }
-    check_host_bounds(host, axes[j], sizes[j]);
-  }
-}
-
-// `idx` on `a`'s device. Mixed devices follow numfuse's rule (common_device: a 0-d host array is
-// welcome anywhere, other mismatches raise ValueError); a host 0-d index is copied over.
-Array on_device_of(const Array& a, const Array& idx) {
-  common_device({&a, &idx});
-  if (idx.device() == a.device()) return idx;
-  eval(idx, FlushReason::DataDependent);
-  Array out = Array::empty(idx.shape, idx.dtype, a.device());
-  backend::copy_into(idx, out);
-  return out;
-}
-
-Array int64_scalar(int64_t v) { return Array::scalar(&v, DType::Int64); }
-
-}  // namespace
 
 cpu::GatherGeometry gather_geometry(const Array& view, const std::vector<int>& adv_dims,
                                     const std::vector<int>& adv_axes, std::vector<Array> indices,
@@ -100,6 +42,99 @@ void GatherNode::eval_cpu(const std::vector<Array>& outs) {
   std::vector<Array> idx(inputs.begin() + 1, inputs.end());
   cpu::gather(inputs[0], gather_geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
 }
+
+namespace {
+
+[[noreturn]] void out_of_bounds(int64_t i, int axis, int64_t size) {
+  throw IndexError("index " + std::to_string(i) + " is out of bounds for axis " +
+                   std::to_string(axis) + " with size " + std::to_string(size));
+}
+
+// Calls fn(pointer to the first element, n, stride) for each innermost run of a materialised
+// array, in C order.
+template <class T, class F>
+void for_each_row(const Array& a, F&& fn) {
+  if (a.c_contiguous()) {
+    fn(a.data_as<T>(), a.size(), int64_t(1));
+    return;
+  }
+  IterSpace sp;
+  sp.shape = a.shape;
+  sp.strides = {a.strides};
+  const T* base = a.data_as<T>();
+  const int64_t st = a.ndim() ? a.strides.back() : 0;
+  for_each_run(sp, 0, a.size(), int64_t(1) << 30,
+               [&](const int64_t* off, int64_t n) { fn(base + off[0], n, st); });
+}
+
+// The first index out of [-size, size), in C order, raises NumPy's IndexError.
+void check_bounds(const Array& idx, int axis, int64_t size) {
+  for_each_row<int64_t>(idx, [&](const int64_t* p, int64_t n, int64_t st) {
+    bool bad = false;
+    for (int64_t i = 0; i < n; ++i) bad |= p[i * st] < -size || p[i * st] >= size;
+    if (!bad) return;
+    for (int64_t i = 0; i < n; ++i) {
+      if (p[i * st] < -size || p[i * st] >= size) out_of_bounds(p[i * st], axis, size);
+    }
+  });
+}
+
+Array int64_scalar(int64_t v) { return Array::scalar(&v, DType::Int64); }
+
+template <class T>
+bool truthy(const T& v) {
+  if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    return v.real() != 0 || v.imag() != 0;
+  } else if constexpr (std::is_same_v<T, half>) {
+    return static_cast<float>(v) != 0.0f;
+  } else {
+    return v != T(0);
+  }
+}
+
+// x on `device`: itself when it is there, else a copy (an index or mask from the host reaches a
+// CUDA array this way, and a device index a host array).
+Array on_device(const Array& x, Device device, FlushReason why) {
+  if (x.device() == device) return x;
+  eval(x, why);
+  Array out = Array::empty(x.shape, x.dtype, device);
+  backend::copy_into(x, out);
+  return out;
+}
+
+// A materialised host array with x's values (x itself when it is one).
+Array host_copy(const Array& x) {
+  eval(x, FlushReason::DataDependent);
+  return on_device(x, Device::cpu(), FlushReason::DataDependent);
+}
+
+// The value of a 0-d int64 array (a reduction's result), read back to the host.
+int64_t read_int64(const Array& x) {
+  Array h = host_copy(x);
+  return *h.data_as<int64_t>();
+}
+
+// check_bounds wherever idx lives: on a device, its min and max through the reduction kernels
+// are the only values read back; the host looks for the first bad index only on failure.
+void check_index(const Array& idx, int axis, int64_t size) {
+  if (idx.size() == 0) return;
+  if (idx.device().is_cpu()) {
+    check_bounds(idx, axis, size);
+    return;
+  }
+  Array lo = reduce(ReduceOp::Min, idx), hi = reduce(ReduceOp::Max, idx);
+  eval({lo, hi}, FlushReason::DataDependent);
+  if (read_int64(lo) >= -size && read_int64(hi) < size) return;
+  check_bounds(host_copy(idx), axis, size);
+}
+
+// Truth flags of a device array (a bool array is its own).
+Array flags_of(const Array& a) {
+  if (a.dtype == DType::Bool) return a;
+  return ufunc2(UFunc::NotEqual, Operand::of(a), Operand::py_int(0));
+}
+
+}  // namespace
 
 IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   int consumed = 0, ellipses = 0;
@@ -133,10 +168,9 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   // arrays, 1 after it, 2 a second run began.
   int consec = -1;
   // Integers (and 0-d integer arrays) are checked even when the broadcast result is empty.
-  std::vector<bool> scalar_index, from_mask;
-  auto add = [&](Array idx, bool mask = false) {
+  std::vector<bool> scalar_index;
+  auto add = [&](Array idx) {
     scalar_index.push_back(idx.ndim() == 0);
-    from_mask.push_back(mask);
     plan.adv_dims.push_back(view_dim++);
     plan.adv_axes.push_back(axis);
     plan.indices.push_back(std::move(idx));
@@ -183,18 +217,20 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       }
       continue;
     }
-    const Array arr = on_device_of(a, k.array);
+    const Array& arr = k.array;
     if (arr.dtype != DType::Bool) {
       basic.push_back(all);
       add(astype(arr, DType::Int64, false));
       ++axis;
     } else if (arr.ndim() == 0) {
       // A scalar boolean is a new axis of length 1 (True) or 0 (False), indexed by an array.
-      const bool truth = read_int64(astype(arr, DType::Int64, false)) != 0;
+      Array truth = host_copy(arr);
       basic.push_back(IndexItem::new_axis());
-      Array idx = Array::empty({truth ? 1 : 0}, DType::Int64, Device::cpu());
-      if (truth) *idx.data_as<int64_t>() = 0;
-      add(on_device_of(a, idx), true);
+      int64_t zero = 0;
+      Array idx = *truth.data() ? Array::empty({1}, DType::Int64, Device::cpu())
+                              : Array::empty({0}, DType::Int64, Device::cpu());
+      if (idx.size()) *idx.data_as<int64_t>() = zero;
+      add(idx);
     } else {
       for (int d = 0; d < arr.ndim(); ++d) {
         if (arr.shape[d] != a.shape[axis + d]) {
@@ -207,7 +243,7 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       }
       for (Array& idx : nonzero(arr)) {
         basic.push_back(all);
-        add(std::move(idx), true);
+        add(std::move(idx));
         ++axis;
       }
     }
@@ -229,21 +265,19 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   // when the broadcast result is not empty).
   const bool empty = numel(plan.bshape) == 0;
   eval(plan.indices, FlushReason::DataDependent);
-  std::vector<const Array*> checked;
-  std::vector<int> axes;
-  std::vector<int64_t> sizes;
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t j = 0; j < plan.indices.size(); ++j) {
       if (pass == 0 ? !scalar_index[j] : (scalar_index[j] || empty)) continue;
-      if (from_mask[j]) continue;  // a mask's coordinates are in bounds by construction
-      checked.push_back(&plan.indices[j]);
-      axes.push_back(plan.adv_axes[j]);
-      sizes.push_back(plan.view.shape[plan.adv_dims[j]]);
+      check_index(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
     }
   }
-  check_bounds(checked, axes, sizes);
-  // Integer items became host 0-d arrays: the kernels read every index from the array's device.
-  for (Array& idx : plan.indices) idx = on_device_of(a, idx);
+  // Checked where they live (a host index never waits for the device); the kernels read them
+  // where the array lives.
+  for (Array& idx : plan.indices) {
+    idx = on_device(idx, a.device(), FlushReason::DataDependent);
+    // The CUDA kernels load indices as 8-byte words: a view at an odd offset is copied.
+    if (!idx.device().is_cpu() && reinterpret_cast<uintptr_t>(idx.data()) % 8 != 0) idx = copy(idx);
+  }
 
   std::vector<bool> is_adv(plan.view.ndim(), false);
   for (int d : plan.adv_dims) is_adv[d] = true;
@@ -286,10 +320,18 @@ Array value_as(const Operand& value, DType dtype) {
 
 // a[mask] = v as a where() when v does not depend on how many Trues the mask holds: no
 // evaluation of the mask. `v` has a's dtype and broadcasts against a.shape[mask.ndim:].
-void masked_assign(const Array& a, const Array& mask, const Array& v) {
+// Mask and value move to a's device first (a host 0-d value is a kernel parameter there).
+void masked_assign(const Array& a, const Array& mask, const Array& v_in) {
   Shape cond_shape = mask.shape;
   cond_shape.resize(a.ndim(), 1);
-  Array cond = reshape(mask, cond_shape);
+  Array cond = reshape(on_device(mask, a.device(), FlushReason::Write), cond_shape);
+  Array v = v_in;
+  if (v.device() != a.device()) {
+    eval(v, FlushReason::Write);
+    if (!(v.ndim() == 0 && v.device().is_cpu() && v.storage->nbytes <= 16)) {
+      v = on_device(v, a.device(), FlushReason::Write);
+    }
+  }
   // Only this call holds the where(): its fused group may write straight into a.
   assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
 }
@@ -362,20 +404,140 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
   Operand op = value;
   op.array = v;
   v = value_as(op, a.dtype);
-  common_device({&a, &v});
-  // The values are copied out first: they may read the memory being written.
+  // The values are copied out first (from any device to a's): they may read the memory being
+  // written.
   Array vals = Array::empty(plan.result_shape, a.dtype, a.device());
   eval(v, FlushReason::Write);
   backend::copy_into(v, vals);
   prepare_write(a);
   if (vals.size() == 0) return;
-  cpu::GatherGeometry g =
-      gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices, plan.bshape, plan.adjacent);
+  if (!a.device().is_cpu()) {
+    // The device kernels read the indices while they write: an index array in a's own memory
+    // (a[a] = v) is read from a copy.
+    for (Array& idx : plan.indices) {
+      if (idx.storage == a.storage) idx = copy(idx);
+    }
+    eval(plan.indices, FlushReason::Write);
+  }
+  cpu::GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
+                                          plan.bshape, plan.adjacent);
   if (a.device().is_cpu()) {
     cpu::scatter(vals, g, plan.view);
   } else {
     cuda::scatter(vals, g, plan.view);
   }
+}
+
+namespace {
+
+// Calls fn(flat C-order position) for each nonzero element of a materialised array.
+template <class F>
+void for_each_nonzero(const Array& a, F&& fn) {
+  NF_DISPATCH(a.dtype, "nonzero", {
+    int64_t pos = 0;
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (truthy(p[i * st])) fn(pos + i);
+      }
+      pos += n;
+    });
+  });
+}
+
+}  // namespace
+
+int64_t count_nonzero(const Array& a) {
+  if (!a.device().is_cpu()) {
+    // A sum of the truth flags, one value read back.
+    Array total = reduce(ReduceOp::Sum, flags_of(a));
+    eval(total, FlushReason::DataDependent);
+    return read_int64(total);
+  }
+  eval(a, FlushReason::DataDependent);
+  int64_t total = 0;
+  NF_DISPATCH(a.dtype, "count_nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      int64_t c = 0;
+      if (st == 1) {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i]);  // vectorises
+      } else {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i * st]);
+      }
+      total += c;
+    });
+  });
+  return total;
+}
+
+std::vector<Array> nonzero(const Array& a) {
+  if (a.ndim() == 0) {
+    throw ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar)."
+                     "nonzero() instead.");
+  }
+  if (!a.device().is_cpu() && a.size() == 0) {
+    std::vector<Array> out;
+    for (int d = 0; d < a.ndim(); ++d) out.push_back(Array::empty({0}, DType::Int64, a.device()));
+    return out;
+  }
+  if (!a.device().is_cpu()) {
+    // Each flagged element's row is its inclusive cumsum minus one; the last cumsum is the count.
+    Array pos = scan(ScanOp::CumSum, flags_of(a), std::nullopt);
+    eval(pos, FlushReason::DataDependent);
+    if (!pos.c_contiguous()) pos = copy(pos);
+    eval(pos, FlushReason::DataDependent);
+    const int64_t n = read_int64(pos.view({}, {}, pos.byte_offset + (a.size() - 1) * 8));
+    return cuda::nonzero_from_cumsum(pos, a.shape, n);
+  }
+  const int64_t n = count_nonzero(a);
+  const int nd = a.ndim();
+  std::vector<Array> out;
+  std::vector<int64_t*> ptr;
+  for (int d = 0; d < nd; ++d) {
+    out.push_back(Array::empty({n}, DType::Int64, a.device()));
+    ptr.push_back(out.back().data_as<int64_t>());
+  }
+  if (n == 0) return out;
+  // Branch-free: every element writes its index, and only a nonzero one advances the cursor
+  // (the slot past the end takes the last write, hence the extra element). Rows along the last
+  // dim; the outer dims' indices are filled per row.
+  Array last = Array::empty({n + 1}, DType::Int64, a.device());
+  int64_t* lp = last.data_as<int64_t>();
+  std::vector<int64_t> outer(nd, 0);
+  int64_t k = 0;
+  const int64_t inner = a.shape[nd - 1];
+  NF_DISPATCH(a.dtype, "nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t len, int64_t st) {
+      // A run may span several rows (contiguous arrays come as one run): split it.
+      for (int64_t done = 0; done < len;) {
+        const int64_t j0 = outer[nd - 1];
+        const int64_t m = std::min(len - done, inner - j0);
+        const int64_t k0 = k;
+        const scalar_t* q = p + done * st;
+        int64_t kk = k;  // a local: a captured reference could alias the stores
+        if (st == 1) {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i]);
+          }
+        } else {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i * st]);
+          }
+        }
+        k = kk;
+        for (int d = 0; d + 1 < nd; ++d) std::fill(ptr[d] + k0, ptr[d] + k, outer[d]);
+        done += m;
+        outer[nd - 1] += m;
+        for (int d = nd - 1; d > 0 && outer[d] == a.shape[d]; --d) {
+          outer[d] = 0;
+          ++outer[d - 1];
+        }
+      }
+    });
+  });
+  std::copy(lp, lp + n, ptr[nd - 1]);
+  return out;
 }
 
 }  // namespace nf

@@ -1,5 +1,9 @@
 #include "numfuse/backend/cuda/codegen_gather.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 
@@ -7,269 +11,297 @@ namespace nf::cuda {
 
 namespace {
 
-// The grid-stride loop every kernel here runs over [0, count).
-std::string grid_loop(const char* var, const char* count) {
-  return std::string("  for (long long ") + var + " = (long long)blockIdx.x * blockDim.x + threadIdx.x; " + var +
-         " < " + count + "; " + var + " += (long long)gridDim.x * blockDim.x) {\n";
-}
-
-// Statements adding the strided offset of C-order position `pos` over `rank` dims (fields
-// shape[], stride[] of p) to `acc`; `pos` is consumed.
-void emit_unravel(SourceText& s, const char* ind, const char* pos, const char* shape, const char* stride,
-                  const char* acc, int rank) {
-  for (int d = rank - 1; d >= 0; --d) {
-    s << ind << "{ const long long c = " << pos << " % p." << shape << "[" << d << "]; " << pos << " /= p."
-      << shape << "[" << d << "]; " << acc << " += c * p." << stride << "[" << d << "]; }\n";
-  }
-}
-
-const char* item_type(size_t itemsize) {
-  switch (itemsize) {
-    case 1: return "unsigned char";
-    case 2: return "unsigned short";
-    case 4: return "unsigned int";
-    case 8: return "unsigned long long";
-    case 16: return "nf_b16";
-  }
-  throw Error("advanced indexing on CUDA: unsupported item size " + std::to_string(itemsize));
-}
-
-void put(std::vector<uint8_t>& b, int64_t v) { append_param(b, static_cast<long long>(v)); }
-void put(std::vector<uint8_t>& b, const void* p) { append_param(b, p); }
-void put_dims(std::vector<uint8_t>& b, const Shape& shape, const Strides& strides) {
-  for (int64_t v : shape) put(b, v);
-  for (int64_t v : strides) put(b, v);
-}
-
-}  // namespace
-
-void coalesce_dims(Shape* shape, Strides* strides) {
-  Shape s;
-  Strides t;
-  for (size_t d = 0; d < shape->size(); ++d) {
-    if ((*shape)[d] == 1) continue;
-    if (!s.empty() && t.back() == (*strides)[d] * (*shape)[d]) {
-      s.back() *= (*shape)[d];
-      t.back() = (*strides)[d];
+// Drops unit dims and merges a dim into its predecessor when one step of the predecessor is a
+// whole run of the dim (C order of the flattened part is kept). Leaves at least one dim.
+void coalesce(const Shape& shape, const Strides& strides, Shape* s, Strides* t) {
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!s->empty() && t->back() == strides[d] * shape[d]) {
+      s->back() *= shape[d];
+      t->back() = strides[d];
     } else {
-      s.push_back((*shape)[d]);
-      t.push_back((*strides)[d]);
+      s->push_back(shape[d]);
+      t->push_back(strides[d]);
     }
   }
-  *shape = std::move(s);
-  *strides = std::move(t);
-}
-
-std::string index_offsets_body(int rank) {
-  SourceText s;
-  s << "\n// ---- advanced indexing: offsets of the index arrays' positions\n"
-       "struct nf_oparams {\n  const long long* idx;\n  long long* boff;\n  long long* blin;\n"
-       "  long long nb;\n  long long size;\n  long long stride;\n  long long mult;\n  long long first;\n";
-  if (rank > 0) s << "  long long shape[" << rank << "];\n  long long istride[" << rank << "];\n";
-  s << "};\n"
-       "extern \"C\" __global__ void __launch_bounds__(256) nf_index_offsets(const nf_oparams p) {\n"
-    << grid_loop("b", "p.nb") << "    long long q = b, at = 0;\n";
-  emit_unravel(s, "    ", "q", "shape", "istride", "at", rank);
-  s << "    long long v = p.idx[at];\n    if (v < 0) v += p.size;\n"
-       // The host checked the bounds before; this only keeps a kernel inside its memory.
-       "    if (v < 0 || v >= p.size) v = 0;\n"
-       "    if (p.first) {\n      p.boff[b] = v * p.stride;\n      if (p.blin) p.blin[b] = v * p.mult;\n"
-       "    } else {\n      p.boff[b] += v * p.stride;\n      if (p.blin) p.blin[b] += v * p.mult;\n    }\n"
-       "  }\n}\n";
-  return s.str();
-}
-
-std::vector<uint8_t> index_offsets_params(const void* idx, void* boff, void* blin, int64_t nb, int64_t size,
-                                          int64_t stride, int64_t mult, bool first, const Shape& shape,
-                                          const Strides& strides) {
-  std::vector<uint8_t> b;
-  put(b, idx);
-  put(b, boff);
-  put(b, blin);
-  for (int64_t v : {nb, size, stride, mult, int64_t(first)}) put(b, v);
-  put_dims(b, shape, strides);
-  return b;
-}
-
-std::string gather_body(size_t itemsize, int outer_rank, int inner_rank) {
-  SourceText s;
-  s << "\n// ---- advanced indexing: gather and scatter\n"
-       "struct nf_b16 { unsigned long long lo, hi; };\n"
-       "typedef " << item_type(itemsize) << " nf_item;\n"
-       "struct nf_gparams {\n  const void* src;\n  void* dst;\n  const long long* boff;\n"
-       "  const long long* keep;\n  long long n;\n  long long nb;\n  long long ninner;\n";
-  if (outer_rank > 0) s << "  long long oshape[" << outer_rank << "];\n  long long ostride[" << outer_rank << "];\n";
-  if (inner_rank > 0) s << "  long long ishape[" << inner_rank << "];\n  long long istride[" << inner_rank << "];\n";
-  s << "};\n";
-  // Position r of outer x B x inner (C order) -> its strided offset and its b.
-  s << "__device__ __forceinline__ long long nf_offset(const nf_gparams& p, long long r, long long* b) {\n"
-       "  long long row = r / p.ninner, i = r - row * p.ninner;\n"
-       "  long long o = row / p.nb;\n  *b = row - o * p.nb;\n  long long off = p.boff[*b];\n";
-  emit_unravel(s, "  ", "o", "oshape", "ostride", "off", outer_rank);
-  emit_unravel(s, "  ", "i", "ishape", "istride", "off", inner_rank);
-  s << "  return off;\n}\n";
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_gather(const nf_gparams p) {\n"
-       "  const nf_item* __restrict__ src = static_cast<const nf_item*>(p.src);\n"
-       "  nf_item* __restrict__ dst = static_cast<nf_item*>(p.dst);\n"
-    << grid_loop("r", "p.n") << "    long long b;\n    const long long off = nf_offset(p, r, &b);\n"
-       "    dst[r] = src[off];\n  }\n}\n";
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter(const nf_gparams p) {\n"
-       "  const nf_item* vals = static_cast<const nf_item*>(p.src);\n"
-       "  nf_item* dst = static_cast<nf_item*>(p.dst);\n"
-    << grid_loop("r", "p.n") << "    long long b;\n    const long long off = nf_offset(p, r, &b);\n"
-       "    if (p.keep[b]) dst[off] = vals[r];\n  }\n}\n";
-  return s.str();
-}
-
-std::vector<uint8_t> gather_params(const void* src, void* dst, const void* boff, const void* keep, int64_t n,
-                                   int64_t nb, int64_t ninner, const Shape& outer_shape,
-                                   const Strides& outer_strides, const Shape& inner_shape,
-                                   const Strides& inner_strides) {
-  std::vector<uint8_t> b;
-  put(b, src);
-  put(b, dst);
-  put(b, boff);
-  put(b, keep);
-  for (int64_t v : {n, nb, ninner}) put(b, v);
-  put_dims(b, outer_shape, outer_strides);
-  put_dims(b, inner_shape, inner_strides);
-  return b;
-}
-
-std::string scatter_select_body() {
-  SourceText s;
-  s << "\n// ---- advanced indexing: the last of repeated indices wins\n"
-       "struct nf_dparams {\n  long long* blin;\n  unsigned long long* keys;\n  unsigned long long* vals;\n"
-       "  long long nb;\n  unsigned long long mask;\n};\n"
-       // splitmix64's finaliser: neighbouring linear indices land far apart.
-       "__device__ __forceinline__ unsigned long long nf_hash(unsigned long long x) {\n"
-       "  x ^= x >> 30;\n  x *= 0xbf58476d1ce4e5b9ull;\n  x ^= x >> 27;\n  x *= 0x94d049bb133111ebull;\n"
-       "  return x ^ (x >> 31);\n}\n"
-       "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_claim(const nf_dparams p) {\n"
-    << grid_loop("b", "p.nb")
-    << "    const unsigned long long key = (unsigned long long)p.blin[b];\n"
-       "    unsigned long long h = nf_hash(key) & p.mask;\n"
-       "    for (;;) {\n"
-       "      const unsigned long long prev = atomicCAS(p.keys + h, ~0ull, key);\n"
-       "      if (prev == ~0ull || prev == key) {\n"
-       "        atomicMax(p.vals + h, (unsigned long long)(b + 1));\n        break;\n      }\n"
-       "      h = (h + 1) & p.mask;\n    }\n  }\n}\n"
-       "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_mark(const nf_dparams p) {\n"
-    << grid_loop("b", "p.nb")
-    << "    const unsigned long long key = (unsigned long long)p.blin[b];\n"
-       "    unsigned long long h = nf_hash(key) & p.mask;\n"
-       "    while (p.keys[h] != key) h = (h + 1) & p.mask;\n"
-       "    p.blin[b] = p.vals[h] == (unsigned long long)(b + 1) ? 1 : 0;\n  }\n}\n";
-  return s.str();
-}
-
-std::vector<uint8_t> scatter_select_params(void* blin, void* keys, void* vals, int64_t nb, uint64_t mask) {
-  std::vector<uint8_t> b;
-  put(b, blin);
-  put(b, keys);
-  put(b, vals);
-  put(b, nb);
-  append_param(b, static_cast<unsigned long long>(mask));
-  return b;
-}
-
-std::string nonzero_body(int ndim) {
-  if (ndim < 1) throw ValueError("nonzero: a 0-d array has no coordinates");
-  SourceText s;
-  s << "\n// ---- nonzero: coordinates of the elements where the cumulative count steps\n"
-       "struct nf_nzparams {\n  const long long* pos;\n  long long n;\n  long long* out[" << ndim
-    << "];\n  long long shape[" << ndim << "];\n};\n"
-       "extern \"C\" __global__ void __launch_bounds__(256) nf_nonzero(const nf_nzparams p) {\n"
-    << grid_loop("i", "p.n")
-    << "    const long long c = p.pos[i];\n"
-       "    if (c == (i > 0 ? p.pos[i - 1] : 0)) continue;\n"
-       "    long long q = i;\n";
-  for (int d = ndim - 1; d >= 0; --d) {
-    s << "    p.out[" << d << "][c - 1] = q % p.shape[" << d << "];\n";
-    if (d > 0) s << "    q /= p.shape[" << d << "];\n";
-  }
-  s << "  }\n}\n";
-  return s.str();
-}
-
-std::vector<uint8_t> nonzero_params(const void* pos, int64_t n, const std::vector<void*>& outs,
-                                    const Shape& shape) {
-  std::vector<uint8_t> b;
-  put(b, pos);
-  put(b, n);
-  for (void* o : outs) put(b, static_cast<const void*>(o));
-  for (int64_t v : shape) put(b, v);
-  return b;
-}
-
-namespace {
-
-int64_t blocks_for(int64_t n) { return (n + 255) / 256; }
-
-// One launch per index array: the first assigns, the others add.
-void add_offset_launches(std::vector<KernelLaunch>& out, const cpu::GatherGeometry& g, void* boff, void* blin) {
-  const int64_t nb = numel(g.bshape);
-  const size_t k = g.indices.size();
-  for (size_t j = 0; j < k; ++j) {
-    const Array& idx = g.indices[j];
-    if (idx.dtype != DType::Int64) throw Error("advanced indexing on CUDA: index arrays must be int64");
-    Shape shape = g.bshape;
-    Strides strides = broadcast_strides(idx.shape, idx.strides, g.bshape);
-    coalesce_dims(&shape, &strides);
-    int64_t mult = 1;  // C order over the indexed dims: blin names one element of them
-    for (size_t m = j + 1; m < k; ++m) mult *= g.adv_sizes[m];
-    out.push_back({index_offsets_body(static_cast<int>(shape.size())), "nf_index_offsets", blocks_for(nb),
-                   index_offsets_params(idx.data(), boff, blin, nb, g.adv_sizes[j], g.adv_strides[j], mult,
-                                        j == 0, shape, strides)});
+  if (s->empty()) {
+    s->push_back(1);
+    t->push_back(0);
   }
 }
 
-// nf_gather or nf_scatter between the strided array and the contiguous one.
-KernelLaunch geometry_launch(const char* entry, const cpu::GatherGeometry& g, const void* src, void* dst,
-                             const void* boff, const void* keep, size_t itemsize) {
-  Shape oshape = g.outer_shape, ishape = g.inner_shape;
-  Strides ostrides = g.outer_strides, istrides = g.inner_strides;
-  const int64_t ninner = numel(ishape), n = numel(oshape) * numel(g.bshape) * ninner;
-  coalesce_dims(&oshape, &ostrides);
-  coalesce_dims(&ishape, &istrides);
-  return {gather_body(itemsize, static_cast<int>(oshape.size()), static_cast<int>(ishape.size())), entry,
-          blocks_for(n),
-          gather_params(src, dst, boff, keep, n, numel(g.bshape), ninner, oshape, ostrides, ishape, istrides)};
+void check_rank(size_t rank, const char* part) {
+  if (rank > static_cast<size_t>(kMaxGatherRank)) {
+    throw NotImplementedError(std::string("advanced indexing on CUDA with ") + part + " of rank " +
+                              std::to_string(rank) + " after coalescing (at most " +
+                              std::to_string(kMaxGatherRank) + ")");
+  }
+}
+
+// How an element is copied: as one word of its size when the pointers allow that alignment,
+// else as an array of smaller words (a complex64 view at a 4-byte offset, say). 16-byte elements
+// are two 8-byte words at best.
+void emit_element_type(SourceText& s, size_t itemsize, const void* a, const void* b) {
+  if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8 && itemsize != 16) {
+    throw Error("advanced indexing on CUDA: unsupported item size " + std::to_string(itemsize));
+  }
+  size_t unit = std::min<size_t>(itemsize, 8);
+  auto misaligned = [&](const void* p) { return reinterpret_cast<uintptr_t>(p) % unit != 0; };
+  while (unit > 1 && (misaligned(a) || misaligned(b))) unit /= 2;
+  const char* word = unit == 1 ? "unsigned char" : unit == 2 ? "unsigned short" : unit == 4 ? "unsigned int"
+                                                                                            : "unsigned long long";
+  if (unit == itemsize) {
+    s << "typedef " << word << " nf_elem;\n";
+  } else {
+    s << "struct nf_elem { " << word << " w[" << itemsize / unit << "]; };\n";
+  }
+}
+
+// Positions fit 32 bits: unsigned division is much cheaper than 64-bit on the GPU. Offsets stay
+// 64-bit whatever the positions.
+const char* index_type(int64_t n) { return n < (int64_t(1) << 31) ? "unsigned int" : "long long"; }
+
+// The parameter struct, the element type and the index helpers shared by gather and scatter.
+void emit_common(SourceText& s, const GatherLayout& L, size_t itemsize, int64_t n, const void* strided,
+                 const void* contig) {
+  const size_t ro = L.oshape.size(), ri = L.ishape.size(), rb = L.bshape.size();
+  const size_t k = std::max<size_t>(L.sizes.size(), 1);
+  s << "\n// ---- advanced indexing kernels\n";
+  emit_element_type(s, itemsize, strided, contig);
+  s << "typedef " << index_type(n) << " nf_ix;\n";
+  s << "#define NF_RO " << ro << "\n#define NF_RI " << ri << "\n#define NF_RB " << rb << "\n#define NF_K "
+    << L.sizes.size() << "\n";
+  s << "struct nf_gparams {\n  void* strided;\n  void* contig;\n  void* table;\n  long long n;\n"
+       "  long long nb;\n  long long ninner;\n  long long slots;\n  long long shift;\n"
+       "  long long oshape[" << ro << "];\n  long long ostride[" << ro << "];\n"
+       "  long long ishape[" << ri << "];\n  long long istride[" << ri << "];\n"
+       "  long long bshape[" << rb << "];\n  const long long* idx[" << k << "];\n"
+       "  long long bstride[" << k << "][" << rb << "];\n  long long size[" << k << "];\n"
+       "  long long astride[" << k << "];\n  long long kmul[" << k << "];\n};\n";
+  // Offset of position i of a coalesced part (C order).
+  auto offset_fn = [&](const char* name, const char* shape, const char* stride, const char* rank) {
+    s << "__device__ __forceinline__ long long " << name << "(const nf_gparams& p, nf_ix i) {\n"
+         "  long long off = 0;\n#pragma unroll\n  for (int d = " << rank << " - 1; d >= 0; --d) {\n"
+         "    const nf_ix c = i % (nf_ix)p." << shape << "[d];\n    i /= (nf_ix)p." << shape << "[d];\n"
+         "    off += (long long)c * p." << stride << "[d];\n  }\n  return off;\n}\n";
+  };
+  offset_fn("nf_outer_offset", "oshape", "ostride", "NF_RO");
+  offset_fn("nf_inner_offset", "ishape", "istride", "NF_RI");
+  // B position b -> the element offset the index arrays select (off) and the target's linear key
+  // over the indexed dims (key); false when an index is out of bounds (the host checked them
+  // all; this only keeps a kernel from ever touching memory outside the array).
+  s << "__device__ __forceinline__ bool nf_target(const nf_gparams& p, nf_ix b, long long& off, "
+       "long long& key) {\n  long long io[NF_K > 0 ? NF_K : 1] = {};\n"
+       "#pragma unroll\n  for (int d = NF_RB - 1; d >= 0; --d) {\n"
+       "    const nf_ix c = b % (nf_ix)p.bshape[d];\n    b /= (nf_ix)p.bshape[d];\n"
+       "#pragma unroll\n    for (int j = 0; j < NF_K; ++j) io[j] += (long long)c * p.bstride[j][d];\n  }\n"
+       "  off = 0;\n  key = 0;\n#pragma unroll\n  for (int j = 0; j < NF_K; ++j) {\n"
+       "    long long v = p.idx[j][io[j]];\n    if (v < 0) v += p.size[j];\n"
+       "    if (v < 0 || v >= p.size[j]) return false;\n"
+       "    off += v * p.astride[j];\n    key += v * p.kmul[j];\n  }\n  return true;\n}\n";
+  // Result / value position i -> (outer, b, inner) and the strided element's offset apart from
+  // the index arrays' part.
+  s << "__device__ __forceinline__ long long nf_split(const nf_gparams& p, nf_ix i, nf_ix& b) {\n"
+       "  const nf_ix in = i % (nf_ix)p.ninner;\n  i /= (nf_ix)p.ninner;\n"
+       "  b = i % (nf_ix)p.nb;\n  const nf_ix o = i / (nf_ix)p.nb;\n"
+       "  return nf_outer_offset(p, o) + nf_inner_offset(p, in);\n}\n";
+  s << "#define NF_GRID_LOOP(i, n) for (nf_ix i = (nf_ix)blockIdx.x * blockDim.x + threadIdx.x; "
+       "i < (nf_ix)(n); i += (nf_ix)gridDim.x * blockDim.x)\n";
+}
+
+void emit_hash(SourceText& s) {
+  s << "__device__ __forceinline__ unsigned long long nf_slot(const nf_gparams& p, long long key) {\n"
+       "  return ((unsigned long long)key * 0x9E3779B97F4A7C15ull) >> p.shift;\n}\n";
+}
+
+std::vector<uint8_t> layout_params(const GatherLayout& L, const void* strided, const void* contig,
+                                   const void* table, int64_t slots, int shift) {
+  std::vector<uint8_t> p;
+  append_param(p, strided);
+  append_param(p, contig);
+  append_param(p, table);
+  append_param(p, static_cast<long long>(L.n()));
+  append_param(p, static_cast<long long>(L.nb));
+  append_param(p, static_cast<long long>(L.ninner));
+  append_param(p, static_cast<long long>(slots));
+  append_param(p, static_cast<long long>(shift));
+  for (int64_t v : L.oshape) append_param(p, static_cast<long long>(v));
+  for (int64_t v : L.ostride) append_param(p, static_cast<long long>(v));
+  for (int64_t v : L.ishape) append_param(p, static_cast<long long>(v));
+  for (int64_t v : L.istride) append_param(p, static_cast<long long>(v));
+  for (int64_t v : L.bshape) append_param(p, static_cast<long long>(v));
+  return p;
+}
+
+void append_index_params(std::vector<uint8_t>& p, const GatherLayout& L, const cpu::GatherGeometry& g) {
+  const size_t k = L.sizes.size();
+  for (size_t j = 0; j < k; ++j) append_param(p, static_cast<const void*>(g.indices[j].data()));
+  if (k == 0) append_param(p, static_cast<const void*>(nullptr));
+  auto each = [&](const std::vector<int64_t>& v) {
+    for (int64_t x : v) append_param(p, static_cast<long long>(x));
+    if (k == 0) append_param(p, 0LL);
+  };
+  for (size_t j = 0; j < k; ++j) each(L.bstride[j]);
+  if (k == 0) for (size_t d = 0; d < L.bshape.size(); ++d) append_param(p, 0LL);
+  each(L.sizes);
+  each(L.astride);
+  each(L.kmul);
 }
 
 }  // namespace
 
-std::vector<KernelLaunch> gather_launches(const cpu::GatherGeometry& g, const void* src, void* out,
-                                          size_t itemsize, void* boff) {
-  std::vector<KernelLaunch> l;
-  add_offset_launches(l, g, boff, nullptr);
-  l.push_back(geometry_launch("nf_gather", g, src, out, boff, nullptr, itemsize));
-  return l;
+GatherLayout plan_gather(const cpu::GatherGeometry& g) {
+  GatherLayout L;
+  const size_t k = g.indices.size();
+  if (k > static_cast<size_t>(kMaxGatherIndices)) {
+    throw NotImplementedError("advanced indexing on CUDA with " + std::to_string(k) +
+                              " index arrays (at most " + std::to_string(kMaxGatherIndices) + ")");
+  }
+  coalesce(g.outer_shape, g.outer_strides, &L.oshape, &L.ostride);
+  coalesce(g.inner_shape, g.inner_strides, &L.ishape, &L.istride);
+  std::vector<Strides> full;
+  for (const Array& idx : g.indices) full.push_back(broadcast_strides(idx.shape, idx.strides, g.bshape));
+  L.bstride.assign(k, {});
+  for (size_t d = 0; d < g.bshape.size(); ++d) {
+    if (g.bshape[d] == 1) continue;
+    bool merge = !L.bshape.empty();
+    for (size_t j = 0; j < k && merge; ++j) merge = L.bstride[j].back() == full[j][d] * g.bshape[d];
+    if (merge) {
+      L.bshape.back() *= g.bshape[d];
+      for (size_t j = 0; j < k; ++j) L.bstride[j].back() = full[j][d];
+    } else {
+      L.bshape.push_back(g.bshape[d]);
+      for (size_t j = 0; j < k; ++j) L.bstride[j].push_back(full[j][d]);
+    }
+  }
+  if (L.bshape.empty()) {
+    L.bshape.push_back(1);
+    for (size_t j = 0; j < k; ++j) L.bstride[j].push_back(0);
+  }
+  check_rank(L.oshape.size(), "outer dims");
+  check_rank(L.ishape.size(), "inner dims");
+  check_rank(L.bshape.size(), "index broadcast shape");
+  L.sizes = g.adv_sizes;
+  L.astride = g.adv_strides;
+  L.kmul.assign(k, 1);
+  int64_t m = 1;
+  for (size_t j = k; j-- > 0;) {
+    L.kmul[j] = m;
+    m *= g.adv_sizes[j];
+  }
+  L.n_outer = numel(L.oshape);
+  L.nb = numel(L.bshape);
+  L.ninner = numel(L.ishape);
+  return L;
 }
 
-int64_t scatter_slots(int64_t nb) {
-  int64_t slots = 64;
-  while (slots < 2 * nb) slots <<= 1;
+int64_t scatter_table_slots(int64_t nb) {
+  int64_t slots = 2;
+  while (slots < 2 * nb) slots *= 2;
   return slots;
 }
 
-std::vector<KernelLaunch> scatter_launches(const cpu::GatherGeometry& g, const void* values, void* dst,
-                                           size_t itemsize, void* boff, void* keep, void* keys, void* vals) {
-  const int64_t nb = numel(g.bshape);
-  std::vector<KernelLaunch> l;
-  add_offset_launches(l, g, boff, keep);
-  if (!g.indices.empty()) {
-    const std::vector<uint8_t> sel = scatter_select_params(keep, keys, vals, nb, uint64_t(scatter_slots(nb)) - 1);
-    l.push_back({scatter_select_body(), "nf_scatter_claim", blocks_for(nb), sel});
-    l.push_back({scatter_select_body(), "nf_scatter_mark", blocks_for(nb), sel});
-  }
-  l.push_back(geometry_launch("nf_scatter", g, values, dst, boff, keep, itemsize));
-  return l;
+GatherKernel generate_gather(const cpu::GatherGeometry& g, size_t itemsize, const void* strided, void* contig) {
+  GatherLayout L = plan_gather(g);
+  SourceText s;
+  emit_common(s, L, itemsize, L.n(), strided, contig);
+  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_gather(const nf_gparams p) {\n"
+       "  const nf_elem* src = static_cast<const nf_elem*>(p.strided);\n"
+       "  nf_elem* out = static_cast<nf_elem*>(p.contig);\n"
+       "  NF_GRID_LOOP(i, p.n) {\n    nf_ix b;\n    const long long base = nf_split(p, i, b);\n"
+       "    long long off, key;\n    if (nf_target(p, b, off, key)) out[i] = src[base + off];\n"
+       "    else out[i] = nf_elem();\n  }\n}\n";
+  GatherKernel k;
+  k.body = s.str();
+  k.params = layout_params(L, strided, contig, nullptr, 0, 0);
+  append_index_params(k.params, L, g);
+  k.n = L.n();
+  k.nb = L.nb;
+  return k;
 }
 
-KernelLaunch nonzero_launch(const void* pos, int64_t n, const std::vector<void*>& outs, const Shape& shape) {
-  return {nonzero_body(static_cast<int>(shape.size())), "nf_nonzero", blocks_for(n),
-          nonzero_params(pos, n, outs, shape)};
+GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, void* strided,
+                              const void* contig, void* table) {
+  GatherLayout L = plan_gather(g);
+  SourceText s;
+  emit_common(s, L, itemsize, L.n(), strided, contig);
+  emit_hash(s);
+  // Claim: each B position raises its target's owner to itself, so the largest position of a
+  // target wins: the last in C order, as NumPy's in-order CPU loop leaves it. The owner is found
+  // directly (shift 0: the table is one owner per target of the indexed dims) or through an
+  // open-addressing table (the key inserted by atomicCAS into an empty slot, linear probing).
+  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_claim(const nf_gparams p) {\n"
+       "  unsigned long long* keys = static_cast<unsigned long long*>(p.table);\n"
+       "  long long* owners = static_cast<long long*>(p.table) + (p.shift ? p.slots : 0);\n"
+       "  const unsigned long long mask = (unsigned long long)p.slots - 1;\n"
+       "  NF_GRID_LOOP(b, p.nb) {\n    long long off, key;\n    if (!nf_target(p, b, off, key)) continue;\n"
+       "    if (!p.shift) {\n      atomicMax(owners + key, (long long)b);\n      continue;\n    }\n"
+       "    unsigned long long h = nf_slot(p, key);\n    for (;;) {\n"
+       "      const unsigned long long prev = atomicCAS(keys + h, ~0ull, (unsigned long long)key);\n"
+       "      if (prev == ~0ull || prev == (unsigned long long)key) {\n"
+       "        atomicMax(owners + h, (long long)b);\n        break;\n      }\n"
+       "      h = (h + 1) & mask;\n    }\n  }\n}\n";
+  // Write: an element is stored only by the owner of its target, so each target is written once.
+  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_write(const nf_gparams p) {\n"
+       "  const unsigned long long* keys = static_cast<const unsigned long long*>(p.table);\n"
+       "  const long long* owners = static_cast<const long long*>(p.table) + (p.shift ? p.slots : 0);\n"
+       "  const unsigned long long mask = (unsigned long long)p.slots - 1;\n"
+       "  nf_elem* dst = static_cast<nf_elem*>(p.strided);\n"
+       "  const nf_elem* vals = static_cast<const nf_elem*>(p.contig);\n"
+       "  NF_GRID_LOOP(i, p.n) {\n    nf_ix b;\n    const long long base = nf_split(p, i, b);\n"
+       "    long long off, key;\n    if (!nf_target(p, b, off, key)) continue;\n"
+       "    if (!p.shift) {\n      if (owners[key] == (long long)b) dst[base + off] = vals[i];\n      continue;\n    }\n"
+       "    unsigned long long h = nf_slot(p, key);\n"
+       "    while (keys[h] != (unsigned long long)key && keys[h] != ~0ull) h = (h + 1) & mask;\n"
+       "    if (keys[h] == (unsigned long long)key && owners[h] == (long long)b) dst[base + off] = vals[i];\n"
+       "  }\n}\n";
+  GatherKernel k;
+  k.body = s.str();
+  // A direct owner array when it is no larger than the hash table would be.
+  const int64_t slots = scatter_table_slots(L.nb);
+  int64_t extent = 1;
+  for (int64_t size : L.sizes) extent = size && extent > 2 * slots / size ? 2 * slots + 1 : extent * size;
+  k.direct = extent <= 2 * slots;
+  k.table_slots = k.direct ? extent : slots;
+  k.table_bytes = static_cast<size_t>(k.table_slots) * (k.direct ? 8 : 16);
+  int log2 = 0;
+  while ((int64_t(1) << log2) < slots) ++log2;
+  k.params = layout_params(L, strided, contig, table, k.table_slots, k.direct ? 0 : 64 - log2);
+  append_index_params(k.params, L, g);
+  k.n = L.n();
+  k.nb = L.nb;
+  return k;
+}
+
+void set_scatter_table(GatherKernel& k, void* table) { std::memcpy(k.params.data() + 16, &table, sizeof(table)); }
+
+GatherKernel generate_nonzero_fill(const Shape& shape, const int64_t* pos, const std::vector<int64_t*>& outs) {
+  const int nd = static_cast<int>(shape.size());
+  if (nd < 1 || nd > kMaxNonzeroRank || outs.size() != shape.size()) {
+    throw Error("nonzero on CUDA: bad rank " + std::to_string(nd));
+  }
+  const int64_t n = numel(shape);
+  SourceText s;
+  s << "\n// ---- nonzero positions\n";
+  s << "typedef " << index_type(n) << " nf_ix;\n";
+  s << "struct nf_nzparams {\n  const long long* pos;\n  long long n;\n  long long shape[" << nd
+    << "];\n  long long* out[" << nd << "];\n};\n";
+  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_nonzero_fill(const nf_nzparams p) {\n"
+       "  for (nf_ix i = (nf_ix)blockIdx.x * blockDim.x + threadIdx.x; i < (nf_ix)p.n;\n"
+       "       i += (nf_ix)gridDim.x * blockDim.x) {\n"
+       "    const long long c = p.pos[i];\n    if (c == (i ? p.pos[i - 1] : 0)) continue;\n"
+       "    const long long k = c - 1;\n    nf_ix r = i;\n"
+       "#pragma unroll\n    for (int d = " << nd - 1 << "; d > 0; --d) {\n"
+       "      p.out[d][k] = (long long)(r % (nf_ix)p.shape[d]);\n      r /= (nf_ix)p.shape[d];\n    }\n"
+       "    p.out[0][k] = (long long)r;\n  }\n}\n";
+  GatherKernel k;
+  k.body = s.str();
+  append_param(k.params, static_cast<const void*>(pos));
+  append_param(k.params, static_cast<long long>(n));
+  for (int64_t v : shape) append_param(k.params, static_cast<long long>(v));
+  for (int64_t* p : outs) append_param(k.params, static_cast<void*>(p));
+  k.n = n;
+  return k;
 }
 
 }  // namespace nf::cuda

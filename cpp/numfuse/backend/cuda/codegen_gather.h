@@ -1,82 +1,67 @@
-// CUDA source for advanced indexing (the geometry of backend/cpu/gather_cpu.h): the source offset
-// of every position of the index arrays' broadcast shape B, the gather a[idx] and the scatter
-// a[idx] = v over outer x B x inner, the "last value wins" selection among repeated indices, and
-// nonzero's coordinates. Sources depend on ranks (and the item size) only; shapes, strides and
-// pointers are parameters. Every parameter struct is a run of 8-byte fields, laid out by the
-// *_params functions in declaration order.
+// CUDA source for advanced indexing (ops/advanced_indexing.h): gather (out = src[indices]),
+// scatter (dst[indices] = values, the last of repeated indices winning, deterministically) and
+// nonzero's position fill. All work on GatherGeometry's outer x B x inner form, with each part's
+// dims coalesced; elements are copied as bits of their itemsize (one kernel per size, not per
+// dtype; in smaller words when the pointers are not aligned to it). Shapes, strides and pointers are parameters; only ranks and counts shape the source.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "numfuse/backend/cpu/gather_cpu.h"
-#include "numfuse/core/shape.h"
 
 namespace nf::cuda {
 
-// Kernel nf_index_offsets: for one int64 index array read through `rank` (coalesced) dims of B,
-// boff[b] (+)= v * stride and, when blin is set, blin[b] (+)= v * mult, v the index wrapped into
-// [0, size) (the first array assigns, the others add).
-std::string index_offsets_body(int rank);
-std::vector<uint8_t> index_offsets_params(const void* idx, void* boff, void* blin, int64_t nb, int64_t size,
-                                          int64_t stride, int64_t mult, bool first, const Shape& shape,
-                                          const Strides& strides);
+constexpr int kMaxGatherRank = 8;      // coalesced dims of each of outer, inner and B
+constexpr int kMaxGatherIndices = 32;  // index arrays in one key
+constexpr int kMaxNonzeroRank = 64;    // NumPy's own limit on dims
 
-// Kernels nf_gather (dst[r] = src[offset(r)]) and nf_scatter (dst[offset(r)] = src[r] where
-// keep[b]) of items of `itemsize` bytes, r the C-order position in outer x B x inner and
-// offset(r) = outer offset + boff[b] + inner offset. The outer and inner dims are coalesced
-// (rank 0 when there are none).
-std::string gather_body(size_t itemsize, int outer_rank, int inner_rank);
-std::vector<uint8_t> gather_params(const void* src, void* dst, const void* boff, const void* keep, int64_t n,
-                                   int64_t nb, int64_t ninner, const Shape& outer_shape,
-                                   const Strides& outer_strides, const Shape& inner_shape,
-                                   const Strides& inner_strides);
+// The geometry with each part coalesced (unit dims dropped, contiguous neighbours merged; B's
+// dims merged only where every index array allows it). Empty parts get one dim of size 1.
+struct GatherLayout {
+  Shape oshape, ishape, bshape;
+  Strides ostride, istride;
+  std::vector<Strides> bstride;  // per index array, over bshape (0 where it broadcasts)
+  std::vector<int64_t> sizes;    // extent of the dim each index array indexes
+  std::vector<int64_t> astride;  // that dim's stride in the source / destination
+  std::vector<int64_t> kmul;     // the dim's weight in the target's linear key (scatter)
+  int64_t n_outer = 1, nb = 1, ninner = 1;
+  int64_t n() const { return n_outer * nb * ninner; }
+};
+// Throws NotImplementedError past kMaxGatherRank / kMaxGatherIndices.
+GatherLayout plan_gather(const cpu::GatherGeometry& g);
 
-// Kernels nf_scatter_claim and nf_scatter_mark: with repeated indices NumPy's last value wins.
-// Claim: every b inserts its linear index blin[b] into an open-addressing table (keys all ones,
-// vals zero, `mask` + 1 slots, a power of two above the count) and raises the slot's val to b + 1
-// with atomicMax; mark: blin[b] becomes 1 where b is its slot's last claimant, else 0. The
-// outcome does not depend on the order threads run in.
-std::string scatter_select_body();
-std::vector<uint8_t> scatter_select_params(void* blin, void* keys, void* vals, int64_t nb, uint64_t mask);
-
-// Kernel nf_nonzero: pos is the inclusive cumsum (int64) of an array's truth values in C order;
-// where pos steps, the element's coordinates over `shape` go to out[d][pos - 1].
-std::string nonzero_body(int ndim);
-std::vector<uint8_t> nonzero_params(const void* pos, int64_t n, const std::vector<void*>& outs,
-                                    const Shape& shape);
-
-// ---- the launch sequences (gather_cuda.cpp runs them on a device; tests can run them elsewhere)
-
-// One launch of a generated kernel (NVRTC source kKernelPrelude + body) in 256-thread blocks.
-// `blocks` covers the work; every kernel here loops grid-stride, so fewer blocks also do.
-struct KernelLaunch {
-  std::string body;
-  std::string entry;
-  int64_t blocks = 0;
-  std::vector<uint8_t> params;
+struct GatherKernel {
+  std::string body;              // NVRTC source is kKernelPrelude + body
+  std::vector<uint8_t> params;   // the single by-value parameter struct
+  int64_t n = 0;                 // elements of the result (gather) or of the values (scatter)
+  int64_t nb = 0;                // positions of B (the claim pass of scatter)
+  int64_t table_slots = 0;       // scatter: owners (direct) or slots of the hash table
+  size_t table_bytes = 0;        // scatter: the owner table's size
+  bool direct = false;           // scatter: owners indexed by the target's key
 };
 
-// out = src[indices] for the geometry `g` (index arrays int64, their data pointers readable by the
-// kernels): the offsets of B's positions into `boff` (numel(g.bshape) int64), then the gather.
-// With no index arrays, boff must hold zeros already.
-std::vector<KernelLaunch> gather_launches(const cpu::GatherGeometry& g, const void* src, void* out,
-                                          size_t itemsize, void* boff);
+// Kernel nf_gather: contig[i] = strided[offset of result position i], contig C-contiguous in
+// the outer x B x inner order. `strided` is the source view's element 0.
+GatherKernel generate_gather(const cpu::GatherGeometry& g, size_t itemsize, const void* strided,
+                             void* contig);
 
-// The slots of the scatter's table for `nb` positions: a power of two, at least twice nb.
-int64_t scatter_slots(int64_t nb);
-// dst[indices] = values: offsets and linear indices (boff, keep: numel(g.bshape) int64 each),
-// the selection of the last of repeated indices (keys filled with all ones and vals with zeros,
-// scatter_slots(nb) uint64 each, before the launches), then the writes. With no index arrays,
-// boff must hold zeros and keep ones already.
-std::vector<KernelLaunch> scatter_launches(const cpu::GatherGeometry& g, const void* values, void* dst,
-                                           size_t itemsize, void* boff, void* keep, void* keys, void* vals);
+// Kernels nf_scatter_claim (one thread per B position: the largest position writing each target
+// becomes its owner) and nf_scatter_write (each value element is stored only when its B position
+// owns its target). The owners live in `table` (table_bytes, every byte 0xFF beforehand): one
+// int64 per target of the indexed dims (direct) when that is no larger than an open-addressing
+// table of (key, owner) pairs with at least twice as many slots as B positions.
+// `strided` is the destination view's element 0.
+GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, void* strided,
+                              const void* contig, void* table);
+// Sets the table pointer of a scatter kernel's parameters (allocated after seeing table_bytes).
+void set_scatter_table(GatherKernel& k, void* table);
+// The hash table's slots for nb positions (a power of two, at least 2 * nb).
+int64_t scatter_table_slots(int64_t nb);
 
-// nonzero's coordinates (see nonzero_body) of the n counts at pos, into outs (one per dim).
-KernelLaunch nonzero_launch(const void* pos, int64_t n, const std::vector<void*>& outs, const Shape& shape);
-
-// Drops unit dims and merges neighbours that step through memory as one, keeping the C-order
-// flat position's meaning (rank 0 when nothing is left).
-void coalesce_dims(Shape* shape, Strides* strides);
+// Kernel nf_nonzero_fill: for each flat C-order position i of an array of `shape` whose flag is
+// set (pos[i] differs from pos[i-1], pos the inclusive cumsum of the flags), writes its
+// coordinates at row pos[i]-1 of outs[d] (int64 arrays of the count of flags).
+GatherKernel generate_nonzero_fill(const Shape& shape, const int64_t* pos, const std::vector<int64_t*>& outs);
 
 }  // namespace nf::cuda

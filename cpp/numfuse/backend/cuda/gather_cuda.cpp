@@ -1,14 +1,15 @@
 #include "numfuse/backend/cuda/gather_cuda.h"
 
 #include "numfuse/backend/cuda/codegen_gather.h"
-#include "numfuse/backend/cuda/fused_cuda.h"
+#include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/launch.h"
-#include "numfuse/core/error.h"
-#include "numfuse/ops/gather_node.h"
+#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/ops/advanced_indexing.h"
 
 namespace nf {
 
 void GatherNode::eval_cuda(const std::vector<Array>& outs) {
+  if (outs[0].size() == 0) return;
   std::vector<Array> idx(inputs.begin() + 1, inputs.end());
   cuda::gather(inputs[0], gather_geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
 }
@@ -18,73 +19,49 @@ void GatherNode::eval_cuda(const std::vector<Array>& outs) {
 namespace nf::cuda {
 
 namespace {
-
-int device_of(const Array& a) {
-  if (a.device().is_cpu()) throw ValueError("advanced indexing on CUDA: an array is on the CPU");
-  return a.device().index;
+const std::vector<std::string>& options() {
+  static const std::vector<std::string> o = {"-std=c++17"};
+  return o;
 }
-
-void run(const std::vector<KernelLaunch>& launches, int dev) {
-  static const std::vector<std::string> opts = {"-std=c++17"};
-  for (const KernelLaunch& l : launches) {
-    launch(generated_kernel(l.body, l.entry, opts, dev), dev, grid_for(l.blocks * kLaunchThreads, dev),
-           kLaunchThreads, l.params);
-  }
-}
-
-// Every index array on the device `dev` works on.
-void check_indices(const cpu::GatherGeometry& g, const Array& on) {
-  for (const Array& idx : g.indices) {
-    if (idx.device() != on.device()) {
-      throw ValueError("arrays are on different devices: " + idx.device().str() + " and " + on.device().str());
-    }
-  }
-}
-
-// An int64 scratch array of n elements on a's device, every element `value`.
-Array scratch(int64_t n, const Array& a, int64_t value) {
-  Array s = Array::empty({n}, DType::Int64, a.device());
-  fill(s, &value);
-  return s;
-}
-
 }  // namespace
 
 void gather(const Array& src, const cpu::GatherGeometry& g, const Array& out) {
-  if (out.size() == 0) return;
-  const int dev = device_of(src);
-  check_indices(g, src);
-  const int64_t nb = numel(g.bshape);
-  Array boff = g.indices.empty() ? scratch(nb, src, 0) : Array::empty({nb}, DType::Int64, src.device());
-  run(gather_launches(g, src.data(), out.data(), src.itemsize(), boff.data()), dev);
+  const int dev = out.device().index;
+  GatherKernel k = generate_gather(g, src.itemsize(), src.data(), out.data());
+  if (k.n == 0) return;
+  CUfunction f = generated_kernel(k.body, "nf_gather", options(), dev);
+  launch(f, dev, grid_for(k.n, dev), kLaunchThreads, k.params);
 }
 
 void scatter(const Array& values, const cpu::GatherGeometry& g, const Array& dst) {
+  const int dev = dst.device().index;
   if (values.size() == 0) return;
-  const int dev = device_of(dst);
-  check_indices(g, dst);
-  const int64_t nb = numel(g.bshape);
-  const bool none = g.indices.empty();
-  Array boff = none ? scratch(nb, dst, 0) : Array::empty({nb}, DType::Int64, dst.device());
-  Array keep = none ? scratch(nb, dst, 1) : Array::empty({nb}, DType::Int64, dst.device());
-  // The table's size follows the index count, not the (possibly huge) extent of the indexed dims.
-  const int64_t slots = scatter_slots(nb);
-  Array keys = scratch(slots, dst, -1), vals = scratch(slots, dst, 0);
-  run(scatter_launches(g, values.data(), dst.data(), dst.itemsize(), boff.data(), keep.data(), keys.data(),
-                       vals.data()),
-      dev);
+  GatherKernel k = generate_scatter(g, dst.itemsize(), dst.data(), values.data(), nullptr);
+  // Freed in stream order after the kernels below, which are enqueued on the same stream.
+  std::shared_ptr<Buffer> table = allocate_device_buffer(k.table_bytes, dev);
+  set_scatter_table(k, table->data());
+  const Stream s = enqueue_stream(dev);
+  check(driver().MemsetD8Async(reinterpret_cast<CUdeviceptr>(table->data()), 0xFF, k.table_bytes, s.handle()),
+        "cuMemsetD8Async");
+  launch(generated_kernel(k.body, "nf_scatter_claim", options(), dev), dev, grid_for(k.nb, dev),
+         kLaunchThreads, k.params);
+  launch(generated_kernel(k.body, "nf_scatter_write", options(), dev), dev, grid_for(k.n, dev),
+         kLaunchThreads, k.params);
 }
 
-void nonzero_coords(const Array& pos, const Shape& shape, const std::vector<Array>& outs) {
-  const int64_t n = pos.size();
-  if (n == 0 || outs.empty() || outs[0].size() == 0) return;
-  const int dev = device_of(pos);
-  if (pos.dtype != DType::Int64 || !pos.c_contiguous()) {
-    throw Error("nonzero on CUDA: the counts must be a contiguous int64 array");
+std::vector<Array> nonzero_from_cumsum(const Array& pos, const Shape& shape, int64_t n) {
+  std::vector<Array> out;
+  std::vector<int64_t*> ptrs;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    out.push_back(Array::empty({n}, DType::Int64, pos.device()));
+    ptrs.push_back(out.back().data_as<int64_t>());
   }
-  std::vector<void*> ptrs;
-  for (const Array& o : outs) ptrs.push_back(o.data());
-  run({nonzero_launch(pos.data(), n, ptrs, shape)}, dev);
+  if (n == 0) return out;
+  const int dev = pos.device().index;
+  GatherKernel k = generate_nonzero_fill(shape, pos.data_as<int64_t>(), ptrs);
+  launch(generated_kernel(k.body, "nf_nonzero_fill", options(), dev), dev, grid_for(k.n, dev),
+         kLaunchThreads, k.params);
+  return out;
 }
 
 }  // namespace nf::cuda

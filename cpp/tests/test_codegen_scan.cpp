@@ -1,12 +1,11 @@
-// The CUDA scan and advanced-indexing kernels: generated sources compile with NVRTC (no GPU
-// needed) for every dtype and several ranks, parameter structs have the host's layout, sources
-// depend on structure only, and the plans pick the strategy the comments promise.
+// The CUDA scan kernels: generated sources compile with NVRTC (no GPU needed) for every dtype and
+// several ranks, the parameter struct has the host's layout, sources depend on structure only,
+// and the plans pick the strategy the comments promise.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
-#include "numfuse/backend/cuda/codegen_gather.h"
 #include "numfuse/backend/cuda/codegen_scan.h"
 #include "numfuse/core/error.h"
 
@@ -27,7 +26,7 @@ void expect_compiles(const std::string& body, const std::string& what) {
 #ifdef NUMFUSE_TEST_NVRTC
   const std::string src = std::string(kKernelPrelude) + body;
   nvrtcProgram prog;
-  ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "scan_gather.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+  ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "scan.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
   const char* opts[] = {"--gpu-architecture=compute_90", "-std=c++17", "--fmad=false", "-I" NUMFUSE_CUDA_INCLUDE};
   nvrtcResult rc = nvrtcCompileProgram(prog, 4, opts);
   size_t n = 0;
@@ -115,72 +114,4 @@ TEST(ScanCodegen, LineDimsCoalesceAndSourceIgnoresShapes) {
             generate_scan(ScanOp::CumSum, DType::Float32, other).body);
   EXPECT_NE(generate_scan(ScanOp::CumSum, DType::Float32, p).params,
             generate_scan(ScanOp::CumSum, DType::Float32, other).params);
-}
-
-// ---- advanced indexing ---------------------------------------------------------------------------
-
-TEST(GatherCodegen, IndexOffsetsCompileForSeveralRanks) {
-  for (int rank : {0, 1, 3}) {
-    Shape shape(rank, 2);
-    Strides strides(rank, 1);
-    auto params = index_offsets_params(nullptr, nullptr, nullptr, 8, 5, 1, 1, true, shape, strides);
-    expect_compiles(index_offsets_body(rank) + size_check("nf_oparams", params.size()),
-                    "offsets rank " + std::to_string(rank));
-  }
-}
-
-TEST(GatherCodegen, GatherAndScatterCompileForEveryItemSize) {
-  const int ranks[][2] = {{0, 0}, {1, 2}, {3, 0}};
-  for (size_t itemsize : {1, 2, 4, 8, 16}) {
-    for (const auto& r : ranks) {
-      Shape os(r[0], 2), is(r[1], 3);
-      Strides ot(r[0], 1), it(r[1], 1);
-      auto params = gather_params(nullptr, nullptr, nullptr, nullptr, 1, 1, 1, os, ot, is, it);
-      expect_compiles(gather_body(itemsize, r[0], r[1]) + size_check("nf_gparams", params.size()),
-                      "gather itemsize " + std::to_string(itemsize));
-    }
-  }
-  EXPECT_THROW(gather_body(3, 0, 0), Error);
-}
-
-TEST(GatherCodegen, ScatterSelectionAndNonzeroCompile) {
-  auto sel = scatter_select_params(nullptr, nullptr, nullptr, 4, 63);
-  expect_compiles(scatter_select_body() + size_check("nf_dparams", sel.size()), "select");
-  for (int nd : {1, 2, 5}) {
-    std::vector<void*> outs(nd, nullptr);
-    auto params = nonzero_params(nullptr, 10, outs, Shape(nd, 2));
-    expect_compiles(nonzero_body(nd) + size_check("nf_nzparams", params.size()), "nonzero " + std::to_string(nd));
-  }
-  EXPECT_THROW(nonzero_body(0), ValueError);
-}
-
-TEST(GatherCodegen, LaunchSequences) {
-  // a[:, idx0, idx1] with 2-d index arrays: outer dim, B = (2, 3), no inner dims.
-  cpu::GatherGeometry g;
-  g.outer_shape = {4};
-  g.outer_strides = {35};
-  g.bshape = {2, 3};
-  g.indices = {host({2, 3}, DType::Int64), host({1, 3}, DType::Int64)};
-  g.adv_sizes = {5, 7};
-  g.adv_strides = {7, 1};
-  g.adv_axes = {1, 2};
-  auto gl = gather_launches(g, nullptr, nullptr, 4, nullptr);
-  ASSERT_EQ(gl.size(), 3u);
-  EXPECT_EQ(gl[0].entry, "nf_index_offsets");
-  EXPECT_EQ(gl[2].entry, "nf_gather");
-  auto sl = scatter_launches(g, nullptr, nullptr, 4, nullptr, nullptr, nullptr, nullptr);
-  ASSERT_EQ(sl.size(), 5u);
-  EXPECT_EQ(sl[2].entry, "nf_scatter_claim");
-  EXPECT_EQ(sl[3].entry, "nf_scatter_mark");
-  EXPECT_EQ(sl[4].entry, "nf_scatter");
-  EXPECT_EQ(scatter_slots(6), 64);
-  EXPECT_EQ(scatter_slots(1000), 2048);
-  // The shapes are parameters: other extents give the same sources.
-  cpu::GatherGeometry h = g;
-  h.outer_shape = {9};
-  h.bshape = {4, 3};
-  h.indices = {host({4, 3}, DType::Int64), host({1, 3}, DType::Int64)};
-  auto hl = gather_launches(h, nullptr, nullptr, 4, nullptr);
-  for (size_t i = 0; i < gl.size(); ++i) EXPECT_EQ(gl[i].body, hl[i].body);
-  EXPECT_NE(gl[2].params, hl[2].params);
 }
