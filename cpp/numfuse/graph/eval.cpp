@@ -343,7 +343,9 @@ bool eval_into(const Array& src, const Array& dst) {
 
 // Remembers that `node` reads `s`, dropping entries of nodes already gone or evaluated.
 static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
+  if (s->constant) return;  // nothing ever writes into it
   auto& r = s->readers;
+  if (!r.empty() && !r.back().owner_before(node) && !node.owner_before(r.back())) return;  // a * a
   if (r.size() >= 16 && (r.size() & (r.size() - 1)) == 0) {
     size_t k = 0;
     for (auto& w : r) {
@@ -355,8 +357,9 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
   r.push_back(node);
 }
 
-std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
-                                std::vector<Shape> shapes) {
+// Registers `node` (inputs, out_dtypes and out_shapes set) and writes its n pending outputs to
+// `outs`; applies the graph limits.
+static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
@@ -367,35 +370,50 @@ std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> d
     }
   }
   node->depth = depth;
-  node->out_dtypes = dtypes;
-  node->out_shapes = shapes;
-  std::vector<Array> outs;
-  for (size_t i = 0; i < dtypes.size(); ++i) {
-    Array a;
-    a.dtype = dtypes[i];
-    a.shape = shapes[i];
-    a.strides = contiguous_strides(shapes[i]);
+  node->outputs.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Array& a = outs[i];
+    a.dtype = node->out_dtypes[i];
+    a.shape = node->out_shapes[i];
+    a.strides = contiguous_strides(a.shape);
     a.storage = std::make_shared<Storage>();
-    a.storage->nbytes = static_cast<size_t>(numel(shapes[i])) * itemsize(dtypes[i]);
+    a.storage->nbytes = static_cast<size_t>(numel(a.shape)) * itemsize(a.dtype);
     a.storage->device = node->device;
     a.storage->producer = node;
     a.storage->producer_output = static_cast<int>(i);
-    node->outputs.push_back(a.storage);
-    outs.push_back(std::move(a));
+    node->outputs.emplace_back(a.storage);
   }
   for (const Array& in : node->inputs) add_reader(in.storage.get(), node);
   g_pending_nodes.fetch_add(1, std::memory_order_relaxed);
   const GraphLimits& lim = graph_limits();
   if (any_input_pending && depth >= lim.max_depth) {
-    eval(outs, FlushReason::GraphDepthLimit);
+    eval(std::vector<Array>(outs, outs + n), FlushReason::GraphDepthLimit);
   } else if (pending_node_count() > lim.max_pending) {
-    eval(outs, FlushReason::GraphSizeLimit);
+    eval(std::vector<Array>(outs, outs + n), FlushReason::GraphSizeLimit);
   }
+}
+
+std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
+                                std::vector<Shape> shapes) {
+  node->out_dtypes = std::move(dtypes);
+  node->out_shapes = std::move(shapes);
+  std::vector<Array> outs(node->out_dtypes.size());
+  register_pending(node, outs.data(), outs.size());
   return outs;
 }
 
 Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape) {
-  return make_pending(std::move(node), std::vector<DType>{dtype}, std::vector<Shape>{std::move(shape)})[0];
+  node->out_dtypes.assign(1, dtype);
+  node->out_shapes.assign(1, std::move(shape));
+  Array out;
+  register_pending(node, &out, 1);
+  return out;
+}
+
+void make_pending(std::shared_ptr<Node> node, const DType* dtypes, const Shape& shape, int n, Array* outs) {
+  node->out_dtypes.assign(dtypes, dtypes + n);
+  node->out_shapes.assign(static_cast<size_t>(n), shape);
+  register_pending(node, outs, static_cast<size_t>(n));
 }
 
 }  // namespace nf

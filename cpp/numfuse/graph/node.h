@@ -42,6 +42,8 @@ struct Node {
 std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
                                 std::vector<Shape> shapes);
 Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape);
+// The same for n outputs of one shape, written to outs[0..n) (the ufunc path: no vectors).
+void make_pending(std::shared_ptr<Node> node, const DType* dtypes, const Shape& shape, int n, Array* outs);
 
 // The number of nodes alive and not yet evaluated.
 int64_t pending_node_count();

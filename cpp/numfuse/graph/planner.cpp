@@ -1,9 +1,9 @@
 #include "numfuse/graph/planner.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "numfuse/graph/flush.h"
+#include "numfuse/graph/node_set.h"
 
 namespace nf {
 
@@ -129,8 +129,8 @@ class GroupBuilder {
     return true;
   }
 
-  std::unordered_set<Node*> members;
-  std::unordered_set<Node*> epilogue;
+  PtrSet<Node*> members;
+  PtrSet<Node*> epilogue;
   Node* reduction = nullptr;
   int inputs = 0;
   bool closed = false;  // ends in a reduction: only its epilogue joins
