@@ -57,6 +57,8 @@ std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
   uint64_t epoch = g_epoch.fetch_add(1);
   std::vector<Node*> order;
   std::vector<std::pair<Node*, size_t>> stack;
+  order.reserve(16);
+  stack.reserve(16);
   for (Node* r : roots) {
     if (r->visit_epoch == epoch) continue;
     r->visit_epoch = epoch;
@@ -209,6 +211,7 @@ void run_group(const Group& g) {
 
 void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
   std::vector<Node*> roots;
+  roots.reserve(hold.size());
   for (auto& n : hold) {
     n->eval_root = true;
     roots.push_back(n.get());
@@ -216,6 +219,7 @@ void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
   std::vector<Node*> order = topo_sort(roots);
   // Evaluating a node drops its inputs, which may hold the last reference to a later node's
   // input producer: keep every node of the walk alive until the end.
+  hold.reserve(hold.size() + order.size());
   for (Node* n : order) {
     for (const Array& in : n->inputs) {
       if (in.storage->producer) hold.push_back(in.storage->producer);
@@ -258,6 +262,13 @@ static bool try_eval_single(Node* n, FlushReason why) {
 std::vector<Node*> pending_graph(const Array& a) {
   if (!a.storage->producer) return {};
   return topo_sort({a.storage->producer.get()});
+}
+
+void eval_pending(const Array& a, FlushReason why) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+  if (!a.storage || !a.storage->producer) return;
+  if (try_eval_single(a.storage->producer.get(), why)) return;
+  eval_nodes({a.storage->producer}, why);
 }
 
 void eval(const std::vector<Array>& arrays, FlushReason why) {

@@ -51,7 +51,7 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   // The leaves read so far, by storage (1 + index of its latest leaf; prev_leaf chains the
   // earlier ones): one lookup per input instead of a scan of every leaf.
   PtrMap<int> last_leaf_of;
-  std::vector<int> prev_leaf;
+  SmallVector<int, 16> prev_leaf;
   elementwise_nodes = std::min(elementwise_nodes, group.nodes.size());
   p.steps.reserve(elementwise_nodes);
   for (size_t ni = 0; ni < elementwise_nodes; ++ni) {

@@ -29,7 +29,10 @@ namespace {
 // reads group values only as they were produced (C-contiguous, whole), so one index serves all.
 class GroupBuilder {
  public:
-  explicit GroupBuilder(Node* first) { add(first); }
+  explicit GroupBuilder(Node* first) {
+    group.nodes.reserve(8);
+    add(first);
+  }
 
   // Why `n` cannot join, or nothing if it can.
   bool can_join(Node* n, CutReason* why) const {
@@ -141,6 +144,7 @@ class GroupBuilder {
 std::vector<Group> plan_groups(const std::vector<Node*>& topo_order) {
   std::vector<Group> groups;
   if (topo_order.empty()) return groups;
+  groups.reserve(4);
   GroupBuilder cur(topo_order[0]);
   for (size_t i = 1; i < topo_order.size(); ++i) {
     CutReason why = CutReason::EndOfGraph;

@@ -9,6 +9,7 @@
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
+#include "numfuse/core/small_vector.h"
 #include "numfuse/core/type_resolution.h"
 
 namespace nf::cpu {
@@ -98,7 +99,7 @@ class SlotAllocator {
   int count() const { return count_; }
 
  private:
-  std::vector<int> free_;
+  SmallVector<int, 16> free_;
   int count_ = 0;
 };
 
@@ -151,6 +152,7 @@ void run_program(const GroupProgram& p) {
   if (nout == 0) return;
   if (try_run_small(p)) return;
   std::vector<Strides> strides;
+  strides.reserve(nout + nleaf + 1);
   for (const ProgramOutput& o : p.outputs) strides.push_back(o.array.strides);
   for (const Array& l : p.leaves) strides.push_back(broadcast_strides(l.shape, l.strides, p.shape));
   // Generators read each element's C-order position: one more operand, with no memory behind it.
@@ -162,7 +164,7 @@ void run_program(const GroupProgram& p) {
 
   // Each step output's index in the value tables, and the last step reading it (nsteps: an
   // output of the program stored after the run; -1: never read).
-  std::vector<StepPlan> plan(nsteps);
+  SmallVector<StepPlan, 8> plan(nsteps);
   int nargs = 0, nvalues = 0;
   for (size_t s = 0; s < nsteps; ++s) {
     const ProgramStep& st = p.steps[s];
@@ -174,11 +176,11 @@ void run_program(const GroupProgram& p) {
     nvalues += static_cast<int>(st.op.out.size());
   }
   auto value_index = [&](const ProgramValue& v) { return plan[v.step].first_out + v.output; };
-  std::vector<CastLoop> cast(nargs, nullptr);   // per argument, null when it has the loop dtype
-  std::vector<int> cast_slot(nargs, -1);        // scratch slot of each cast argument
-  std::vector<int> value_slot(nvalues, -1);     // slot of each step output
-  std::vector<int> direct_out(nvalues, -1);     // program output written in place, or -1
-  std::vector<int> last_use(nvalues, -1);
+  SmallVector<CastLoop, 16> cast(nargs, nullptr);  // per argument, null when it has the loop dtype
+  SmallVector<int, 16> cast_slot(nargs, -1);        // scratch slot of each cast argument
+  SmallVector<int, 16> value_slot(nvalues, -1);     // slot of each step output
+  SmallVector<int, 16> direct_out(nvalues, -1);     // program output written in place, or -1
+  SmallVector<int, 16> last_use(nvalues, -1);
   for (size_t s = 0; s < nsteps; ++s) {
     const ProgramStep& st = p.steps[s];
     for (size_t k = 0; k < st.args.size(); ++k) {
@@ -188,12 +190,12 @@ void run_program(const GroupProgram& p) {
     }
   }
   // A step whose value is an output with unit inner stride writes straight into it (once).
-  std::vector<bool> written_directly(nout, false);
+  SmallVector<char, 8> written_directly(nout, 0);
   for (size_t j = 0; j < nout; ++j) {
     const ProgramValue& v = p.outputs[j].value;
     if (sp.strides[j][inner] == 1 && direct_out[value_index(v)] < 0) {
       direct_out[value_index(v)] = static_cast<int>(j);
-      written_directly[j] = true;
+      written_directly[j] = 1;
     } else {
       last_use[value_index(v)] = static_cast<int>(nsteps);  // stored from its slot after the steps
     }
@@ -221,17 +223,17 @@ void run_program(const GroupProgram& p) {
     }
   }
   const int slots = slots_of.count();
-  std::vector<char*> out_base(nout), leaf_base(nleaf);
+  SmallVector<char*, 8> out_base(nout, nullptr), leaf_base(nleaf, nullptr);
   for (size_t j = 0; j < nout; ++j) out_base[j] = p.outputs[j].array.data();
   for (size_t l = 0; l < nleaf; ++l) leaf_base[l] = p.leaves[l].data();
   const int64_t run = slots <= 8 ? kRunElements : kRunElements / 4;
 
   parallel_for(sp.size(), kParallelGrain, [&](int64_t begin, int64_t end) {
     thread_local RunScratch scratch;
-    std::vector<char*> value_ptr(slots);
-    std::vector<const void*> arg_ptr;
-    std::vector<int64_t> arg_step;
-    std::vector<void*> res_ptr;
+    SmallVector<char*, 16> value_ptr(static_cast<size_t>(slots), nullptr);
+    SmallVector<const void*, 4> arg_ptr;
+    SmallVector<int64_t, 4> arg_step;
+    SmallVector<void*, 4> res_ptr;
     for_each_run(sp, begin, end, run, [&](const int64_t* off, int64_t n) {
       for (size_t s = 0; s < nsteps; ++s) {
         const ProgramStep& st = p.steps[s];
