@@ -19,7 +19,7 @@ enum class NodeKind : uint8_t {
 struct Node {
   std::vector<Array> inputs;                   // dropped once evaluated
   std::vector<std::weak_ptr<Storage>> outputs;
-  std::vector<DType> out_dtypes;
+  SmallVector<DType, 2> out_dtypes;
   std::vector<Shape> out_shapes;
   Device device;
   int depth = 0;               // longest pending chain below this node
