@@ -1,7 +1,7 @@
 // Flat sets and maps keyed by pointers, for the planner and the program builder: they test
 // membership once per input of every node, and std::unordered_set / unordered_map allocated a heap
 // node per insert, which showed in the host time of every small op. Open addressing with linear
-// probing; the first 16 slots live inline (a small graph allocates nothing); no erase.
+// probing; the first 8 slots live inline (a small graph allocates nothing); no erase.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -88,7 +88,7 @@ class PtrMap {
     const void* key = nullptr;
     V value{};
   };
-  static constexpr size_t kInline = 16;
+  static constexpr size_t kInline = 8;
 
   void grow() {
     const size_t old_cap = cap_;

@@ -228,7 +228,7 @@ void run_program(const GroupProgram& p) {
   for (size_t l = 0; l < nleaf; ++l) leaf_base[l] = p.leaves[l].data();
   const int64_t run = slots <= 8 ? kRunElements : kRunElements / 4;
 
-  parallel_for(sp.size(), kParallelGrain, [&](int64_t begin, int64_t end) {
+  auto chunk = [&](int64_t begin, int64_t end) {
     thread_local RunScratch scratch;
     SmallVector<char*, 16> value_ptr(static_cast<size_t>(slots), nullptr);
     SmallVector<const void*, 4> arg_ptr;
@@ -283,7 +283,12 @@ void run_program(const GroupProgram& p) {
                       sp.strides[j][inner], n, size);
       }
     });
-  });
+  };
+  if (sp.size() <= kParallelGrain) {
+    chunk(0, sp.size());  // what parallel_for would do, without wrapping the lambda
+  } else {
+    parallel_for(sp.size(), kParallelGrain, chunk);
+  }
 }
 
 }  // namespace nf::cpu
