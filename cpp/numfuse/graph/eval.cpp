@@ -11,6 +11,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
+#include "numfuse/graph/node_pool.h"
 #include "numfuse/graph/planner.h"
 #include "numfuse/ops/reduction.h"
 
@@ -387,7 +388,7 @@ static void register_pending(const std::shared_ptr<Node>& node, Array* outs, siz
     a.dtype = node->out_dtypes[i];
     a.shape = node->out_shapes[i];
     a.strides = contiguous_strides(a.shape);
-    a.storage = std::make_shared<Storage>();
+    a.storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
     a.storage->nbytes = static_cast<size_t>(numel(a.shape)) * itemsize(a.dtype);
     a.storage->device = node->device;
     a.storage->producer = node;

@@ -7,6 +7,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
+#include "numfuse/graph/node_pool.h"
 #include "numfuse/ops/creation.h"
 #include "numfuse/ops/nodes.h"
 
@@ -179,7 +180,7 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
     bool v = *constant_result;
     fresh[0] = full(shape, DType::Bool, &v, device);
   } else {
-    auto node = std::make_shared<UFuncNode>();
+    auto node = std::allocate_shared<UFuncNode>(PoolAllocator<UFuncNode>());
     node->ufunc = op;
     node->device = device;
     node->inputs.reserve(static_cast<size_t>(nin));
