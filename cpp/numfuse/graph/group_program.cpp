@@ -97,6 +97,16 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
         return false;
       }
     }
+    // On the CPU a small generator that an earlier evaluation recomputed already is written out
+    // now: a loop-invariant `a = zeros(1000)` read by every iteration's evaluation otherwise
+    // costs each of them a fused group (planner, program, interpreter) where a materialised `a`
+    // takes the one-node path; its memory is a few KB. Large ones stay pending (recomputing a
+    // fill beats reading it from memory), as do all on CUDA devices.
+    constexpr int64_t kSmallGenerator = 4096;
+    if (n->device.is_cpu() && n->times_recomputed > 0 && numel(n->out_shapes[0]) <= kSmallGenerator) {
+      return false;
+    }
+    if (!program_dry_run() && n->times_recomputed < 255) ++n->times_recomputed;
     return true;
   };
   for (size_t s = 0; s < p.steps.size(); ++s) {

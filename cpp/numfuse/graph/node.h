@@ -26,6 +26,7 @@ struct Node {
   uint64_t visit_epoch = 0;    // scratch mark for graph walks
   bool done = false;           // evaluated: outputs are materialised, inputs dropped
   bool eval_root = false;      // asked for by an evaluation (a generator then is materialised)
+  uint8_t times_recomputed = 0;  // evaluations that recomputed this generator and left it pending
 
   virtual ~Node();
   virtual NodeKind kind() const = 0;
