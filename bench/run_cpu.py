@@ -77,28 +77,39 @@ def time_pair(nf, fn, np_inputs, repeats, budget_s):
 def overhead_cases(nf):
     """Per-op host overhead on a warm 1000-element add, for NumPy and numfuse.
 
-    Two patterns: `c = a + b` with evaluation forced every iteration (the worst case for a lazy
-    library), and 2000 chained `b = b + 1.0` with one evaluation at the end, divided by the ops.
+    Three patterns: `c = a + b` with evaluation forced every iteration (the worst case for a lazy
+    library); `c = a + 1.0` read back to NumPy every iteration, with `a = zeros(1000)` (a pending
+    generator that every evaluation recomputes); and issue 4's 2000 chained `b = b + 1.0` with
+    one read of `float(b[0])` at the end, the whole loop divided by the ops.
     """
     rows = []
     a0 = numpy.random.default_rng(2).random(1000)
+    asnumpy = getattr(nf, "asnumpy", numpy.asarray)
     for name, iters in (("c = a + b, eval each op (1000 el.)", 20000),
-                        ("2000x b = b + 1.0, one eval (1000 el.)", 2000)):
+                        ("c = a + 1.0, a = zeros(1000), asnumpy(c) each op", 20000),
+                        ("2000x b = b + 1.0, then float(b[0]) (1000 el.)", 2000)):
         per = []  # [numpy, numfuse]; a list, since in a dry run nf is numpy itself
         for xp in (numpy, nf):
             a, b = xp.asarray(a0), xp.asarray(a0)
             common.force(xp, a, b)
 
-            if name.startswith("c ="):
+            if name.startswith("c = a + b"):
                 def loop(xp=xp, a=a, b=b):
                     for _ in range(iters):
                         c = common.force(xp, a + b)
                     return c
+            elif name.startswith("c = a + 1.0"):
+                to_host = numpy.asarray if xp is numpy else asnumpy
+
+                def loop(xp=xp, a=xp.zeros(1000), to_host=to_host):
+                    for _ in range(iters):
+                        to_host(a + 1.0)
             else:
-                def loop(xp=xp, b=b):
+                def loop(xp=xp):
+                    b = xp.zeros(1000)
                     for _ in range(iters):
                         b = b + 1.0
-                    return common.force(xp, b)
+                    return float(b[0])
             t = common.measure(loop, xp, repeats=5, warmup=1)
             per.append((t.median / iters, t.first / iters))
         rows.append((name, per[0][0], per[1][0], per[1][1]))
@@ -111,6 +122,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="1e6 elements and 1024^2 matmul (a smoke run)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
+    ap.add_argument("--overhead-only", action="store_true", help="only the host-overhead rows")
     args = ap.parse_args()
 
     # These are CPU figures: keep numfuse off the GPU on a machine that has one.
@@ -125,7 +137,7 @@ def main():
                "numpy/numfuse", "agree"]
     rows = []
     rng = numpy.random.default_rng(0)
-    for name, fn, inputs, nbytes, rtol in elementwise_cases(n, rng):
+    for name, fn, inputs, nbytes, rtol in [] if args.overhead_only else elementwise_cases(n, rng):
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
         rows.append([f"{name} {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
@@ -133,7 +145,7 @@ def main():
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
         print("  done:", name, flush=True)
 
-    for name, fn, inputs, nbytes, rtol in fused_reduction_cases(n, rng):
+    for name, fn, inputs, nbytes, rtol in [] if args.overhead_only else fused_reduction_cases(n, rng):
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
         rows.append([f"{name} float64 {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
@@ -141,12 +153,13 @@ def main():
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
         print("  done:", name, flush=True)
 
-    A, B = rng.random((m, m)), rng.random((m, m))
-    t_np, t_nf, r_np, r_nf = time_pair(nf, lambda xp, a, b: a @ b, (A, B), 3, budget * 2)
-    tf = lambda t: f"{2 * m ** 3 / t / 1e9:.1f} GFLOP/s"
-    rows.append([f"matmul {m}^2 float64", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
-                 common.fmt_time(t_nf.first), tf(t_np.median), tf(t_nf.median),
-                 f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, 1e-10) else "NO"])
+    if not args.overhead_only:
+        A, B = rng.random((m, m)), rng.random((m, m))
+        t_np, t_nf, r_np, r_nf = time_pair(nf, lambda xp, a, b: a @ b, (A, B), 3, budget * 2)
+        tf = lambda t: f"{2 * m ** 3 / t / 1e9:.1f} GFLOP/s"
+        rows.append([f"matmul {m}^2 float64", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+                     common.fmt_time(t_nf.first), tf(t_np.median), tf(t_nf.median),
+                     f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, 1e-10) else "NO"])
 
     for name, np_per, nf_per, nf_first in overhead_cases(nf):
         rows.append([f"overhead: {name}", common.fmt_time(np_per) + "/op", common.fmt_time(nf_per) + "/op",

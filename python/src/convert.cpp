@@ -123,8 +123,7 @@ Operand operand_from_py(nb::handle obj, Device device) {
   if (nb::isinstance<Array>(obj)) return Operand::of(nb::cast<const Array&>(obj));
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) {
-    bool v = p == Py_True;
-    return Operand::of(Array::scalar(&v, DType::Bool));
+    return Operand::py_bool(p == Py_True);
   }
   if (PyLong_CheckExact(p) || (PyLong_Check(p) && !PyObject_HasAttrString(p, "dtype"))) {
     int overflow = 0;

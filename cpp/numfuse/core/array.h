@@ -19,6 +19,8 @@ struct Storage {
   std::shared_ptr<Buffer> buffer;   // set once materialised
   std::shared_ptr<Node> producer;   // set while pending
   int producer_output = 0;          // which output of `producer` this is
+  // Never written (the cached weak-scalar constants of ops/elementwise.cpp): readers not tracked.
+  bool constant = false;
   // Pending nodes that read this storage: a write into it must evaluate them first.
   std::vector<std::weak_ptr<Node>> readers;
 

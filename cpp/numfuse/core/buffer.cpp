@@ -11,7 +11,11 @@
 namespace nf {
 
 namespace {
-void free_host(void* p) { host_free(p); }
+// ctx is the Buffer itself (still alive in its destructor): the allocator is told the size.
+void free_host(void* ctx) {
+  const Buffer* b = static_cast<const Buffer*>(ctx);
+  host_free(b->data(), b->nbytes());
+}
 }  // namespace
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
@@ -25,7 +29,7 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
   b->nbytes_ = nbytes;
   b->device_ = device;
   b->release_ = free_host;
-  b->ctx_ = p;
+  b->ctx_ = b.get();
   return b;
 }
 

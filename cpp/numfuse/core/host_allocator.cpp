@@ -43,12 +43,61 @@ LargeBlocks& large_blocks() {
   return *b;
 }
 
+// Small blocks: 64-byte steps up to 1 KiB, then four classes per power of two (at most 25% of a
+// block unused).
+constexpr size_t kSmallMax = size_t(1) << 20;
+constexpr int kSmallClasses = 16 + 10 * 4;
+constexpr size_t kSmallClassBytes = size_t(512) << 10;  // cached per class (at least 2 blocks)
+
+size_t small_class(size_t nbytes, int* cls) {
+  if (nbytes <= 1024) {
+    size_t size = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
+    *cls = static_cast<int>(size / 64) - 1;
+    return size;
+  }
+  const int p = 63 - __builtin_clzll(static_cast<unsigned long long>(nbytes - 1));  // 2^p < n <= 2^(p+1)
+  const size_t step = (size_t(1) << p) / 4;
+  const size_t size = (nbytes + step - 1) / step * step;
+  *cls = 16 + (p - 10) * 4 + static_cast<int>(size / step) - 5;
+  return size;
+}
+
+struct SmallBlocks {
+  std::mutex m;
+  std::vector<void*> free[kSmallClasses];
+};
+
+SmallBlocks& small_blocks() {
+  static SmallBlocks* b = new SmallBlocks();  // leaked, as large_blocks()
+  return *b;
+}
+
 }  // namespace
 
 void* host_alloc(size_t nbytes) {
+  if (nbytes <= kSmallMax) {
+    int cls;
+    const size_t size = small_class(nbytes, &cls);
+    SmallBlocks& sb = small_blocks();
+    {
+      std::lock_guard<std::mutex> lock(sb.m);
+      if (!sb.free[cls].empty()) {
+        void* p = sb.free[cls].back();
+        sb.free[cls].pop_back();
+        return p;
+      }
+    }
+    void* p = std::aligned_alloc(64, size);
+    if (!p) {
+      host_free_cache();
+      p = std::aligned_alloc(64, size);
+      if (!p) throw std::bad_alloc();
+    }
+    return p;
+  }
   if (nbytes < kLarge) {
     size_t rounded = (nbytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    void* p = std::aligned_alloc(64, rounded);
     if (!p) throw std::bad_alloc();
     return p;
   }
@@ -79,8 +128,23 @@ void* host_alloc(size_t nbytes) {
   return p;
 }
 
-void host_free(void* p) {
+void host_free(void* p, size_t nbytes) {
   if (!p) return;
+  if (nbytes <= kSmallMax) {
+    int cls;
+    const size_t size = small_class(nbytes, &cls);
+    SmallBlocks& sb = small_blocks();
+    if (cache_limit() > 0) {  // NUMFUSE_HOST_CACHE_BYTES=0: no cache of any size
+      std::lock_guard<std::mutex> lock(sb.m);
+      std::vector<void*>& list = sb.free[cls];
+      if (list.size() < 2 || (list.size() + 1) * size <= kSmallClassBytes) {
+        list.push_back(p);
+        return;
+      }
+    }
+    std::free(p);
+    return;
+  }
   LargeBlocks& lb = large_blocks();
   {
     std::lock_guard<std::mutex> lock(lb.m);
@@ -99,8 +163,16 @@ void host_free(void* p) {
 }
 
 void host_free_cache() {
-  LargeBlocks& lb = large_blocks();
   std::vector<void*> blocks;
+  {
+    SmallBlocks& sb = small_blocks();
+    std::lock_guard<std::mutex> lock(sb.m);
+    for (auto& list : sb.free) {
+      blocks.insert(blocks.end(), list.begin(), list.end());
+      list.clear();
+    }
+  }
+  LargeBlocks& lb = large_blocks();
   {
     std::lock_guard<std::mutex> lock(lb.m);
     for (auto& [size, p] : lb.cached) blocks.push_back(p);

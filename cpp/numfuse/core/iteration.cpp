@@ -17,8 +17,37 @@ bool IterSpace::fits_int32() const {
   return true;
 }
 
+namespace {
+// Whether every operand walks `shape` in C order or not at all (a broadcast scalar): the space
+// is then one dim, as the general pass below would find, without its sorting and merging.
+bool flat_space(const Shape& shape, const std::vector<Strides>& operand_strides, IterSpace* sp) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  if (n <= 1) return false;  // empty and one-element spaces take the general path
+  const Strides c = contiguous_strides(shape);
+  sp->shape = {n};
+  sp->strides.resize(operand_strides.size());
+  for (size_t k = 0; k < operand_strides.size(); ++k) {
+    const Strides& st = operand_strides[k];
+    bool contiguous = true, zero = true;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      contiguous &= st[d] == c[d];
+      zero &= st[d] == 0;
+    }
+    if (!contiguous && !zero) return false;
+    sp->strides[k] = {contiguous ? int64_t(1) : int64_t(0)};
+  }
+  return true;
+}
+}  // namespace
+
 IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operand_strides, int key) {
   const size_t nops = operand_strides.size();
+  {
+    IterSpace flat;
+    if (flat_space(shape, operand_strides, &flat)) return flat;
+  }
   // 1. Drop unit dims (an empty space keeps one dim of 0 so that size() == 0).
   std::vector<int> dims;
   for (size_t d = 0; d < shape.size(); ++d) {

@@ -29,11 +29,11 @@ void for_each_run(const IterSpace& sp, int64_t begin, int64_t end, int64_t max_r
   const size_t nops = sp.strides.size();
   if (begin >= end) return;
   if (nd == 0) {
-    std::vector<int64_t> off(nops, 0);
+    SmallVector<int64_t, 8> off(nops, 0);
     fn(off.data(), int64_t(1));
     return;
   }
-  std::vector<int64_t> idx(nd), off(nops, 0);
+  SmallVector<int64_t, 8> idx(static_cast<size_t>(nd), 0), off(nops, 0);
   int64_t rem = begin;
   for (int d = nd - 1; d >= 0; --d) {
     idx[d] = rem % sp.shape[d];

@@ -76,7 +76,22 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   if (a == b) return a;
-  return broadcast_shapes(std::vector<Shape>{a, b});
+  // The two-operand case of every binary op: no vector of shapes unless it fails.
+  const Shape& longer = a.size() >= b.size() ? a : b;
+  const Shape& shorter = a.size() >= b.size() ? b : a;
+  Shape out = longer;
+  const size_t off = longer.size() - shorter.size();
+  for (size_t i = 0; i < shorter.size(); ++i) {
+    int64_t& o = out[off + i];
+    const int64_t s = shorter[i];
+    if (s == o || s == 1) continue;
+    if (o == 1) {
+      o = s;
+      continue;
+    }
+    return broadcast_shapes(std::vector<Shape>{a, b});  // throws NumPy's message
+  }
+  return out;
 }
 
 Strides broadcast_strides(const Shape& from, const Strides& strides, const Shape& to) {

@@ -32,12 +32,14 @@ class SmallVector {
   template <class It, class = decltype(*std::declval<It>())>
   SmallVector(It first, It last) { assign(first, last); }
   SmallVector(const std::vector<T>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit
-  SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
+  SmallVector(const SmallVector& o) { copy_from(o); }
   SmallVector(SmallVector&& o) noexcept { steal(o); }
-  ~SmallVector() { release(); }
+  ~SmallVector() {
+    if (data_ != inline_) delete[] data_;
+  }
 
   SmallVector& operator=(const SmallVector& o) {
-    if (this != &o) assign(o.begin(), o.end());
+    if (this != &o) copy_from(o);
     return *this;
   }
   SmallVector& operator=(SmallVector&& o) noexcept {
@@ -154,11 +156,22 @@ class SmallVector {
     data_ = inline_;
     cap_ = N;
   }
+  // Copies and moves of inline contents copy the whole inline array: a fixed-size copy the
+  // compiler inlines, where a copy of size_ elements was a call to memmove (shapes and strides
+  // are copied many times per op).
+  void copy_from(const SmallVector& o) {
+    if (o.size_ <= N && data_ == inline_) {
+      std::memcpy(inline_, o.data_, sizeof(inline_));  // o.data_ holds at least N elements
+      size_ = o.size_;
+      return;
+    }
+    assign(o.begin(), o.end());
+  }
   void steal(SmallVector& o) {
     if (o.data_ == o.inline_) {
       data_ = inline_;
       cap_ = N;
-      std::memcpy(inline_, o.inline_, o.size_ * sizeof(T));
+      std::memcpy(inline_, o.inline_, sizeof(inline_));
     } else {
       data_ = o.data_;
       cap_ = o.cap_;

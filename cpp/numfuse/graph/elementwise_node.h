@@ -3,6 +3,7 @@
 #pragma once
 #include <vector>
 
+#include "numfuse/core/small_vector.h"
 #include "numfuse/graph/node.h"
 #include "numfuse/ops/ufunc_list.h"
 
@@ -20,8 +21,10 @@ struct ElementwiseOp {
   enum class Kind : uint8_t { UFunc, Select, Copy, Generate };
   Kind kind = Kind::Copy;
   UFunc ufunc = UFunc::Add;  // Kind::UFunc only
-  std::vector<DType> in;     // the dtypes the function reads (inputs are cast to them)
-  std::vector<DType> out;    // the dtypes it writes
+  // Inline vectors: programs copy an op per step, and a heap copy per step showed in the host
+  // time of every small op.
+  SmallVector<DType, 3> in;   // the dtypes the function reads (inputs are cast to them)
+  SmallVector<DType, 3> out;  // the dtypes it writes
   Generator gen{};           // Kind::Generate only (no inputs; out[0] is the value's dtype)
 };
 

@@ -12,6 +12,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
+#include "numfuse/graph/node_pool.h"
 #include "numfuse/graph/planner.h"
 #include "numfuse/ops/reduction.h"
 
@@ -58,6 +59,8 @@ std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
   uint64_t epoch = g_epoch.fetch_add(1);
   std::vector<Node*> order;
   std::vector<std::pair<Node*, size_t>> stack;
+  order.reserve(16);
+  stack.reserve(16);
   for (Node* r : roots) {
     if (r->visit_epoch == epoch) continue;
     r->visit_epoch = epoch;
@@ -218,6 +221,7 @@ void run_group(const Group& g) {
 
 void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
   std::vector<Node*> roots;
+  roots.reserve(hold.size());
   for (auto& n : hold) {
     n->eval_root = true;
     roots.push_back(n.get());
@@ -225,6 +229,7 @@ void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
   std::vector<Node*> order = topo_sort(roots);
   // Evaluating a node drops its inputs, which may hold the last reference to a later node's
   // input producer: keep every node of the walk alive until the end.
+  hold.reserve(hold.size() + order.size());
   for (Node* n : order) {
     for (const Array& in : n->inputs) {
       if (in.storage->producer) hold.push_back(in.storage->producer);
@@ -267,6 +272,13 @@ static bool try_eval_single(Node* n, FlushReason why) {
 std::vector<Node*> pending_graph(const Array& a) {
   if (!a.storage->producer) return {};
   return topo_sort({a.storage->producer.get()});
+}
+
+void eval_pending(const Array& a, FlushReason why) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+  if (!a.storage || !a.storage->producer) return;
+  if (try_eval_single(a.storage->producer.get(), why)) return;
+  eval_nodes({a.storage->producer}, why);
 }
 
 void eval(const std::vector<Array>& arrays, FlushReason why) {
@@ -352,7 +364,9 @@ bool eval_into(const Array& src, const Array& dst) {
 
 // Remembers that `node` reads `s`, dropping entries of nodes already gone or evaluated.
 static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
+  if (s->constant) return;  // nothing ever writes into it
   auto& r = s->readers;
+  if (!r.empty() && !r.back().owner_before(node) && !node.owner_before(r.back())) return;  // a * a
   if (r.size() >= 16 && (r.size() & (r.size() - 1)) == 0) {
     size_t k = 0;
     for (auto& w : r) {
@@ -364,8 +378,9 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
   r.push_back(node);
 }
 
-std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
-                                std::vector<Shape> shapes) {
+// Registers `node` (inputs, out_dtypes and out_shapes set) and writes its n pending outputs to
+// `outs`; applies the graph limits.
+static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
@@ -376,35 +391,50 @@ std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> d
     }
   }
   node->depth = depth;
-  node->out_dtypes = dtypes;
-  node->out_shapes = shapes;
-  std::vector<Array> outs;
-  for (size_t i = 0; i < dtypes.size(); ++i) {
-    Array a;
-    a.dtype = dtypes[i];
-    a.shape = shapes[i];
-    a.strides = contiguous_strides(shapes[i]);
-    a.storage = std::make_shared<Storage>();
-    a.storage->nbytes = static_cast<size_t>(numel(shapes[i])) * itemsize(dtypes[i]);
+  node->outputs.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Array& a = outs[i];
+    a.dtype = node->out_dtypes[i];
+    a.shape = node->out_shapes[i];
+    a.strides = contiguous_strides(a.shape);
+    a.storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
+    a.storage->nbytes = static_cast<size_t>(numel(a.shape)) * itemsize(a.dtype);
     a.storage->device = node->device;
     a.storage->producer = node;
     a.storage->producer_output = static_cast<int>(i);
-    node->outputs.push_back(a.storage);
-    outs.push_back(std::move(a));
+    node->outputs.emplace_back(a.storage);
   }
   for (const Array& in : node->inputs) add_reader(in.storage.get(), node);
   g_pending_nodes.fetch_add(1, std::memory_order_relaxed);
   const GraphLimits& lim = graph_limits();
   if (any_input_pending && depth >= lim.max_depth) {
-    eval(outs, FlushReason::GraphDepthLimit);
+    eval(std::vector<Array>(outs, outs + n), FlushReason::GraphDepthLimit);
   } else if (pending_node_count() > lim.max_pending) {
-    eval(outs, FlushReason::GraphSizeLimit);
+    eval(std::vector<Array>(outs, outs + n), FlushReason::GraphSizeLimit);
   }
+}
+
+std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
+                                std::vector<Shape> shapes) {
+  node->out_dtypes = std::move(dtypes);
+  node->out_shapes = std::move(shapes);
+  std::vector<Array> outs(node->out_dtypes.size());
+  register_pending(node, outs.data(), outs.size());
   return outs;
 }
 
 Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape) {
-  return make_pending(std::move(node), std::vector<DType>{dtype}, std::vector<Shape>{std::move(shape)})[0];
+  node->out_dtypes.assign(1, dtype);
+  node->out_shapes.assign(1, std::move(shape));
+  Array out;
+  register_pending(node, &out, 1);
+  return out;
+}
+
+void make_pending(std::shared_ptr<Node> node, const DType* dtypes, const Shape& shape, int n, Array* outs) {
+  node->out_dtypes.assign(dtypes, dtypes + n);
+  node->out_shapes.assign(static_cast<size_t>(n), shape);
+  register_pending(node, outs, static_cast<size_t>(n));
 }
 
 }  // namespace nf

@@ -15,8 +15,9 @@ std::recursive_mutex& graph_mutex();
 
 // Materialises every pending array given (and everything they depend on).
 void eval(const std::vector<Array>& arrays, FlushReason why);
+void eval_pending(const Array& a, FlushReason why);  // eval(a) when a is pending
 inline void eval(const Array& a, FlushReason why) {
-  if (a.pending()) eval(std::vector<Array>{a}, why);
+  if (a.pending()) eval_pending(a, why);
 }
 
 // Evaluates `src` (pending, the whole output of an elementwise node, nobody else holding it)

@@ -1,10 +1,10 @@
 #include "numfuse/graph/group_program.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
+#include "numfuse/graph/node_set.h"
 
 namespace nf {
 
@@ -44,11 +44,16 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   ElementwiseNode* first = static_cast<ElementwiseNode*>(group.nodes.front());
   p.shape = first->out_shapes[0];
   p.device = first->device;
-  std::unordered_map<const Node*, int> step_of;
+  PtrMap<int> step_of;
   // References to each in-group output storage from in-group inputs: a value nobody else holds
   // stays in registers / scratch and never reaches memory.
-  std::unordered_map<const Storage*, long> internal_refs;
+  PtrMap<long> internal_refs;
+  // The leaves read so far, by storage (1 + index of its latest leaf; prev_leaf chains the
+  // earlier ones): one lookup per input instead of a scan of every leaf.
+  PtrMap<int> last_leaf_of;
+  SmallVector<int, 16> prev_leaf;
   elementwise_nodes = std::min(elementwise_nodes, group.nodes.size());
+  p.steps.reserve(elementwise_nodes);
   for (size_t ni = 0; ni < elementwise_nodes; ++ni) {
     Node* n = group.nodes[ni];
     auto* en = static_cast<ElementwiseNode*>(n);
@@ -56,19 +61,23 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
     for (const Array& in : n->inputs) {
       ProgramValue v;
       Node* prod = in.storage->producer.get();
-      auto it = prod ? step_of.find(prod) : step_of.end();
-      if (it != step_of.end()) {
-        v.step = it->second;
+      const int* st = prod ? step_of.find(prod) : nullptr;
+      if (st) {
+        v.step = *st;
         v.output = in.storage->producer_output;
         ++internal_refs[in.storage.get()];
       } else {
+        // The leaves of one storage are chained (views of one buffer, as in a stencil).
+        int& last = last_leaf_of[in.storage.get()];
         int found = -1;
-        for (size_t k = 0; k < p.leaves.size(); ++k) {
-          if (same_view(p.leaves[k], in)) found = static_cast<int>(k);
+        for (int k = last - 1; k >= 0 && found < 0; k = prev_leaf[k] - 1) {
+          if (same_view(p.leaves[k], in)) found = k;
         }
         if (found < 0) {
           found = static_cast<int>(p.leaves.size());
           p.leaves.push_back(in);
+          prev_leaf.push_back(last);
+          last = found + 1;
         }
         v.leaf = found;
       }
@@ -80,7 +89,7 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   // A generator's value stays pending when no node outside this group reads it (the rest of its
   // holders are the user's arrays): it is a function of the position alone.
   auto recomputable = [&](Node* n, const Storage* st) {
-    if (n->eval_root || p.steps[step_of[n]].op.kind != ElementwiseOp::Kind::Generate) return false;
+    if (n->eval_root || p.steps[*step_of.find(n)].op.kind != ElementwiseOp::Kind::Generate) return false;
     for (const auto& w : st->readers) {
       std::shared_ptr<Node> r = w.lock();
       if (r && !r->done && !step_of.count(r.get()) && !(elementwise_nodes < group.nodes.size() &&
@@ -88,6 +97,16 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
         return false;
       }
     }
+    // On the CPU a small generator that an earlier evaluation recomputed already is written out
+    // now: a loop-invariant `a = zeros(1000)` read by every iteration's evaluation otherwise
+    // costs each of them a fused group (planner, program, interpreter) where a materialised `a`
+    // takes the one-node path; its memory is a few KB. Large ones stay pending (recomputing a
+    // fill beats reading it from memory), as do all on CUDA devices.
+    constexpr int64_t kSmallGenerator = 4096;
+    if (n->device.is_cpu() && n->times_recomputed > 0 && numel(n->out_shapes[0]) <= kSmallGenerator) {
+      return false;
+    }
+    if (!program_dry_run() && n->times_recomputed < 255) ++n->times_recomputed;
     return true;
   };
   for (size_t s = 0; s < p.steps.size(); ++s) {
@@ -95,7 +114,8 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
     for (size_t o = 0; o < n->outputs.size(); ++o) {
       std::shared_ptr<Storage> st = n->outputs[o].lock();
       if (!st) continue;
-      long external = st.use_count() - 1 - internal_refs[st.get()];
+      const long* internal = internal_refs.find(st.get());
+      long external = st.use_count() - 1 - (internal ? *internal : 0);
       if (external > (st.get() == reduce_input ? 1 : 0) && recomputable(n, st.get())) {
         if (st.get() == reduce_input) p.reduced = ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)};
         p.left_pending.push_back(n);

@@ -20,7 +20,7 @@ struct ProgramValue {
 struct ProgramStep {
   ElementwiseNode* node;
   ElementwiseOp op;
-  std::vector<ProgramValue> args;
+  SmallVector<ProgramValue, 3> args;
 };
 
 struct ProgramOutput {

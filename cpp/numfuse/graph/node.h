@@ -19,13 +19,14 @@ enum class NodeKind : uint8_t {
 struct Node {
   std::vector<Array> inputs;                   // dropped once evaluated
   std::vector<std::weak_ptr<Storage>> outputs;
-  std::vector<DType> out_dtypes;
+  SmallVector<DType, 2> out_dtypes;
   std::vector<Shape> out_shapes;
   Device device;
   int depth = 0;               // longest pending chain below this node
   uint64_t visit_epoch = 0;    // scratch mark for graph walks
   bool done = false;           // evaluated: outputs are materialised, inputs dropped
   bool eval_root = false;      // asked for by an evaluation (a generator then is materialised)
+  uint8_t times_recomputed = 0;  // evaluations that recomputed this generator and left it pending
 
   virtual ~Node();
   virtual NodeKind kind() const = 0;
@@ -42,6 +43,8 @@ struct Node {
 std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
                                 std::vector<Shape> shapes);
 Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape);
+// The same for n outputs of one shape, written to outs[0..n) (the ufunc path: no vectors).
+void make_pending(std::shared_ptr<Node> node, const DType* dtypes, const Shape& shape, int n, Array* outs);
 
 // The number of nodes alive and not yet evaluated.
 int64_t pending_node_count();

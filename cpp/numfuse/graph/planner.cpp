@@ -1,9 +1,9 @@
 #include "numfuse/graph/planner.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "numfuse/graph/flush.h"
+#include "numfuse/graph/node_set.h"
 
 namespace nf {
 
@@ -30,7 +30,10 @@ namespace {
 // reads group values only as they were produced (C-contiguous, whole), so one index serves all.
 class GroupBuilder {
  public:
-  explicit GroupBuilder(Node* first) { add(first); }
+  explicit GroupBuilder(Node* first) {
+    group.nodes.reserve(8);
+    add(first);
+  }
 
   // Why `n` cannot join, or nothing if it can.
   bool can_join(Node* n, CutReason* why) const {
@@ -147,8 +150,8 @@ class GroupBuilder {
     return 16 + 8 * rank + int64_t(arrays + 2) * (8 + 8 * rank) + 16 * (scalar_count + 1) + 64 * generator_count;
   }
 
-  std::unordered_set<Node*> members;
-  std::unordered_set<Node*> epilogue;
+  PtrSet<Node*> members;
+  PtrSet<Node*> epilogue;
   Node* reduction = nullptr;
   int inputs = 0, scalars = 0, generators = 0;
   bool closed = false;  // ends in a reduction: only its epilogue joins
@@ -159,6 +162,7 @@ class GroupBuilder {
 std::vector<Group> plan_groups(const std::vector<Node*>& topo_order) {
   std::vector<Group> groups;
   if (topo_order.empty()) return groups;
+  groups.reserve(4);
   GroupBuilder cur(topo_order[0]);
   for (size_t i = 1; i < topo_order.size(); ++i) {
     CutReason why = CutReason::EndOfGraph;

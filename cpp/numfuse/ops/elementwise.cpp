@@ -7,28 +7,83 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
+#include "numfuse/graph/node_pool.h"
 #include "numfuse/ops/creation.h"
 #include "numfuse/ops/nodes.h"
 
 namespace nf {
 
+namespace {
+
+// Weak Python scalars become 0-d host arrays (kernel parameters). They are cached per thread by
+// value, dtype and the dtype they are converted to: `b = b + 1.0` in a loop reuses one constant
+// instead of allocating (and converting) one per op, and a fused group reads it as one leaf.
+// Nothing outside the graph ever holds these arrays, so nothing writes into them: their storages
+// are marked constant and pending readers of them are not tracked.
+class ScalarCache {
+ public:
+  Array get(const void* value, DType from, DType to) {
+    const size_t n = itemsize(from);
+    uint64_t h = static_cast<uint64_t>(from) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(to) << 8;
+    unsigned char bytes[16] = {};
+    std::memcpy(bytes, value, n);
+    uint64_t w[2];
+    std::memcpy(w, bytes, 16);
+    h ^= w[0] * 0xFF51AFD7ED558CCDull ^ w[1] * 0xC4CEB9FE1A85EC53ull;
+    Entry& e = entries_[(h ^ h >> 29) % kEntries];
+    if (e.array.storage && e.from == from && e.to == to && std::memcmp(e.bytes, bytes, 16) == 0) {
+      return e.array;
+    }
+    Array a = Array::scalar(bytes, from);
+    if (to != from) {
+      Array converted = Array::empty({}, to, Device::cpu());
+      backend::copy_into(a, converted);
+      a = std::move(converted);
+    }
+    a.storage->constant = true;
+    e.from = from;
+    e.to = to;
+    std::memcpy(e.bytes, bytes, 16);
+    e.array = a;
+    return a;
+  }
+
+ private:
+  static constexpr size_t kEntries = 32;
+  struct Entry {
+    DType from = DType::Bool, to = DType::Bool;
+    unsigned char bytes[16] = {};
+    Array array;
+  };
+  Entry entries_[kEntries];
+};
+
+Array constant_scalar(const void* value, DType from, DType to) {
+  thread_local ScalarCache cache;
+  return cache.get(value, from, to);
+}
+
+}  // namespace
+
 Operand Operand::py_int(int64_t v) {
-  return {Array::scalar(&v, DType::Int64), WeakKind::PyInt};
+  return {constant_scalar(&v, DType::Int64, DType::Int64), WeakKind::PyInt};
 }
 Operand Operand::py_uint(uint64_t v) {
-  return {Array::scalar(&v, DType::UInt64), WeakKind::PyInt};
+  return {constant_scalar(&v, DType::UInt64, DType::UInt64), WeakKind::PyInt};
 }
 Operand Operand::py_float(double v) {
-  return {Array::scalar(&v, DType::Float64), WeakKind::PyFloat};
+  return {constant_scalar(&v, DType::Float64, DType::Float64), WeakKind::PyFloat};
 }
 Operand Operand::py_complex(double re, double im) {
   complex128 c(re, im);
-  return {Array::scalar(&c, DType::Complex128), WeakKind::PyComplex};
+  return {constant_scalar(&c, DType::Complex128, DType::Complex128), WeakKind::PyComplex};
 }
+Operand Operand::py_bool(bool v) { return Operand::of(constant_scalar(&v, DType::Bool, DType::Bool)); }
 
-Device common_device(const std::vector<const Array*>& arrays) {
+Device common_device(const Array* const* arrays, size_t n) {
   const Array* first = nullptr;
-  for (const Array* a : arrays) {
+  for (size_t i = 0; i < n; ++i) {
+    const Array* a = arrays[i];
     if (a->ndim() == 0 && !a->pending() && a->device().is_cpu() && a->storage->nbytes <= 16) {
       continue;  // host scalars are kernel parameters on any device
     }
@@ -40,6 +95,10 @@ Device common_device(const std::vector<const Array*>& arrays) {
     }
   }
   return first ? first->device() : default_device();
+}
+
+Device common_device(const std::vector<const Array*>& arrays) {
+  return common_device(arrays.data(), arrays.size());
 }
 
 namespace {
@@ -58,15 +117,107 @@ void check_weak_int_fits(const Operand& op, DType target) {
 // converted now (they are kernel parameters), arrays keep their dtype (cast while loading).
 Array loop_input(const Operand& op, DType loop) {
   if (op.weak == WeakKind::None || op.array.dtype == loop) return op.array;
-  Array s = Array::empty({}, loop, Device::cpu());
-  backend::copy_into(op.array, s);
-  return s;
+  return constant_scalar(op.array.data(), op.array.dtype, loop);
 }
 
-std::vector<OperandType> operand_types(const std::vector<Operand>& ins) {
-  std::vector<OperandType> t;
-  for (const Operand& o : ins) t.push_back({o.array.dtype, o.weak});
-  return t;
+// The one implementation behind ufunc/ufunc1/ufunc2. Operands arrive by pointer and results go to
+// `results[nout]`: every op of a Python loop passes here, so nothing but the node itself and its
+// outputs is allocated.
+void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, Array* results) {
+  const int nin = ufunc_nin(op), nout = ufunc_nout(op);
+  OperandType types[2];
+  for (int i = 0; i < nin; ++i) types[i] = {ins[i]->array.dtype, ins[i]->weak};
+  LoopSignature sig = opts.dtype ? resolve_ufunc_with_dtype(op, types, *opts.dtype) : resolve_ufunc(op, types);
+  DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
+  unsigned out_mask = 0;
+  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
+    if (opts.out[j]) {
+      out_dtypes_given[j] = opts.out[j]->dtype;
+      out_mask |= 1u << j;
+    }
+  }
+  check_ufunc_casting(op, sig, types, out_dtypes_given, out_mask, opts.casting);
+  // Weak operands take the dtype NumPy gives them; Python ints must fit it, except in
+  // comparisons, where an out-of-range int makes the answer constant (uint8 < -1: all False).
+  std::optional<bool> constant_result;
+  DType weak_dtype[2];
+  for (int i = 0; i < nin; ++i) {
+    weak_dtype[i] = ins[i]->weak == WeakKind::None ? ins[i]->array.dtype : weak_operand_dtype(op, sig, types, i);
+    if (ins[i]->weak != WeakKind::PyInt) continue;
+    if (sig.flags & kLoopPyIntAnyValue) {
+      PyIntCompare c = pyint_comparison_outcome(op, i, pyint_value(*ins[i]), sig.in[i]);
+      if (c != PyIntCompare::InRange) constant_result = c == PyIntCompare::AllTrue;
+    } else {
+      check_pyint_fits(pyint_value(*ins[i]), weak_dtype[i]);
+    }
+  }
+
+  // NumPy refuses integer powers with a negative exponent. Scalar exponents are checked here;
+  // arrays of exponents are not inspected (that would force their evaluation).
+  if (op == UFunc::Power && is_integer(sig.in[1]) && !is_unsigned(ins[1]->array.dtype) &&
+      ins[1]->array.ndim() == 0 && !ins[1]->array.pending()) {
+    Array e = Array::empty({}, DType::Int64, Device::cpu());
+    if (ins[1]->array.device().is_cpu()) {
+      backend::copy_into(ins[1]->array, e);
+      if (*e.data_as<int64_t>() < 0) {
+        throw ValueError("Integers to negative integer powers are not allowed.");
+      }
+    }
+  }
+
+  const Array* arrays[6];
+  size_t narrays = 0;
+  for (int i = 0; i < nin; ++i) arrays[narrays++] = &ins[i]->array;
+  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
+    if (opts.out[j]) arrays[narrays++] = &*opts.out[j];
+  }
+  if (opts.where) arrays[narrays++] = &*opts.where;
+  Device device = common_device(arrays, narrays);
+  Shape shape = nin == 1 ? ins[0]->array.shape : broadcast_shapes(ins[0]->array.shape, ins[1]->array.shape);
+
+  Array fresh[2];
+  if (constant_result) {
+    bool v = *constant_result;
+    fresh[0] = full(shape, DType::Bool, &v, device);
+  } else {
+    auto node = std::allocate_shared<UFuncNode>(PoolAllocator<UFuncNode>());
+    node->ufunc = op;
+    node->device = device;
+    node->inputs.reserve(static_cast<size_t>(nin));
+    for (int i = 0; i < nin; ++i) {
+      node->in_loop.push_back(sig.in[i]);
+      node->inputs.push_back(loop_input(*ins[i], weak_dtype[i]));
+    }
+    node->out_loop.assign(sig.out, sig.out + nout);
+    make_pending(std::move(node), sig.out, shape, nout, fresh);
+  }
+
+  if (opts.out.empty() && !opts.where) {
+    for (int j = 0; j < nout; ++j) results[j] = std::move(fresh[j]);
+    return;
+  }
+  // out= / where=: the results are written into the given arrays (NumPy's semantics).
+  for (int j = 0; j < nout; ++j) {
+    const std::optional<Array>* given = j < static_cast<int>(opts.out.size()) ? &opts.out[j] : nullptr;
+    if (!given || !*given) {
+      // NumPy leaves unselected elements of a fresh output uninitialised: any values will do.
+      results[j] = fresh[j];
+      continue;
+    }
+    const Array& out = **given;
+    if (broadcast_shapes(out.shape, shape) != out.shape) {
+      throw ValueError("non-broadcastable output operand with shape " + shape_str(out.shape) +
+                       " doesn't match the broadcast shape " + shape_str(shape));
+    }
+    if (!out.writeable) throw ValueError("output array is read-only");
+    if (opts.where) {
+      Array selected = where(Operand::of(*opts.where), Operand::of(fresh[j]), Operand::of(out));
+      assign(out, selected, Casting::Unsafe, /*src_is_temporary=*/true);
+    } else {
+      assign(out, fresh[j], Casting::Unsafe, /*src_is_temporary=*/nout == 1);
+    }
+    results[j] = out;
+  }
 }
 
 }  // namespace
@@ -78,105 +229,30 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
                     std::to_string(nin + nout) + " positional arguments but " +
                     std::to_string(ins.size()) + " were given");
   }
-  std::vector<OperandType> types = operand_types(ins);
-  LoopSignature sig = opts.dtype ? resolve_ufunc_with_dtype(op, types.data(), *opts.dtype)
-                                 : resolve_ufunc(op, types.data());
-  DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
-  unsigned out_mask = 0;
-  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
-    if (opts.out[j]) {
-      out_dtypes_given[j] = opts.out[j]->dtype;
-      out_mask |= 1u << j;
-    }
-  }
-  check_ufunc_casting(op, sig, types.data(), out_dtypes_given, out_mask, opts.casting);
-  // Weak operands take the dtype NumPy gives them; Python ints must fit it, except in
-  // comparisons, where an out-of-range int makes the answer constant (uint8 < -1: all False).
-  std::optional<bool> constant_result;
-  std::vector<DType> weak_dtype(nin);
-  for (int i = 0; i < nin; ++i) {
-    weak_dtype[i] = weak_operand_dtype(op, sig, types.data(), i);
-    if (ins[i].weak != WeakKind::PyInt) continue;
-    if (sig.flags & kLoopPyIntAnyValue) {
-      PyIntCompare c = pyint_comparison_outcome(op, i, pyint_value(ins[i]), sig.in[i]);
-      if (c != PyIntCompare::InRange) constant_result = c == PyIntCompare::AllTrue;
-    } else {
-      check_pyint_fits(pyint_value(ins[i]), weak_dtype[i]);
-    }
-  }
-
-  // NumPy refuses integer powers with a negative exponent. Scalar exponents are checked here;
-  // arrays of exponents are not inspected (that would force their evaluation).
-  if (op == UFunc::Power && is_integer(sig.in[1]) && !is_unsigned(ins[1].array.dtype) &&
-      ins[1].array.ndim() == 0 &&
-      !ins[1].array.pending()) {
-    Array e = Array::empty({}, DType::Int64, Device::cpu());
-    if (ins[1].array.device().is_cpu()) {
-      backend::copy_into(ins[1].array, e);
-      if (*e.data_as<int64_t>() < 0) {
-        throw ValueError("Integers to negative integer powers are not allowed.");
-      }
-    }
-  }
-
-  std::vector<const Array*> arrays;
-  std::vector<Shape> shapes;
-  for (const Operand& o : ins) {
-    arrays.push_back(&o.array);
-    shapes.push_back(o.array.shape);
-  }
-  for (const auto& o : opts.out) {
-    if (o) arrays.push_back(&*o);
-  }
-  if (opts.where) arrays.push_back(&*opts.where);
-  Device device = common_device(arrays);
-  Shape shape = broadcast_shapes(shapes);
-
-  std::vector<Array> results;
-  if (constant_result) {
-    bool v = *constant_result;
-    results = {full(shape, DType::Bool, &v, device)};
-  } else {
-    auto node = std::make_shared<UFuncNode>();
-    node->ufunc = op;
-    node->device = device;
-    for (int i = 0; i < nin; ++i) {
-      node->in_loop.push_back(sig.in[i]);
-      node->inputs.push_back(loop_input(ins[i], weak_dtype[i]));
-    }
-    node->out_loop.assign(sig.out, sig.out + nout);
-    results = make_pending(node, node->out_loop, std::vector<Shape>(nout, shape));
-  }
-
-  if (opts.out.empty() && !opts.where) return results;
-  // out= / where=: the results are written into the given arrays (NumPy's semantics).
-  std::vector<Array> outs;
-  for (int j = 0; j < nout; ++j) {
-    const std::optional<Array>* given = j < static_cast<int>(opts.out.size()) ? &opts.out[j] : nullptr;
-    if (!given || !*given) {
-      // NumPy leaves unselected elements of a fresh output uninitialised: any values will do.
-      outs.push_back(results[j]);
-      continue;
-    }
-    const Array& out = **given;
-    if (broadcast_shapes(out.shape, shape) != out.shape) {
-      throw ValueError("non-broadcastable output operand with shape " + shape_str(out.shape) +
-                       " doesn't match the broadcast shape " + shape_str(shape));
-    }
-    if (!out.writeable) throw ValueError("output array is read-only");
-    if (opts.where) {
-      Array selected = where(Operand::of(*opts.where), Operand::of(results[j]), Operand::of(out));
-      assign(out, selected, Casting::Unsafe, /*src_is_temporary=*/true);
-    } else {
-      assign(out, results[j], Casting::Unsafe, /*src_is_temporary=*/results.size() == 1);
-    }
-    outs.push_back(out);
-  }
-  return outs;
+  const Operand* p[2] = {&ins[0], nin > 1 ? &ins[1] : nullptr};
+  Array res[2];
+  ufunc_into(op, p, opts, res);
+  std::vector<Array> out;
+  out.reserve(static_cast<size_t>(nout));
+  for (int j = 0; j < nout; ++j) out.push_back(std::move(res[j]));
+  return out;
 }
 
-Array ufunc1(UFunc op, const Operand& a) { return ufunc(op, {a})[0]; }
-Array ufunc2(UFunc op, const Operand& a, const Operand& b) { return ufunc(op, {a, b})[0]; }
+Array ufunc1(UFunc op, const Operand& a) {
+  if (ufunc_nin(op) != 1) return ufunc(op, {a})[0];  // the argument-count error
+  const Operand* p[1] = {&a};
+  Array res[2];
+  ufunc_into(op, p, UFuncOptions{}, res);
+  return std::move(res[0]);
+}
+
+Array ufunc2(UFunc op, const Operand& a, const Operand& b) {
+  if (ufunc_nin(op) != 2) return ufunc(op, {a, b})[0];
+  const Operand* p[2] = {&a, &b};
+  Array res[2];
+  ufunc_into(op, p, UFuncOptions{}, res);
+  return std::move(res[0]);
+}
 
 Array where(const Operand& cond, const Operand& x, const Operand& y) {
   OperandType xy[2] = {{x.array.dtype, x.weak}, {y.array.dtype, y.weak}};

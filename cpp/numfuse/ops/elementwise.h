@@ -19,6 +19,8 @@ struct Operand {
   static Operand py_uint(uint64_t v);  // Python ints in (2**63, 2**64)
   static Operand py_float(double v);
   static Operand py_complex(double re, double im);
+  // A Python bool: not weak (a bool array), but a cached constant like the weak scalars.
+  static Operand py_bool(bool v);
 };
 
 struct UFuncOptions {
@@ -53,5 +55,6 @@ void assign(const Array& dst, const Operand& value, bool value_is_temporary = fa
 
 // Raises ValueError if the arrays live on different devices (host scalars go anywhere).
 Device common_device(const std::vector<const Array*>& arrays);
+Device common_device(const Array* const* arrays, size_t n);
 
 }  // namespace nf

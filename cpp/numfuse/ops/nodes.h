@@ -11,7 +11,7 @@ namespace nf {
 // A ufunc over broadcast inputs, computed in the loop dtypes in_loop -> out_loop.
 struct UFuncNode : ElementwiseNode {
   UFunc ufunc;
-  std::vector<DType> in_loop, out_loop;
+  SmallVector<DType, 3> in_loop, out_loop;
   std::string name() const override;
   ElementwiseOp op() const override { return {ElementwiseOp::Kind::UFunc, ufunc, in_loop, out_loop}; }
   // Small contiguous operands call the loop directly: the host-overhead path of a lone op.

@@ -9,6 +9,7 @@
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
+#include "numfuse/core/small_vector.h"
 #include "numfuse/core/type_resolution.h"
 
 namespace nf::cpu {
@@ -79,13 +80,31 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
 
 namespace {
 
+// A step's loop; its arguments' and outputs' entries start at first_arg / first_out of the
+// program-wide tables (one allocation per table, not four per step).
 struct StepPlan {
   UFuncLoop fn;
   GeneratorLoop gen = nullptr;  // generator steps: computed from the element positions
-  std::vector<CastLoop> cast;   // per argument, null when the value already has the loop dtype
-  std::vector<int> cast_slot;   // scratch slot of each cast argument
-  std::vector<int> value_slot;  // slot of each of the step's outputs
-  std::vector<int> direct_out;  // program output written in place by this step's output, or -1
+  int first_arg = 0;
+  int first_out = 0;
+};
+
+// Scratch slots of a run, reused once a value is dead: a chain of n ops needs two slots, not n,
+// so its intermediates stay in L1 whatever its length.
+class SlotAllocator {
+ public:
+  int take() {
+    if (free_.empty()) return count_++;
+    int s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  void give_back(int s) { free_.push_back(s); }
+  int count() const { return count_; }
+
+ private:
+  SmallVector<int, 16> free_;
+  int count_ = 0;
 };
 
 }  // namespace
@@ -137,6 +156,7 @@ void run_program(const GroupProgram& p) {
   if (nout == 0) return;
   if (try_run_small(p)) return;
   std::vector<Strides> strides;
+  strides.reserve(nout + nleaf + 1);
   for (const ProgramOutput& o : p.outputs) strides.push_back(o.array.strides);
   for (const Array& l : p.leaves) strides.push_back(broadcast_strides(l.shape, l.strides, p.shape));
   // Generators read each element's C-order position: one more operand, with no memory behind it.
@@ -146,46 +166,78 @@ void run_program(const GroupProgram& p) {
   if (sp.size() == 0) return;
   const int inner = sp.ndim() - 1;
 
-  // Slots: one per step output, then one per cast argument.
-  std::vector<StepPlan> plan(nsteps);
-  int slots = 0;
+  // Each step output's index in the value tables, and the last step reading it (nsteps: an
+  // output of the program stored after the run; -1: never read).
+  SmallVector<StepPlan, 8> plan(nsteps);
+  int nargs = 0, nvalues = 0;
   for (size_t s = 0; s < nsteps; ++s) {
     const ProgramStep& st = p.steps[s];
     plan[s].fn = loop_for(st.op);
     if (st.op.kind == ElementwiseOp::Kind::Generate) plan[s].gen = find_generator_loop(st.op.gen.kind, st.op.out[0]);
-    for (size_t o = 0; o < st.op.out.size(); ++o) {
-      plan[s].value_slot.push_back(slots++);
-      plan[s].direct_out.push_back(-1);
-    }
+    plan[s].first_arg = nargs;
+    plan[s].first_out = nvalues;
+    nargs += static_cast<int>(st.args.size());
+    nvalues += static_cast<int>(st.op.out.size());
   }
+  auto value_index = [&](const ProgramValue& v) { return plan[v.step].first_out + v.output; };
+  SmallVector<CastLoop, 16> cast(nargs, nullptr);  // per argument, null when it has the loop dtype
+  SmallVector<int, 16> cast_slot(nargs, -1);        // scratch slot of each cast argument
+  SmallVector<int, 16> value_slot(nvalues, -1);     // slot of each step output
+  SmallVector<int, 16> direct_out(nvalues, -1);     // program output written in place, or -1
+  SmallVector<int, 16> last_use(nvalues, -1);
   for (size_t s = 0; s < nsteps; ++s) {
     const ProgramStep& st = p.steps[s];
     for (size_t k = 0; k < st.args.size(); ++k) {
       DType have = p.dtype_of(st.args[k]);
-      plan[s].cast.push_back(have == st.op.in[k] ? nullptr : find_cast_loop(have, st.op.in[k]));
-      plan[s].cast_slot.push_back(plan[s].cast.back() ? slots++ : -1);
+      if (have != st.op.in[k]) cast[plan[s].first_arg + k] = find_cast_loop(have, st.op.in[k]);
+      if (st.args[k].step >= 0) last_use[value_index(st.args[k])] = static_cast<int>(s);
     }
   }
   // A step whose value is an output with unit inner stride writes straight into it (once).
-  std::vector<bool> written_directly(nout, false);
+  SmallVector<char, 8> written_directly(nout, 0);
   for (size_t j = 0; j < nout; ++j) {
     const ProgramValue& v = p.outputs[j].value;
-    if (sp.strides[j][inner] == 1 && plan[v.step].direct_out[v.output] < 0) {
-      plan[v.step].direct_out[v.output] = static_cast<int>(j);
-      written_directly[j] = true;
+    if (sp.strides[j][inner] == 1 && direct_out[value_index(v)] < 0) {
+      direct_out[value_index(v)] = static_cast<int>(j);
+      written_directly[j] = 1;
+    } else {
+      last_use[value_index(v)] = static_cast<int>(nsteps);  // stored from its slot after the steps
     }
   }
-  std::vector<char*> out_base(nout), leaf_base(nleaf);
+  // Slots in step order: a step's casts and outputs never share a slot with its own arguments.
+  SlotAllocator slots_of;
+  for (size_t s = 0; s < nsteps; ++s) {
+    const ProgramStep& st = p.steps[s];
+    const int a0 = plan[s].first_arg, o0 = plan[s].first_out;
+    for (size_t k = 0; k < st.args.size(); ++k) {
+      if (cast[a0 + k]) cast_slot[a0 + k] = slots_of.take();
+    }
+    for (size_t o = 0; o < st.op.out.size(); ++o) value_slot[o0 + o] = slots_of.take();
+    for (size_t k = 0; k < st.args.size(); ++k) {
+      if (cast[a0 + k]) slots_of.give_back(cast_slot[a0 + k]);
+      if (st.args[k].step < 0) continue;
+      int& last = last_use[value_index(st.args[k])];
+      if (last == static_cast<int>(s)) {
+        slots_of.give_back(value_slot[value_index(st.args[k])]);
+        last = -2;  // released (an argument read twice is released once)
+      }
+    }
+    for (size_t o = 0; o < st.op.out.size(); ++o) {
+      if (last_use[o0 + o] == -1) slots_of.give_back(value_slot[o0 + o]);
+    }
+  }
+  const int slots = slots_of.count();
+  SmallVector<char*, 8> out_base(nout, nullptr), leaf_base(nleaf, nullptr);
   for (size_t j = 0; j < nout; ++j) out_base[j] = p.outputs[j].array.data();
   for (size_t l = 0; l < nleaf; ++l) leaf_base[l] = p.leaves[l].data();
   const int64_t run = slots <= 8 ? kRunElements : kRunElements / 4;
 
-  parallel_for(sp.size(), kParallelGrain, [&](int64_t begin, int64_t end) {
+  auto chunk = [&](int64_t begin, int64_t end) {
     thread_local RunScratch scratch;
-    std::vector<char*> value_ptr(slots);
-    std::vector<const void*> arg_ptr;
-    std::vector<int64_t> arg_step;
-    std::vector<void*> res_ptr;
+    SmallVector<char*, 16> value_ptr(static_cast<size_t>(slots), nullptr);
+    SmallVector<const void*, 4> arg_ptr;
+    SmallVector<int64_t, 4> arg_step;
+    SmallVector<void*, 4> res_ptr;
     for_each_run(sp, begin, end, run, [&](const int64_t* off, int64_t n) {
       for (size_t s = 0; s < nsteps; ++s) {
         const ProgramStep& st = p.steps[s];
@@ -200,12 +252,12 @@ void run_program(const GroupProgram& p) {
             ptr = leaf_base[v.leaf] + off[nout + v.leaf] * int64_t(itemsize(p.leaves[v.leaf].dtype));
             step = sp.strides[nout + v.leaf][inner];
           } else {
-            ptr = value_ptr[plan[v.step].value_slot[v.output]];
+            ptr = value_ptr[value_slot[value_index(v)]];
             step = 1;
           }
-          if (pl.cast[k]) {
-            char* buf = scratch.get(pl.cast_slot[k]);
-            pl.cast[k](ptr, step, buf, step == 0 ? 1 : n);
+          if (CastLoop c = cast[pl.first_arg + k]) {
+            char* buf = scratch.get(cast_slot[pl.first_arg + k]);
+            c(ptr, step, buf, step == 0 ? 1 : n);
             ptr = buf;
             step = step == 0 ? 0 : 1;
           }
@@ -214,10 +266,11 @@ void run_program(const GroupProgram& p) {
         }
         res_ptr.assign(st.op.out.size(), nullptr);
         for (size_t o = 0; o < st.op.out.size(); ++o) {
-          int j = pl.direct_out[o];
+          const int slot = value_slot[pl.first_out + o];
+          int j = direct_out[pl.first_out + o];
           char* ptr = j >= 0 ? out_base[j] + off[j] * int64_t(itemsize(p.outputs[j].array.dtype))
-                             : scratch.get(pl.value_slot[o]);
-          value_ptr[pl.value_slot[o]] = ptr;
+                             : scratch.get(slot);
+          value_ptr[slot] = ptr;
           res_ptr[o] = ptr;
         }
         if (pl.gen) {
@@ -230,11 +283,16 @@ void run_program(const GroupProgram& p) {
         if (written_directly[j]) continue;
         const ProgramValue& v = p.outputs[j].value;
         size_t size = itemsize(p.outputs[j].array.dtype);
-        store_strided(value_ptr[plan[v.step].value_slot[v.output]], out_base[j] + off[j] * int64_t(size),
+        store_strided(value_ptr[value_slot[value_index(v)]], out_base[j] + off[j] * int64_t(size),
                       sp.strides[j][inner], n, size);
       }
     });
-  });
+  };
+  if (sp.size() <= kParallelGrain) {
+    chunk(0, sp.size());  // what parallel_for would do, without wrapping the lambda
+  } else {
+    parallel_for(sp.size(), kParallelGrain, chunk);
+  }
 }
 
 }  // namespace nf::cpu
