@@ -221,6 +221,22 @@ def test_fused_equals_unfused_bit_for_bit(nf, shape, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_signed_zeros_of_max_and_min_do_not_depend_on_fusion(nf, dtype):
+    """max/min of mixed 0.0 and -0.0: which zero wins depends on the vector lanes; the fused
+    reduction feeds its chunks through the same lanes as the unfused one reads memory."""
+    rng = numpy.random.default_rng(3)
+    for n in [5, 17, 1000, 1030, 5001, 100_003]:
+        z = _cpu(nf, numpy.where(rng.random((2, n)) < 0.5, -0.0, 0.0).astype(dtype))
+        for fn in (nf.max, nf.min, nf.nanmax):
+            for axis in (None, 1):
+                nf._core.set_fusion(False)
+                unfused = nf.asnumpy(fn(z * 1.0, axis=axis))
+                nf._core.set_fusion(True)
+                fused = nf.asnumpy(fn(z * 1.0, axis=axis))
+                assert fused.tobytes() == unfused.tobytes(), (n, fn, axis)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [7, 100, 1000, 3001, 20_000])
 def test_row_sums_are_numpys_exactly(nf, dtype, n):
     """NumPy sums a contiguous row pairwise (8 accumulators, 128-element leaves): the fused row

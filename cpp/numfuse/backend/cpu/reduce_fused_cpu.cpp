@@ -103,6 +103,21 @@ class FusedReducer {
   // The values [f, f + n) of the by-output space as one run (reduce_cpu's run_reduce).
   Acc run_values(int64_t f, int64_t n) const {
     char* vals = value_buffer();
+    constexpr ReduceOp op_kind = R::kOp;
+    if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                  (op_kind == ReduceOp::Max || op_kind == ReduceOp::Min || op_kind == ReduceOp::Fmax ||
+                   op_kind == ReduceOp::Fmin)) {
+      if (!cast_) {  // reduce_contig's vector extreme, fed a chunk at a time
+        static_assert(kChunk % VecExtreme<T, op_kind>::kStep == 0, "pieces must keep the lanes");
+        VecExtreme<T, op_kind> e;
+        for (int64_t i = 0; i < n; i += kChunk) {
+          const int64_t m = std::min(kChunk, n - i);
+          pro_.fill(A_, f + i, m, vals);
+          e.feed(reinterpret_cast<const T*>(vals), m);
+        }
+        return e.finish();
+      }
+    }
     if (cast_) {
       Acc acc = id_;
       for (int64_t i = 0; i < n; i += kChunk) {

@@ -129,59 +129,87 @@ inline Vec16<double>::V simd_max(Vec16<double>::V a, Vec16<double>::V b) { retur
 inline Vec16<double>::V simd_min(Vec16<double>::V a, Vec16<double>::V b) { return _mm_min_pd(a, b); }
 #endif
 
-// Max/Min/Fmax/Fmin of n contiguous floats in vector registers. The compiler cannot vectorise the
+// Max/Min/Fmax/Fmin of contiguous floats in vector registers. The compiler cannot vectorise the
 // NaN-propagating scalar op, so NaNs are tracked in a mask beside bitwise compare-selects: Max and
-// Min return NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are).
+// Min give NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are). A run may be fed
+// in pieces (the fused reductions compute theirs a chunk at a time): every piece but the last a
+// multiple of kStep values, the lanes see the same values as in one call, and so the result, down
+// to the sign of a zero, is the same.
 template <class T, ReduceOp Op>
-T vec_extreme(const T* p, int64_t n) {
+class VecExtreme {
   using V = typename Vec16<T>::V;
   using M = typename Vec16<T>::M;
-  constexpr int L = 16 / sizeof(T), U = 4;
-  constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
-  constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
-  const T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-  // Named registers, not arrays: arrays indexed by lane afterwards get spilled to the stack.
-  V r0 = V{} + start, r1 = r0, r2 = r0, r3 = r0;
-  M f0 = M{}, f1 = M{}, f2 = M{}, f3 = M{};
-  auto ld = [](const T* q) {
-    V v;
-    std::memcpy(&v, q, sizeof(V));
-    return v;
-  };
-  auto step = [&](V& r, M& f, V x) {
+  static constexpr int L = 16 / sizeof(T), U = 4;
+  static constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
+  static constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
+  static constexpr T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+
+ public:
+  static constexpr int64_t kStep = U * L;
+
+  void feed(const T* p, int64_t n) {
+    // Named registers, not arrays: arrays indexed by lane afterwards get spilled to the stack.
+    V r0 = r_[0], r1 = r_[1], r2 = r_[2], r3 = r_[3];
+    M f0 = f_[0], f1 = f_[1], f2 = f_[2], f3 = f_[3];
+    auto ld = [](const T* q) {
+      V v;
+      std::memcpy(&v, q, sizeof(V));
+      return v;
+    };
+    auto step = [](V& r, M& f, V x) {
 #ifdef __SSE2__
-    // maxps/minps are exactly `x > r ? x : r` (a NaN x leaves r): one instruction.
-    r = is_max ? simd_max(x, r) : simd_min(x, r);
+      // maxps/minps are exactly `x > r ? x : r` (a NaN x leaves r): one instruction.
+      r = is_max ? simd_max(x, r) : simd_min(x, r);
 #else
-    M m = is_max ? (x > r) : (x < r);
-    r = (V)(((M)x & m) | ((M)r & ~m));
+      M m = is_max ? (x > r) : (x < r);
+      r = (V)(((M)x & m) | ((M)r & ~m));
 #endif
-    f |= propagate ? (x != x) : (x == x);
-  };
-  int64_t i = 0;
-  for (; i + U * L <= n; i += U * L) {
-    step(r0, f0, ld(p + i));
-    step(r1, f1, ld(p + i + L));
-    step(r2, f2, ld(p + i + 2 * L));
-    step(r3, f3, ld(p + i + 3 * L));
-  }
-  T best = start;
-  bool flag = false;
-  auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
-  const V rs[U] = {r0, r1, r2, r3};
-  const M fs[U] = {f0, f1, f2, f3};
-  for (int k = 0; k < U; ++k) {
-    for (int l = 0; l < L; ++l) {
-      take(rs[k][l]);
-      flag |= fs[k][l] != 0;
+      f |= propagate ? (x != x) : (x == x);
+    };
+    int64_t i = 0;
+    for (; i + kStep <= n; i += kStep) {
+      step(r0, f0, ld(p + i));
+      step(r1, f1, ld(p + i + L));
+      step(r2, f2, ld(p + i + 2 * L));
+      step(r3, f3, ld(p + i + 3 * L));
     }
+    r_[0] = r0, r_[1] = r1, r_[2] = r2, r_[3] = r3;
+    f_[0] = f0, f_[1] = f1, f_[2] = f2, f_[3] = f3;
+    tail_ = p + i;  // the last piece's rest, taken after the lanes as in one call
+    ntail_ = n - i;
   }
-  for (; i < n; ++i) {
-    const T x = p[i];
-    flag |= propagate ? x != x : x == x;
-    take(x);
+
+  // The extreme of everything fed; the last piece must still be in memory.
+  T finish() const {
+    T best = start;
+    bool flag = false;
+    auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
+    for (int k = 0; k < U; ++k) {
+      for (int l = 0; l < L; ++l) {
+        take(r_[k][l]);
+        flag |= f_[k][l] != 0;
+      }
+    }
+    for (int64_t i = 0; i < ntail_; ++i) {
+      const T x = tail_[i];
+      flag |= propagate ? x != x : x == x;
+      take(x);
+    }
+    return flag == propagate ? std::numeric_limits<T>::quiet_NaN() : best;
   }
-  return flag == propagate ? std::numeric_limits<T>::quiet_NaN() : best;
+
+ private:
+  V r_[U] = {V{} + start, V{} + start, V{} + start, V{} + start};
+  M f_[U] = {};
+  const T* tail_ = nullptr;
+  int64_t ntail_ = 0;
+};
+
+template <class T, ReduceOp Op>
+T vec_extreme(const T* p, int64_t n) {
+  VecExtreme<T, Op> e;
+  e.feed(p, n);
+  return e.finish();
 }
 
 // A value reduction: T is the loop dtype's storage type, Acc what it accumulates in.
