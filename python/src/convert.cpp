@@ -240,6 +240,20 @@ Array to_device(const Array& a, Device device) {
   return out;
 }
 
+nb::object host_numpy_copy(const Array& a) {
+  eval(a, FlushReason::HostRead);
+  // One copy, into fresh C-ordered host memory (from any strides, from any device), handed to
+  // NumPy as it is: numpy.array(view) after a view made a second Python call and a second copy.
+  Array host = Array::empty(a.shape, a.dtype, Device::cpu());
+  if (a.size() > 0 && (a.nbytes() >= (size_t(1) << 20) || !a.device().is_cpu())) {
+    nb::gil_scoped_release release;  // long copies and transfers let other threads run
+    backend::copy_into(a, host);
+  } else if (a.size() > 0) {
+    backend::copy_into(a, host);
+  }
+  return host_numpy_view(host);
+}
+
 nb::object host_numpy_view(const Array& a) {
   eval(a, FlushReason::HostRead);
   if (!a.device().is_cpu()) {

@@ -20,7 +20,7 @@ void copy_cast(const Array& src, const Array& dst) {
   const size_t src_size = itemsize(src.dtype), dst_size = itemsize(dst.dtype);
   char* src_base = src.data();
   char* dst_base = dst.data();
-  parallel_for(sp.size(), kParallelGrain, [&](int64_t begin, int64_t end) {
+  auto chunk = [&](int64_t begin, int64_t end) {
     thread_local RunScratch scratch;
     const int inner = sp.ndim() - 1;
     for_each_run(sp, begin, end, kRunElements, [&](const int64_t* off, int64_t n) {
@@ -35,7 +35,12 @@ void copy_cast(const Array& src, const Array& dst) {
         store_strided(buf, d, dstep, n, dst_size);
       }
     });
-  });
+  };
+  if (sp.size() <= kParallelGrain) {
+    chunk(0, sp.size());  // what parallel_for would do, without wrapping the lambda
+  } else {
+    parallel_for(sp.size(), kParallelGrain, chunk);
+  }
 }
 
 }  // namespace nf::cpu
