@@ -78,6 +78,7 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
     }
   }
   std::vector<Operand> ins;
+  ins.reserve(static_cast<size_t>(nin));
   for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
   std::vector<Array> res = ufunc(self.op, ins, opts);
   // NumPy returns the given out= objects themselves.
