@@ -1,7 +1,8 @@
 """Issue 2's CPU speed figures: numfuse next to NumPy, in one run, on this machine.
 
 Cases: element-wise binary (add, multiply), unary math (sin, exp, sqrt, log) and reductions
-(sum, max, mean) over 1e7 float32 and float64; matmul 2048^2 float64; host overhead of a warm
+(sum, max, mean) over 1e7 float32 and float64; reductions of expressions (fused: sqrt of a sum of
+squares, sum of squared differences, var, std, norm, max of a difference) over 1e7 float64; matmul 2048^2 float64; host overhead of a warm
 1000-element add. Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is
 faster), and whether the two results agree.
 
@@ -43,6 +44,25 @@ def elementwise_cases(n, rng):
             (f"mean {tag}", lambda xp, a: xp.mean(a), (a,), n * item, red_rtol),
         ]
     return cases
+
+
+def fused_reduction_cases(n, rng):
+    """Reductions of expressions (issue 4): numfuse computes the expression as it reduces it, in
+    cache-sized chunks; NumPy stores the intermediate first. Bytes: the inputs, read once."""
+    x = rng.random(n)
+    y = rng.random(n)
+    cube = x.reshape(n // 100_000, 100, 1000)
+    mat = x.reshape(n // 2000, 2000)
+    item = 8
+    return [
+        (f"sqrt(sum(x**2, axis=-1)) {cube.shape}", lambda xp, a: xp.sqrt(xp.sum(a ** 2, axis=-1)), (cube,),
+         n * item, 1e-12),
+        ("((x - y)**2).sum()", lambda xp, a, b: ((a - b) ** 2).sum(), (x, y), 2 * n * item, 1e-10),
+        ("x.var()", lambda xp, a: a.var(), (x,), 2 * n * item, 1e-10),  # the mean, then the deviations
+        (f"std(x, axis=0) {mat.shape}", lambda xp, a: xp.std(a, axis=0), (mat,), 2 * n * item, 1e-10),
+        (f"norm(x, axis=1) {mat.shape}", lambda xp, a: xp.linalg.norm(a, axis=1), (mat,), n * item, 1e-12),
+        ("max(abs(x - y))", lambda xp, a, b: xp.max(xp.abs(a - b)), (x, y), 2 * n * item, 0.0),
+    ]
 
 
 def time_pair(nf, fn, np_inputs, repeats, budget_s):
@@ -121,6 +141,14 @@ def main():
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
         rows.append([f"{name} {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+                     common.fmt_time(t_nf.first), f"{g_np:.1f}", f"{g_nf:.1f}",
+                     f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
+        print("  done:", name, flush=True)
+
+    for name, fn, inputs, nbytes, rtol in [] if args.overhead_only else fused_reduction_cases(n, rng):
+        t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
+        g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
+        rows.append([f"{name} float64 {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
                      common.fmt_time(t_nf.first), f"{g_np:.1f}", f"{g_nf:.1f}",
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
         print("  done:", name, flush=True)

@@ -320,13 +320,6 @@ def test_streams_order_writes_and_reads():
 
 
 @gpu
-def test_ops_without_cuda_kernels_raise_not_implemented():
-    g = on_gpu(np.ones((4, 4), np.float32))
-    with pytest.raises(NotImplementedError):
-        nf.asnumpy(nf.cumsum(g))  # scans have no CUDA kernel yet
-
-
-@gpu
 def test_explain_shows_the_generated_kernel():
     x = nf.asarray(np.ones((100, 10)), device="cuda")
     text = nf.explain(nf.sum(x * x, axis=1))

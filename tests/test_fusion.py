@@ -143,3 +143,15 @@ def test_explain_describes_the_plan_without_evaluating():
     assert "multiply add sqrt multiply add] over (4,5), cut: end-of-graph" in plan or "not-fusable" in plan, plan
     numpy.testing.assert_allclose(numfuse.asnumpy(r), numpy.sqrt(numpy.ones((4, 5)) * 2 + 1))
     assert numfuse.explain(r) == "nothing pending: the array is in memory\n"
+
+
+def test_kernel_parameter_limit_cuts_the_group():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMFUSE_TRACE="1",
+               NUMFUSE_MAX_KERNEL_PARAM_BYTES="180")
+    code = ("import numfuse as np, numpy\n"
+            "a, b, c, d = (np.asarray(numpy.full((4, 4), i, float)) for i in range(1, 5))\n"
+            "r = np.asnumpy(a * b + c * d - a * c)\n"
+            "assert (r == 1 * 2 + 3 * 4 - 1 * 3).all()")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "param-limit" in r.stderr, r.stderr

@@ -111,3 +111,21 @@ def test_later_draws_and_reads_are_unaffected(nf):
     assert numpy.array_equal(nf.asnumpy(x), whole[:500])
     assert numpy.array_equal(nf.asnumpy(z), whole[500:])
     assert abs(s - 2 * whole[:500].sum()) < 1e-9
+
+
+def test_uniform_words_split_at_any_offset(nf):
+    # Uniforms take one 64-bit word each (two per Philox block): draws at odd offsets, split
+    # anywhere, fused or not, give the words of one long draw; normals take whole blocks.
+    g = nf.random.default_rng(3)
+    a, b = g.random(3), g.random(6)
+    whole = nf.asnumpy(nf.random.default_rng(3).random(9))
+    assert numpy.array_equal(nf.asnumpy(a), whole[:3])
+    assert float((b * 2.0).sum()) == pytest.approx(2.0 * whole[3:].sum(), rel=1e-15)
+    assert numpy.array_equal(nf.asnumpy(b), whole[3:])
+    z = g.standard_normal(2)
+    c = g.random(5, dtype="float32")
+    h = nf.random.default_rng(3)
+    h.random(9)
+    assert numpy.array_equal(nf.asnumpy(z), nf.asnumpy(h.standard_normal(2)))
+    assert numpy.array_equal(nf.asnumpy(c), nf.asnumpy(h.random(5, dtype="float32")))
+    assert len(set(nf.asnumpy(c).tolist())) == 5

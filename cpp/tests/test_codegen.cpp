@@ -124,7 +124,8 @@ TEST(CodegenReduce, EveryOpCompiles) {
                  Case{ReduceOp::Max, &f, DType::Float16}, Case{ReduceOp::Fmin, &f, DType::Float16},
                  Case{ReduceOp::Any, &i, DType::Bool}, Case{ReduceOp::All, &z, DType::Bool},
                  Case{ReduceOp::ArgMax, &f, DType::Int64}, Case{ReduceOp::ArgMin, &i, DType::Int64},
-                 Case{ReduceOp::Sum, &i, DType::Int64}}) {
+                 Case{ReduceOp::Sum, &i, DType::Int64}, Case{ReduceOp::Var, &i, DType::Float64},
+                 Case{ReduceOp::Var, &f, DType::Float32}}) {
     ReduceSpec spec = spec_of(c.op, c.loop, {false, true});
     ReduceKernel k = generate_reduce(spec, *c.a, plan_reduce(spec, *c.a, 132));
     SCOPED_TRACE(reduce_op_name(c.op));
@@ -192,6 +193,7 @@ TEST(CodegenReduce, EpilogueAndGeneratorsCompileIntoTheReductionKernel) {
     EXPECT_NE(k.body.find("nf_finish"), std::string::npos);
     EXPECT_NE(k.body.find("nf::gen::uniform<double>"), std::string::npos);
     EXPECT_NE(k.body.find("p.eptr[0])[o] ="), std::string::npos);
+    if (shape[0] == 40) EXPECT_NE(k.body.find("nf_elem2"), std::string::npos);  // uniforms in pairs
     expect_compiles(std::string(kKernelPrelude) + k.body);
   }
 }

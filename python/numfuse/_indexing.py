@@ -4,6 +4,8 @@ Basic indexing (ints, slices, None, Ellipsis) is in C++ (python/src/bind_indexin
 calls getitem/setitem here for any other key. Here the key is normalised to a tuple of None,
 Ellipsis, slices, ints and numfuse integer or boolean arrays; C++ applies NumPy's rules
 (cpp/numfuse/ops/advanced_indexing.cpp). Reads are copies; writes go into the original.
+Host keys (lists, NumPy arrays) become host arrays: C++ checks them there and moves them to the
+indexed array's device, so a CUDA array indexed by a list never waits on the device for the check.
 """
 import operator
 
@@ -30,11 +32,11 @@ def _item(k):
             raise IndexError(_NOT_INTEGER)
         return k
     if isinstance(k, (bool, _np.bool_)):
-        return _core.asarray(_np.asarray(k))  # a 0-d boolean array, as NumPy treats it
+        return _core.asarray(_np.asarray(k), device="cpu")  # a 0-d boolean array, as NumPy treats it
     if isinstance(k, _np.ndarray):
         if k.dtype.kind not in "biu":
             raise IndexError(_NOT_INTEGER)
-        return _core.asarray(k)
+        return _core.asarray(k, device="cpu")
     if isinstance(k, (list, tuple)):
         arr = _np.asarray(k)
         if arr.dtype.kind not in "biu":
@@ -42,7 +44,7 @@ def _item(k):
                 arr = arr.astype(_np.intp)  # [] indexes nothing, as NumPy allows
             else:
                 raise IndexError(_BAD_INDEX)
-        return _core.asarray(arr)
+        return _core.asarray(arr, device="cpu")
     try:
         return operator.index(k)
     except TypeError:

@@ -170,6 +170,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     n = _count(a, axis, keepdims, where)
     if dtype is None and a.dtype.kind in "biu":
         dtype = _np.float64
+    if (mean is _NoValue and where is True and a.device != "cpu" and a.dtype.kind in "biuf"
+            and a.dtype != _np.float16 and _np.dtype(dtype or a.dtype) in (_np.float32, _np.float64)):
+        # On the GPU: one pass (Welford and Chan), one kernel with the expression that feeds it
+        # (and with sqrt for std). The CPU keeps NumPy's two passes and their exact rounding.
+        res = _reduce("var", a, axis, keepdims, dtype, None, _np.float64(ddof), None)
+        return _finish(res, out)
     if mean is not _NoValue:
         m = _arr(mean)
     else:

@@ -1,7 +1,8 @@
 """numfuse.random: NumPy's random API over counter-based Philox4x32-10 numbers.
 
-The numbers are numfuse's own, not NumPy's: a generator is (seed, stream, offset), and element i
-of a draw of n values is Philox block (offset + i) of (seed, stream); the offset then grows by n
+The numbers are numfuse's own, not NumPy's: a generator is (seed, stream, offset), the offset
+counting 64-bit words of the Philox stream of (seed, stream): element i of a uniform draw is word
+(offset + i), and the offset grows by n; normals and integers take a whole block each
 (cpp/numfuse/kernels/philox.h). A draw is a lazy Source node, computed in parallel where it is
 used, identical on the CPU and the GPU. Seeds go through numpy.random.SeedSequence, so every
 seed NumPy accepts (ints, sequences of ints, None for fresh entropy) gives a distinct stream.
@@ -88,8 +89,14 @@ class Generator:
         if any(s < 0 for s in shape):
             raise ValueError("negative dimensions are not allowed")
         with self._lock:
-            offset = self._offset
-            self._offset = (self._offset + n) & _MASK64
+            # The offset counts 64-bit words of the Philox stream (kernels/philox.h): a uniform
+            # takes one word, a normal or an integer one whole block (two words, block-aligned).
+            if dist == "uniform":
+                offset = self._offset
+                self._offset = (self._offset + n) & _MASK64
+            else:
+                offset = ((self._offset + 1) >> 1) & (_MASK64 >> 1)  # the next whole block
+                self._offset = (2 * (offset + n)) & _MASK64
         return _core.random_draw(list(shape), dtype, dist, self._seed, self._stream, offset,
                                  float(a), float(b), low & _MASK64, rng & _MASK64)
 

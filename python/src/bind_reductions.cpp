@@ -44,7 +44,7 @@ ReduceOp reduce_op_arg(const std::string& name) {
       {"sum", ReduceOp::Sum},   {"prod", ReduceOp::Prod},     {"max", ReduceOp::Max},
       {"min", ReduceOp::Min},   {"fmax", ReduceOp::Fmax},     {"fmin", ReduceOp::Fmin},
       {"any", ReduceOp::Any},   {"all", ReduceOp::All},       {"argmax", ReduceOp::ArgMax},
-      {"argmin", ReduceOp::ArgMin}};
+      {"argmin", ReduceOp::ArgMin}, {"var", ReduceOp::Var}};
   for (auto& [n, op] : ops) {
     if (name == n) return op;
   }

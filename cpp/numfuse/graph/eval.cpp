@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
+#include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/core/error.h"
@@ -129,9 +130,10 @@ void detach_group(const Group& g, const GroupProgram& program, size_t count = si
   }
 }
 
-// A group around a reduction: the elementwise prologue it absorbed (nodes before it, CUDA) and
-// the elementwise epilogue computed from its result (nodes after it). On CUDA one kernel does all
-// three when no prologue value must be stored; otherwise the parts run one after the other.
+// A group around a reduction: the elementwise prologue it absorbed (nodes before it) and the
+// elementwise epilogue computed from its result (nodes after it). When no prologue value must be
+// stored, the reduction computes the prologue as it reads it (on CUDA one kernel does all three);
+// otherwise the parts run one after the other.
 void run_reduction_group(const Group& g, size_t r) {
   Node* red = g.nodes[r];
   std::vector<Array> outs;
@@ -170,9 +172,16 @@ void run_reduction_group(const Group& g, size_t r) {
         auto& lp = program.left_pending;
         lp.erase(std::remove(lp.begin(), lp.end(), n), lp.end());
       }
-      cuda::run_program_cuda(program);
+      if (program.device.is_cpu()) {
+        cpu::run_program(program);
+      } else {
+        cuda::run_program_cuda(program);
+      }
       detach_group(g, program, r);
       run_reduction_alone();
+    } else if (red->device.is_cpu()) {
+      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
+      detach_group(g, program, r);
     } else {
       const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
       cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0],

@@ -36,6 +36,8 @@ static GraphLimits& limits_storage() {
       env_int("NUMFUSE_FUSION", 1) != 0,
       static_cast<int>(env_int("NUMFUSE_MAX_GROUP_OPS", 64)),
       static_cast<int>(env_int("NUMFUSE_MAX_GROUP_INPUTS", 32)),
+      // CUDA's classic limit on kernel parameters (4 KiB; newer drivers allow more).
+      static_cast<int>(env_int("NUMFUSE_MAX_KERNEL_PARAM_BYTES", 4096)),
   };
   return limits;
 }

@@ -24,6 +24,7 @@ struct GraphLimits {
   bool fusion;            // NUMFUSE_FUSION (0 turns fusion off)
   int max_group_ops;      // NUMFUSE_MAX_GROUP_OPS
   int max_group_inputs;   // NUMFUSE_MAX_GROUP_INPUTS
+  int max_param_bytes;    // NUMFUSE_MAX_KERNEL_PARAM_BYTES: a generated kernel's parameter struct
 };
 const GraphLimits& graph_limits();
 // Turns fusion on or off at run time (numfuse._core.set_fusion; tests compare both).

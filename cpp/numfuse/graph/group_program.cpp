@@ -93,7 +93,7 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
     for (const auto& w : st->readers) {
       std::shared_ptr<Node> r = w.lock();
       if (r && !r->done && !step_of.count(r.get()) && !(elementwise_nodes < group.nodes.size() &&
-                                                        r.get() == group.nodes.back())) {
+                                                        r.get() == group.nodes[elementwise_nodes])) {
         return false;
       }
     }

@@ -17,6 +17,7 @@ const char* cut_reason_name(CutReason r) {
     case CutReason::ViewOfIntermediate: return "view-of-intermediate";
     case CutReason::OpLimit: return "op-limit";
     case CutReason::InputLimit: return "input-limit";
+    case CutReason::ParamLimit: return "param-limit";
     case CutReason::AfterReduction: return "after-reduction";
     case CutReason::EndOfGraph: return "end-of-graph";
   }
@@ -47,10 +48,10 @@ class GroupBuilder {
       if (static_cast<int>(group.nodes.size()) >= lim.max_group_ops) return fail(why, CutReason::OpLimit);
       return true;
     }
-    // On CUDA devices a reduction closes the group: its kernel computes the group's values as it
-    // reads them (the CPU interpreter does not fuse reductions yet).
+    // A reduction closes the group: it computes the group's values as it reads them (one CUDA
+    // kernel; on the CPU a few thousand at a time into a buffer that the reduction reads).
     if (n->kind() == NodeKind::Reduction && first->kind() == NodeKind::Elementwise &&
-        !n->device.is_cpu() && n->device == first->device && n->inputs.size() == 1) {
+        n->device == first->device && n->inputs.size() == 1) {
       const Array& in = n->inputs[0];
       Node* prod = in.storage->producer.get();
       bool whole = prod && members.count(prod) && in.byte_offset == 0 &&
@@ -66,7 +67,7 @@ class GroupBuilder {
       if (s != first->out_shapes[0]) return fail(why, CutReason::ShapeChange);
     }
     if (static_cast<int>(group.nodes.size()) >= lim.max_group_ops) return fail(why, CutReason::OpLimit);
-    int new_inputs = 0;
+    int new_inputs = 0, new_scalars = 0;
     for (const Array& in : n->inputs) {
       Node* prod = in.storage->producer.get();
       if (prod && members.count(prod)) {
@@ -75,9 +76,14 @@ class GroupBuilder {
         if (!whole) return fail(why, CutReason::ViewOfIntermediate);
       } else if (in.ndim() > 0) {  // 0-d inputs are kernel parameters, not array inputs
         ++new_inputs;
+      } else {
+        ++new_scalars;
       }
     }
     if (inputs + new_inputs > lim.max_group_inputs) return fail(why, CutReason::InputLimit);
+    if (param_bytes(inputs + new_inputs, scalars + new_scalars, generators + is_generator(n)) > lim.max_param_bytes) {
+      return fail(why, CutReason::ParamLimit);
+    }
     return true;
   }
 
@@ -92,8 +98,10 @@ class GroupBuilder {
     members.insert(n);
     for (const Array& in : n->inputs) {
       Node* prod = in.storage->producer.get();
-      if ((!prod || !members.count(prod)) && in.ndim() > 0) ++inputs;
+      if (prod && members.count(prod)) continue;
+      ++(in.ndim() > 0 ? inputs : scalars);
     }
+    generators += is_generator(n);
   }
 
   Group group;
@@ -132,10 +140,20 @@ class GroupBuilder {
     return true;
   }
 
+  static int is_generator(Node* n) { return n->kind() == NodeKind::Elementwise && n->inputs.empty(); }
+
+  // An upper bound of the generated kernel's parameter bytes (codegen_elementwise.cpp's layout):
+  // per array a pointer and a stride row over the group's rank, an output besides the inputs,
+  // 16 bytes per scalar, 64 per generator.
+  int64_t param_bytes(int arrays, int scalar_count, int generator_count) const {
+    const int64_t rank = static_cast<int64_t>(group.nodes.front()->out_shapes[0].size());
+    return 16 + 8 * rank + int64_t(arrays + 2) * (8 + 8 * rank) + 16 * (scalar_count + 1) + 64 * generator_count;
+  }
+
   PtrSet<Node*> members;
   PtrSet<Node*> epilogue;
   Node* reduction = nullptr;
-  int inputs = 0;
+  int inputs = 0, scalars = 0, generators = 0;
   bool closed = false;  // ends in a reduction: only its epilogue joins
 };
 

@@ -17,6 +17,7 @@ enum class CutReason : uint8_t {
   ViewOfIntermediate,  // the next node reads a group value through a view (other strides)
   OpLimit,             // NUMFUSE_MAX_GROUP_OPS reached
   InputLimit,          // NUMFUSE_MAX_GROUP_INPUTS reached
+  ParamLimit,          // the kernel's parameters would pass NUMFUSE_MAX_KERNEL_PARAM_BYTES
   AfterReduction,      // the group ends in the reduction that absorbed it
   EndOfGraph,
 };

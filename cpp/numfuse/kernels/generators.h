@@ -7,7 +7,8 @@
 //   Fill     w[0..1]: the value's bytes
 //   Arange   w[0], w[1]: start, step as double bits; w[2], w[3]: the same as int64 (integer dtypes)
 //   Eye      w[0]: columns, w[1]: k (the diagonal's offset)
-//   Random   w[0..2]: seed, stream, offset; w[3], w[4]: a, b as double bits; w[5]: low; w[6]: range
+//   Random   w[0..2]: seed, stream, offset (in words for uniforms, in blocks otherwise: philox.h);
+//            w[3], w[4]: a, b as double bits; w[5]: low; w[6]: range
 // `i` is the element's position in C order of the generator's shape.
 #pragma once
 
@@ -64,13 +65,35 @@ NF_HD T eye(const uint64_t* w, uint64_t i) {
 // The three distributions of ops/random.h (RandomDist: 0 uniform, 1 normal, 2 integers), exactly
 // as random draws compute element i: float32 parameters are the doubles rounded to float once;
 // integers wrap modulo 2^64 and are truncated to the dtype.
+// A uniform from its word of the stream.
+template <class T>
+NF_HD T uniform_of_word(const uint64_t* w, uint64_t word) {
+  // [0, 1) itself (random()): low + (high - low) * u is u exactly, without the three operations.
+  const bool unit = w[3] == 0 && w[4] == 0x3FF0000000000000ull;
+  if constexpr (tt::is_same<T, float>) {
+    if (unit) return rng::uniform_float(word);
+    return rng::uniform_float(word, static_cast<float>(as_double(w[3])), static_cast<float>(as_double(w[4])));
+  } else {
+    if (unit) return rng::uniform_double(word);
+    return rng::uniform_double(word, as_double(w[3]), as_double(w[4]));
+  }
+}
 template <class T>
 NF_HD T uniform(const uint64_t* w, uint64_t i) {
-  const uint32x4 blk = rng::philox_block(w[0], w[1], w[2], i);
-  if constexpr (tt::is_same<T, float>) {
-    return rng::uniform_float(blk, static_cast<float>(as_double(w[3])), static_cast<float>(as_double(w[4])));
+  return uniform_of_word<T>(w, rng::stream_word(w[0], w[1], w[2] + i));
+}
+// Elements i and i + 1 together: one Philox block when their words share it (the offset and i
+// of equal parity: kernels pass even i, so the branch is uniform across a launch).
+template <class T>
+NF_HD void uniform2(const uint64_t* w, uint64_t i, T& v0, T& v1) {
+  const uint64_t k = w[2] + i;
+  const uint32x4 b = rng::philox_block(w[0], w[1], 0, k >> 1);
+  if (k & 1) {
+    v0 = uniform_of_word<T>(w, rng::bits64_hi(b));
+    v1 = uniform_of_word<T>(w, rng::stream_word(w[0], w[1], k + 1));
   } else {
-    return rng::uniform_double(blk, as_double(w[3]), as_double(w[4]));
+    v0 = uniform_of_word<T>(w, rng::bits64_lo(b));
+    v1 = uniform_of_word<T>(w, rng::bits64_hi(b));
   }
 }
 template <class T>

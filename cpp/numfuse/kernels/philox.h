@@ -12,19 +12,22 @@
 // A generator is three 64-bit numbers: seed, stream, offset.
 //   key     = { lo32(seed), hi32(seed) }
 //   counter = { lo32(offset + i), hi32(offset + i), lo32(stream), hi32(stream) }
-// A draw of n values gives element i (0 <= i < n, in C order of the result) the one block
-// philox4x32_10(counter(offset + i), key), and afterwards the generator's offset grows by n.
-// So every element of a draw is a pure function of (seed, stream, offset, i): any kernel, fused or
-// not, on any backend, computes element i on its own, and the CPU and the GPU give the same
-// numbers. Every distribution below consumes exactly one block per element (so a draw of n
-// values always advances the offset by exactly n, whatever the distribution). `stream` selects
+// The stream is a sequence of 64-bit words: block c gives word 2c (x, y) and word 2c + 1 (z, w).
+// The generator's offset counts words. A uniform draw of n values gives element i (0 <= i < n,
+// in C order of the result) word (offset + i) and advances the offset by n, so two neighbours
+// share one block (half the Philox work of one block per value) and a draw of n then m values
+// is the draw of n + m values, split. Normals and integers take a whole block each: element i
+// gets block (b + i), b the first whole block at or after the offset, which then moves past the
+// last one. So every element of a draw is a pure function of (seed, stream, offset, i): any
+// kernel, fused or not, on any backend, computes element i on its own, and the CPU and the GPU
+// give the same numbers. `stream` selects
 // an independent sequence for the same seed (as curand's subsequence does; the layout of the
 // counter is the same as curand_init(seed, subsequence, offset)'s, one block per 4 numbers aside).
 // The offset wraps after 2^64 values per stream; nobody draws that many.
 //
-// ---- Distributions (one block -> one value) ----------------------------------------------------
-//   uniform_double : [0,1), 53 bits: ((uint64(y) << 32 | x) >> 11) * 2^-53   (exact on all targets)
-//   uniform_float  : [0,1), 24 bits: (x >> 8) * 2^-24                         (exact on all targets)
+// ---- Distributions ----------------------------------------------------------------------------
+//   uniform_double : [0,1), 53 bits of a word: (word >> 11) * 2^-53         (exact on all targets)
+//   uniform_float  : [0,1), 24 bits of a word: (lo32(word) >> 8) * 2^-24    (exact on all targets)
 //   uniform(lo,hi) : lo + (hi - lo) * u, rounded once per operation (no FMA contraction on the
 //                    device), so it is bit-identical on host and device.
 //   normal_double  : Box-Muller, u1 in (0,1] from words x,y (53 bits), u2 in [0,1) from z,w:
@@ -59,14 +62,6 @@ constexpr uint32_t kM1 = 0xCD9E8D57u;
 constexpr uint32_t kW0 = 0x9E3779B9u;
 constexpr uint32_t kW1 = 0xBB67AE85u;
 
-NF_HD uint32_t mulhi32(uint32_t a, uint32_t b) {
-#if defined(__CUDA_ARCH__)
-  return __umulhi(a, b);
-#else
-  return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
-#endif
-}
-
 NF_HD uint64_t mulhi64(uint64_t a, uint64_t b) {
 #if defined(__CUDA_ARCH__)
   return __umul64hi(a, b);
@@ -76,8 +71,21 @@ NF_HD uint64_t mulhi64(uint64_t a, uint64_t b) {
 }
 
 NF_HD uint32x4 round(uint32x4 c, uint32_t k0, uint32_t k1) {
-  const uint32_t hi0 = mulhi32(kM0, c.x), lo0 = kM0 * c.x;
-  const uint32_t hi1 = mulhi32(kM1, c.z), lo1 = kM1 * c.z;
+  // One widening product per multiplier gives both halves (a single IMAD.WIDE.U32 on the GPU,
+  // where mul.hi and mul.lo would be two instructions: Philox is most of a fused draw's cost).
+  uint32_t hi0, lo0, hi1, lo1;
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .b64 p;\n\tmul.wide.u32 p, %2, %3;\n\tmov.b64 {%1, %0}, p;\n\t}"
+      : "=r"(hi0), "=r"(lo0) : "r"(kM0), "r"(c.x));
+  asm("{\n\t.reg .b64 p;\n\tmul.wide.u32 p, %2, %3;\n\tmov.b64 {%1, %0}, p;\n\t}"
+      : "=r"(hi1), "=r"(lo1) : "r"(kM1), "r"(c.z));
+#else
+  const uint64_t p0 = static_cast<uint64_t>(kM0) * c.x, p1 = static_cast<uint64_t>(kM1) * c.z;
+  hi0 = static_cast<uint32_t>(p0 >> 32);
+  lo0 = static_cast<uint32_t>(p0);
+  hi1 = static_cast<uint32_t>(p1 >> 32);
+  lo1 = static_cast<uint32_t>(p1);
+#endif
   return uint32x4{hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0};
 }
 
@@ -175,22 +183,33 @@ struct PhiloxState {
 NF_HD uint64_t bits64_lo(uint32x4 b) { return (static_cast<uint64_t>(b.y) << 32) | b.x; }
 NF_HD uint64_t bits64_hi(uint32x4 b) { return (static_cast<uint64_t>(b.w) << 32) | b.z; }
 
-// Uniform double in [0, 1): the top 53 of the 64 bits of words x,y. Multiples of 2^-53.
-NF_HD double uniform_double(uint32x4 b) {
-  return static_cast<double>(bits64_lo(b) >> 11) * (1.0 / 9007199254740992.0);
+// Word k of the stream (block k / 2, its low or high 64 bits).
+NF_HD uint64_t stream_word(uint64_t seed, uint64_t stream, uint64_t k) {
+  const uint32x4 b = philox_block(seed, stream, 0, k >> 1);
+  return (k & 1) ? bits64_hi(b) : bits64_lo(b);
 }
-// Uniform float in [0, 1): the top 24 bits of word x. Multiples of 2^-24.
-NF_HD float uniform_float(uint32x4 b) {
-  return static_cast<float>(b.x >> 8) * (1.0f / 16777216.0f);
+
+// Uniform double in [0, 1): the top 53 of a word's 64 bits. Multiples of 2^-53.
+NF_HD double uniform_double(uint64_t word) {
+  return static_cast<double>(word >> 11) * (1.0 / 9007199254740992.0);
 }
+// Uniform float in [0, 1): the top 24 of a word's low 32 bits. Multiples of 2^-24.
+NF_HD float uniform_float(uint64_t word) {
+  return static_cast<float>(static_cast<uint32_t>(word) >> 8) * (1.0f / 16777216.0f);
+}
+// The same from a block's first word.
+NF_HD double uniform_double(uint32x4 b) { return uniform_double(bits64_lo(b)); }
+NF_HD float uniform_float(uint32x4 b) { return uniform_float(bits64_lo(b)); }
 // low + (high - low) * u, each operation rounded once (bit-identical on host and device).
 // As in NumPy, the result can equal `high` through rounding when |low| >> |high - low|.
-NF_HD double uniform_double(uint32x4 b, double low, double high) {
-  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_double(b)));
+NF_HD double uniform_double(uint64_t word, double low, double high) {
+  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_double(word)));
 }
-NF_HD float uniform_float(uint32x4 b, float low, float high) {
-  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_float(b)));
+NF_HD float uniform_float(uint64_t word, float low, float high) {
+  return philox_detail::add_rn(low, philox_detail::mul_rn(high - low, uniform_float(word)));
 }
+NF_HD double uniform_double(uint32x4 b, double low, double high) { return uniform_double(bits64_lo(b), low, high); }
+NF_HD float uniform_float(uint32x4 b, float low, float high) { return uniform_float(bits64_lo(b), low, high); }
 
 // Standard normal by Box-Muller (the cosine branch) from one block.
 NF_HD double normal_double(uint32x4 b) {

@@ -4,30 +4,20 @@
 
 #include "numfuse/backend/backend.h"
 #include "numfuse/backend/cpu/gather_cpu.h"
+#include "numfuse/backend/cuda/gather_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
+#include "numfuse/ops/reduction.h"
+#include "numfuse/ops/scan.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
 
-namespace {
-
-// src[indices] as a pending node: inputs are (view, index arrays...), all int64 indices already
-// checked against their dims (the kernel checks again: it never reads out of bounds).
-struct GatherNode : Node {
-  std::vector<int> adv_dims, adv_axes;
-  Shape bshape;
-  bool adjacent = true;
-  NodeKind kind() const override { return NodeKind::Opaque; }
-  std::string name() const override { return "gather"; }
-  void eval_cpu(const std::vector<Array>& outs) override;
-};
-
-cpu::GatherGeometry geometry(const Array& view, const std::vector<int>& adv_dims,
-                             const std::vector<int>& adv_axes, std::vector<Array> indices,
-                             const Shape& bshape, bool adjacent) {
+cpu::GatherGeometry gather_geometry(const Array& view, const std::vector<int>& adv_dims,
+                                    const std::vector<int>& adv_axes, std::vector<Array> indices,
+                                    const Shape& bshape, bool adjacent) {
   cpu::GatherGeometry g;
   std::vector<bool> is_adv(view.ndim(), false);
   for (int d : adv_dims) is_adv[d] = true;
@@ -50,8 +40,10 @@ cpu::GatherGeometry geometry(const Array& view, const std::vector<int>& adv_dims
 
 void GatherNode::eval_cpu(const std::vector<Array>& outs) {
   std::vector<Array> idx(inputs.begin() + 1, inputs.end());
-  cpu::gather(inputs[0], geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
+  cpu::gather(inputs[0], gather_geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
 }
+
+namespace {
 
 [[noreturn]] void out_of_bounds(int64_t i, int axis, int64_t size) {
   throw IndexError("index " + std::to_string(i) + " is out of bounds for axis " +
@@ -100,8 +92,46 @@ bool truthy(const T& v) {
   }
 }
 
-void require_cpu(const Array& a, const char* what) {
-  if (!a.device().is_cpu()) throw NotImplementedError(std::string(what) + " on " + a.device().str());
+// x on `device`: itself when it is there, else a copy (an index or mask from the host reaches a
+// CUDA array this way, and a device index a host array).
+Array on_device(const Array& x, Device device, FlushReason why) {
+  if (x.device() == device) return x;
+  eval(x, why);
+  Array out = Array::empty(x.shape, x.dtype, device);
+  backend::copy_into(x, out);
+  return out;
+}
+
+// A materialised host array with x's values (x itself when it is one).
+Array host_copy(const Array& x) {
+  eval(x, FlushReason::DataDependent);
+  return on_device(x, Device::cpu(), FlushReason::DataDependent);
+}
+
+// The value of a 0-d int64 array (a reduction's result), read back to the host.
+int64_t read_int64(const Array& x) {
+  Array h = host_copy(x);
+  return *h.data_as<int64_t>();
+}
+
+// check_bounds wherever idx lives: on a device, its min and max through the reduction kernels
+// are the only values read back; the host looks for the first bad index only on failure.
+void check_index(const Array& idx, int axis, int64_t size) {
+  if (idx.size() == 0) return;
+  if (idx.device().is_cpu()) {
+    check_bounds(idx, axis, size);
+    return;
+  }
+  Array lo = reduce(ReduceOp::Min, idx), hi = reduce(ReduceOp::Max, idx);
+  eval({lo, hi}, FlushReason::DataDependent);
+  if (read_int64(lo) >= -size && read_int64(hi) < size) return;
+  check_bounds(host_copy(idx), axis, size);
+}
+
+// Truth flags of a device array (a bool array is its own).
+Array flags_of(const Array& a) {
+  if (a.dtype == DType::Bool) return a;
+  return ufunc2(UFunc::NotEqual, Operand::of(a), Operand::py_int(0));
 }
 
 }  // namespace
@@ -194,11 +224,10 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       ++axis;
     } else if (arr.ndim() == 0) {
       // A scalar boolean is a new axis of length 1 (True) or 0 (False), indexed by an array.
-      eval(arr, FlushReason::DataDependent);
-      require_cpu(arr, "boolean indexing");
+      Array truth = host_copy(arr);
       basic.push_back(IndexItem::new_axis());
       int64_t zero = 0;
-      Array idx = *arr.data() ? Array::empty({1}, DType::Int64, Device::cpu())
+      Array idx = *truth.data() ? Array::empty({1}, DType::Int64, Device::cpu())
                               : Array::empty({0}, DType::Int64, Device::cpu());
       if (idx.size()) *idx.data_as<int64_t>() = zero;
       add(idx);
@@ -239,9 +268,15 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t j = 0; j < plan.indices.size(); ++j) {
       if (pass == 0 ? !scalar_index[j] : (scalar_index[j] || empty)) continue;
-      require_cpu(plan.indices[j], "advanced indexing");
-      check_bounds(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
+      check_index(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
     }
+  }
+  // Checked where they live (a host index never waits for the device); the kernels read them
+  // where the array lives.
+  for (Array& idx : plan.indices) {
+    idx = on_device(idx, a.device(), FlushReason::DataDependent);
+    // The CUDA kernels load indices as 8-byte words: a view at an odd offset is copied.
+    if (!idx.device().is_cpu() && reinterpret_cast<uintptr_t>(idx.data()) % 8 != 0) idx = copy(idx);
   }
 
   std::vector<bool> is_adv(plan.view.ndim(), false);
@@ -285,10 +320,18 @@ Array value_as(const Operand& value, DType dtype) {
 
 // a[mask] = v as a where() when v does not depend on how many Trues the mask holds: no
 // evaluation of the mask. `v` has a's dtype and broadcasts against a.shape[mask.ndim:].
-void masked_assign(const Array& a, const Array& mask, const Array& v) {
+// Mask and value move to a's device first (a host 0-d value is a kernel parameter there).
+void masked_assign(const Array& a, const Array& mask, const Array& v_in) {
   Shape cond_shape = mask.shape;
   cond_shape.resize(a.ndim(), 1);
-  Array cond = reshape(mask, cond_shape);
+  Array cond = reshape(on_device(mask, a.device(), FlushReason::Write), cond_shape);
+  Array v = v_in;
+  if (v.device() != a.device()) {
+    eval(v, FlushReason::Write);
+    if (!(v.ndim() == 0 && v.device().is_cpu() && v.storage->nbytes <= 16)) {
+      v = on_device(v, a.device(), FlushReason::Write);
+    }
+  }
   // Only this call holds the where(): its fused group may write straight into a.
   assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
 }
@@ -361,17 +404,28 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
   Operand op = value;
   op.array = v;
   v = value_as(op, a.dtype);
-  common_device({&a, &v});
-  require_cpu(a, "advanced index assignment");
-  // The values are copied out first: they may read the memory being written.
+  // The values are copied out first (from any device to a's): they may read the memory being
+  // written.
   Array vals = Array::empty(plan.result_shape, a.dtype, a.device());
   eval(v, FlushReason::Write);
   backend::copy_into(v, vals);
   prepare_write(a);
   if (vals.size() == 0) return;
-  cpu::scatter(vals, geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices, plan.bshape,
-                              plan.adjacent),
-               plan.view);
+  if (!a.device().is_cpu()) {
+    // The device kernels read the indices while they write: an index array in a's own memory
+    // (a[a] = v) is read from a copy.
+    for (Array& idx : plan.indices) {
+      if (idx.storage == a.storage) idx = copy(idx);
+    }
+    eval(plan.indices, FlushReason::Write);
+  }
+  cpu::GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
+                                          plan.bshape, plan.adjacent);
+  if (a.device().is_cpu()) {
+    cpu::scatter(vals, g, plan.view);
+  } else {
+    cuda::scatter(vals, g, plan.view);
+  }
 }
 
 namespace {
@@ -393,8 +447,13 @@ void for_each_nonzero(const Array& a, F&& fn) {
 }  // namespace
 
 int64_t count_nonzero(const Array& a) {
+  if (!a.device().is_cpu()) {
+    // A sum of the truth flags, one value read back.
+    Array total = reduce(ReduceOp::Sum, flags_of(a));
+    eval(total, FlushReason::DataDependent);
+    return read_int64(total);
+  }
   eval(a, FlushReason::DataDependent);
-  require_cpu(a, "nonzero");
   int64_t total = 0;
   NF_DISPATCH(a.dtype, "count_nonzero", {
     for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
@@ -414,6 +473,20 @@ std::vector<Array> nonzero(const Array& a) {
   if (a.ndim() == 0) {
     throw ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar)."
                      "nonzero() instead.");
+  }
+  if (!a.device().is_cpu() && a.size() == 0) {
+    std::vector<Array> out;
+    for (int d = 0; d < a.ndim(); ++d) out.push_back(Array::empty({0}, DType::Int64, a.device()));
+    return out;
+  }
+  if (!a.device().is_cpu()) {
+    // Each flagged element's row is its inclusive cumsum minus one; the last cumsum is the count.
+    Array pos = scan(ScanOp::CumSum, flags_of(a), std::nullopt);
+    eval(pos, FlushReason::DataDependent);
+    if (!pos.c_contiguous()) pos = copy(pos);
+    eval(pos, FlushReason::DataDependent);
+    const int64_t n = read_int64(pos.view({}, {}, pos.byte_offset + (a.size() - 1) * 8));
+    return cuda::nonzero_from_cumsum(pos, a.shape, n);
   }
   const int64_t n = count_nonzero(a);
   const int nd = a.ndim();

@@ -16,7 +16,9 @@ enum class RandomDist : uint8_t {
   Integers,  // low + [0, range), wrapped to the dtype (range 0 stands for 2^64)
 };
 
-// What one draw computes. The caller reserves `offset` from its generator (offset += size).
+// What one draw computes. The caller reserves `offset` from its generator: for Uniform the 64-bit
+// word of the stream that element 0 takes (offset += size), for Normal and Integers the block
+// (whole blocks, kernels/philox.h).
 struct RandomSpec {
   RandomDist dist = RandomDist::Uniform;
   uint64_t seed = 0, stream = 0, offset = 0;

@@ -25,11 +25,18 @@ const char* reduce_op_name(ReduceOp op) {
     case ReduceOp::All: return "logical_and";
     case ReduceOp::ArgMax: return "argmax";
     case ReduceOp::ArgMin: return "argmin";
+    case ReduceOp::Var: return "var";
   }
   return "?";
 }
 
-void ReduceNode::eval_cpu(const std::vector<Array>& outs) { cpu::reduce(spec, inputs[0], outs[0]); }
+void ReduceNode::eval_cpu(const std::vector<Array>& outs) {
+  if (spec.op == ReduceOp::Var) {
+    cpu::variance(spec, inputs[0], outs[0]);
+  } else {
+    cpu::reduce(spec, inputs[0], outs[0]);
+  }
+}
 
 namespace {
 
@@ -52,6 +59,7 @@ DType reduce_default_dtype(ReduceOp op, DType in) {
     case ReduceOp::All: return DType::Bool;
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin: return DType::Int64;
+    case ReduceOp::Var: return (in == DType::Bool || is_integer(in)) ? DType::Float64 : in;
     default: return in;
   }
 }
@@ -120,8 +128,11 @@ Array reduce(ReduceOp op, const Array& a_in, const ReduceOptions& opts) {
   DType loop = opts.dtype ? *opts.dtype
                : (opts.out && is_value_op(op)) ? opts.out->dtype
                                                : reduce_default_dtype(op, a.dtype);
-  if (!is_value_op(op) && opts.dtype) loop = reduce_default_dtype(op, a.dtype);
-  DType result_dtype = is_value_op(op) ? loop : reduce_default_dtype(op, a.dtype);
+  if (!is_value_op(op) && op != ReduceOp::Var && opts.dtype) loop = reduce_default_dtype(op, a.dtype);
+  DType result_dtype = is_value_op(op) || op == ReduceOp::Var ? loop : reduce_default_dtype(op, a.dtype);
+  if (op == ReduceOp::Var && (!is_inexact(loop) || is_complex(loop) || opts.where)) {
+    throw TypeError(std::string("var reduction: unsupported ") + (opts.where ? "where=" : dtype_name(loop)));
+  }
 
   Shape kept_shape, reduced_shape;  // without and with keepdims
   bool empty_reduction = false;
@@ -164,7 +175,7 @@ Array reduce(ReduceOp op, const Array& a_in, const ReduceOptions& opts) {
   node->spec.op = op;
   node->spec.loop = loop;
   node->spec.axes = axes;
-  if (opts.initial && is_value_op(op)) {
+  if (opts.initial && (is_value_op(op) || op == ReduceOp::Var)) {
     eval(*opts.initial, FlushReason::HostRead);
     Array init = Array::empty({}, loop, Device::cpu());
     backend::copy_into(*opts.initial, init);

@@ -9,7 +9,9 @@
 
 namespace nf {
 
-enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, Fmax, Fmin, Any, All, ArgMax, ArgMin };
+// Var: the variance of the values read, in one pass (Welford's updates merged with Chan's formula),
+// for the one-kernel var/std of the GPU; its `initial` holds ddof (in the loop dtype).
+enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, Fmax, Fmin, Any, All, ArgMax, ArgMin, Var };
 const char* reduce_op_name(ReduceOp op);  // NumPy's ufunc name: "add", "maximum", "argmax"...
 
 // What a backend needs to compute one reduction. The input is read in any dtype and converted to

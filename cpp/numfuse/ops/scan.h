@@ -1,6 +1,7 @@
 // Scans: cumsum and cumprod (ufunc.accumulate for add and multiply). Validation and NumPy's
 // dtype rules happen here, eagerly; the result is a pending Array produced by a ScanNode, which
-// only describes the work (backend-neutral); backend/cpu/scan_cpu.h computes it.
+// only describes the work (backend-neutral); backend/cpu/scan_cpu.h and backend/cuda/scan_cuda.cpp
+// compute it.
 #pragma once
 #include <optional>
 
@@ -17,6 +18,7 @@ struct ScanNode : Node {
   NodeKind kind() const override { return NodeKind::Opaque; }
   std::string name() const override { return op == ScanOp::CumSum ? "cumsum" : "cumprod"; }
   void eval_cpu(const std::vector<Array>& outs) override;
+  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/scan_cuda.cpp
 };
 
 // np.cumsum / np.cumprod: axis nullopt flattens first (and so does a 0-d input). The dtype rules

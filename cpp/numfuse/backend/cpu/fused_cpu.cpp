@@ -56,6 +56,8 @@ UFuncLoop select_for(size_t size) { NF_BY_ITEMSIZE_(select_loop, size) }
 UFuncLoop copy_for(size_t size) { NF_BY_ITEMSIZE_(copy_loop, size) }
 #undef NF_BY_ITEMSIZE_
 
+}  // namespace
+
 UFuncLoop loop_for(const ElementwiseOp& op) {
   switch (op.kind) {
     case ElementwiseOp::Kind::Select: return select_for(itemsize(op.out[0]));
@@ -75,6 +77,8 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
   }
   return nullptr;
 }
+
+namespace {
 
 // A step's loop; its arguments' and outputs' entries start at first_arg / first_out of the
 // program-wide tables (one allocation per table, not four per step).

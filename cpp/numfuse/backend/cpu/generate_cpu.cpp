@@ -29,10 +29,24 @@ void fill_loop(const uint64_t* w, int64_t, int64_t, void* out, int64_t n) {
   }
 NF_GENERATOR_LOOP_(arange)
 NF_GENERATOR_LOOP_(eye)
-NF_GENERATOR_LOOP_(uniform)
 NF_GENERATOR_LOOP_(normal)
 NF_GENERATOR_LOOP_(integers)
 #undef NF_GENERATOR_LOOP_
+
+// Uniforms two at a time where positions are consecutive: neighbours share a Philox block.
+template <class T>
+void uniform_loop(const uint64_t* w, int64_t first, int64_t step, void* out, int64_t n) {
+  T* o = static_cast<T*>(out);
+  int64_t i = 0;
+  if (step == 1) {
+    if (n > 0 && ((w[2] + uint64_t(first)) & 1)) {  // start on a block boundary
+      o[0] = gen::uniform<T>(w, uint64_t(first));
+      i = 1;
+    }
+    for (; i + 1 < n; i += 2) gen::uniform2<T>(w, uint64_t(first + i), o[i], o[i + 1]);
+  }
+  for (; i < n; ++i) o[i] = gen::uniform<T>(w, uint64_t(first + i * step));
+}
 
 template <class T>
 constexpr bool kFloatDraw = tt::is_same<T, float> || tt::is_same<T, double>;

@@ -3,30 +3,14 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
+#include "numfuse/backend/cpu/reduce_kernels.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
-#include "numfuse/core/iteration.h"
-#include "numfuse/kernels/scalar_ops.h"
 
 namespace nf::cpu {
-
-namespace {
-
-constexpr int64_t kCastChunk = 1024;    // elements cast at once when the input is not the loop dtype
-constexpr int64_t kBlock = 256;         // outputs accumulated together by the outer reduction
-constexpr int64_t kMinParallel = 32768; // elements of work worth a thread
-
-// The reduction as loops see it: sp over (out, in), split into the kept dims (operands out, in)
-// and the reduced dims (operand in), each outermost first.
-struct Layout {
-  IterSpace kept, red;
-  bool inner_reduced = false;  // the input's innermost (smallest-stride) dim is reduced
-};
 
 Layout make_layout(const Array& in, const std::vector<bool>& axes) {
   Strides out_s = contiguous_strides([&] {
@@ -55,7 +39,6 @@ Layout make_layout(const Array& in, const std::vector<bool>& axes) {
   return L;
 }
 
-// Element offsets of flat index i of a space, per operand.
 void offsets_at(const IterSpace& sp, int64_t i, int64_t* off) {
   for (size_t k = 0; k < sp.strides.size(); ++k) off[k] = 0;
   for (int d = sp.ndim() - 1; d >= 0; --d) {
@@ -65,135 +48,7 @@ void offsets_at(const IterSpace& sp, int64_t i, int64_t* off) {
   }
 }
 
-// 16-byte GCC vector types (SSE2 on x86-64, NEON on arm64): the baseline every build has.
-template <class T> struct Vec16;
-template <> struct Vec16<float> {
-  typedef float V __attribute__((vector_size(16)));
-  typedef int32_t M __attribute__((vector_size(16)));
-};
-template <> struct Vec16<double> {
-  typedef double V __attribute__((vector_size(16)));
-  typedef int64_t M __attribute__((vector_size(16)));
-};
-
-// pairwise_reduce for a contiguous float sum, written with vector registers: the same eight
-// accumulators and the same tree as NumPy (bit-identical to the scalar form), which GCC does not
-// keep in registers by itself once the prefetch is in the loop.
-template <class T>
-T pairwise_sum_contig(const T* p, int64_t n) {
-  if (n < 8) {
-    T res = T(0);
-    for (int64_t i = 0; i < n; ++i) res += p[i];
-    return res;
-  }
-  if (n <= 128) {
-    using V = typename Vec16<T>::V;
-    constexpr int NV = 8 * sizeof(T) / sizeof(V);
-    V r[NV], x[NV];
-    std::memcpy(r, p, sizeof(r));
-    int64_t i = 8;
-    for (; i < n - (n % 8); i += 8) {
-      __builtin_prefetch(p + i + 512 / sizeof(T), 0, 3);
-      std::memcpy(x, p + i, sizeof(x));
-      for (int k = 0; k < NV; ++k) r[k] += x[k];
-    }
-    T a[8];
-    std::memcpy(a, r, sizeof(a));
-    T res = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-    for (; i < n; ++i) res += p[i];
-    return res;
-  }
-  int64_t n2 = n / 2;
-  n2 -= n2 % 8;
-  return pairwise_sum_contig(p, n2) + pairwise_sum_contig(p + n2, n - n2);
-}
-
-#ifdef __SSE2__
-inline Vec16<float>::V simd_max(Vec16<float>::V a, Vec16<float>::V b) { return _mm_max_ps(a, b); }
-inline Vec16<float>::V simd_min(Vec16<float>::V a, Vec16<float>::V b) { return _mm_min_ps(a, b); }
-inline Vec16<double>::V simd_max(Vec16<double>::V a, Vec16<double>::V b) { return _mm_max_pd(a, b); }
-inline Vec16<double>::V simd_min(Vec16<double>::V a, Vec16<double>::V b) { return _mm_min_pd(a, b); }
-#endif
-
-// Max/Min/Fmax/Fmin of n contiguous floats in vector registers. The compiler cannot vectorise the
-// NaN-propagating scalar op, so NaNs are tracked in a mask beside bitwise compare-selects: Max and
-// Min return NaN if any element is NaN, Fmax and Fmin ignore NaNs (NaN if all are).
-template <class T, ReduceOp Op>
-T vec_extreme(const T* p, int64_t n) {
-  using V = typename Vec16<T>::V;
-  using M = typename Vec16<T>::M;
-  constexpr int L = 16 / sizeof(T), U = 4;
-  constexpr bool is_max = Op == ReduceOp::Max || Op == ReduceOp::Fmax;
-  constexpr bool propagate = Op == ReduceOp::Max || Op == ReduceOp::Min;
-  const T start = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-  // Named registers, not arrays: arrays indexed by lane afterwards get spilled to the stack.
-  V r0 = V{} + start, r1 = r0, r2 = r0, r3 = r0;
-  M f0 = M{}, f1 = M{}, f2 = M{}, f3 = M{};
-  auto ld = [](const T* q) {
-    V v;
-    std::memcpy(&v, q, sizeof(V));
-    return v;
-  };
-  auto step = [&](V& r, M& f, V x) {
-#ifdef __SSE2__
-    // maxps/minps are exactly `x > r ? x : r` (a NaN x leaves r): one instruction.
-    r = is_max ? simd_max(x, r) : simd_min(x, r);
-#else
-    M m = is_max ? (x > r) : (x < r);
-    r = (V)(((M)x & m) | ((M)r & ~m));
-#endif
-    f |= propagate ? (x != x) : (x == x);
-  };
-  int64_t i = 0;
-  for (; i + U * L <= n; i += U * L) {
-    step(r0, f0, ld(p + i));
-    step(r1, f1, ld(p + i + L));
-    step(r2, f2, ld(p + i + 2 * L));
-    step(r3, f3, ld(p + i + 3 * L));
-  }
-  T best = start;
-  bool flag = false;
-  auto take = [&](T x) { best = (is_max ? x > best : x < best) ? x : best; };
-  const V rs[U] = {r0, r1, r2, r3};
-  const M fs[U] = {f0, f1, f2, f3};
-  for (int k = 0; k < U; ++k) {
-    for (int l = 0; l < L; ++l) {
-      take(rs[k][l]);
-      flag |= fs[k][l] != 0;
-    }
-  }
-  for (; i < n; ++i) {
-    const T x = p[i];
-    flag |= propagate ? x != x : x == x;
-    take(x);
-  }
-  return flag == propagate ? std::numeric_limits<T>::quiet_NaN() : best;
-}
-
-// A value reduction: T is the loop dtype's storage type, Acc what it accumulates in.
-template <class T, class F, ReduceOp Op>
-struct ValueR {
-  static constexpr ReduceOp kOp = Op;
-  using in_t = T;
-  using acc_t = compute_t<T>;
-  using out_t = T;
-  F f;
-  acc_t load(T x) const { return static_cast<acc_t>(x); }
-  acc_t op(acc_t a, acc_t b) const { return f(a, b); }
-  out_t finish(acc_t a) const { return convert<T>(a); }
-};
-
-// any / all over any input dtype: truth values, or-ed or and-ed.
-template <class T, bool All>
-struct LogicR {
-  static constexpr ReduceOp kOp = All ? ReduceOp::All : ReduceOp::Any;
-  using in_t = T;
-  using acc_t = bool;
-  using out_t = bool;
-  bool load(T x) const { return truth(x); }
-  bool op(bool a, bool b) const { return All ? (a && b) : (a || b); }
-  bool finish(bool a) const { return a; }
-};
+namespace {
 
 template <class R>
 class Reducer {
@@ -221,17 +76,8 @@ class Reducer {
     auto op = [this](Acc a, Acc b) { return r_.op(a, b); };
     if (!cast_) {
       const T* q = reinterpret_cast<const T*>(p);
-      constexpr ReduceOp op_kind = R::kOp;
-      if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) &&
-                    (op_kind == ReduceOp::Max || op_kind == ReduceOp::Min ||
-                     op_kind == ReduceOp::Fmax || op_kind == ReduceOp::Fmin)) {
-        if (s == 1) return vec_extreme<T, op_kind>(q, n);
-      }
-      if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && op_kind == ReduceOp::Sum) {
-        if (s == 1) return pairwise_sum_contig(q, n);
-      }
-      return s == 1 ? pairwise_reduce<true>(q, n, 1, id_, load, op)
-                    : pairwise_reduce<false>(q, n, s, id_, load, op);
+      if (s == 1) return reduce_contig(r_, q, n, id_);
+      return pairwise_reduce<false>(q, n, s, id_, load, op);
     }
     T buf[kCastChunk];
     Acc acc = id_;
@@ -298,8 +144,11 @@ class Reducer {
   void accumulate_row(Acc* acc, const char* row, int64_t n, int64_t s) const {
     if (cast_) {
       T buf[kBlock];
-      cast_(row, s, buf, n);
-      for (int64_t j = 0; j < n; ++j) acc[j] = r_.op(acc[j], r_.load(buf[j]));
+      for (int64_t c = 0; c < n; c += kBlock) {
+        const int64_t m = std::min(kBlock, n - c);
+        cast_(row + c * s * isz_, s, buf, m);
+        for (int64_t j = 0; j < m; ++j) acc[c + j] = r_.op(acc[c + j], r_.load(buf[j]));
+      }
       return;
     }
     const T* p = reinterpret_cast<const T*>(row);
@@ -319,36 +168,35 @@ class Reducer {
     });
   }
 
-  // Innermost dim kept: rows of the input accumulate into blocks of kBlock outputs, as NumPy
-  // accumulates rows (sequential along the reduced dims, vectorised across outputs).
+  // Innermost dim kept: rows of the input accumulate into blocks of outputs (outer_plan), as
+  // NumPy accumulates rows (sequential along the reduced dims, vectorised across outputs).
   void outer() {
     const IterSpace& kept = L_.kept;
     const int kd = kept.ndim();
     const int64_t ncol = kept.shape[kd - 1];
     const int64_t so = kept.strides[0][kd - 1], si = kept.strides[1][kd - 1];
-    const int64_t nblk = (ncol + kBlock - 1) / kBlock;
-    const int64_t nouter = kept.size() / ncol;
-    const int64_t items = nouter * nblk, nred = L_.red.size();
+    const int64_t nouter = kept.size() / ncol, nred = L_.red.size();
     IterSpace outer_sp = kept;  // the kept dims but the innermost
     outer_sp.shape.pop_back();
     for (auto& st : outer_sp.strides) st.pop_back();
-    // Few outputs over many rows: split the rows between threads too, partials combine in order.
-    int64_t rsplit = 1;
-    if (items < num_threads() && nred * ncol >= 2 * kMinParallel) rsplit = num_threads();
-    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * items * kBlock) : 0);
-    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * kBlock, 1));
+    // Few outputs over many rows: the rows are split between threads too, partials combine in order.
+    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+    const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk, items = nouter * nblk;
+    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
     parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-      Acc acc[kBlock];
+      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
+      Acc* acc = acc_buf.get();
       for (int64_t w = b; w < e; ++w) {
         const int64_t item = w % items, part = w / items;
-        const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+        const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
         int64_t off[2] = {0, 0};
         if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
         for (int64_t j = 0; j < n; ++j) acc[j] = id_;
         const char* base = in_ + (off[1] + c0 * si) * isz_;
         accumulate_rows(acc, base, n, si, nred * part / rsplit, nred * (part + 1) / rsplit);
         if (rsplit > 1) {
-          std::copy(acc, acc + n, partial.begin() + (part * items + item) * kBlock);
+          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
           continue;
         }
         Out* dst = out_ + off[0] + c0 * so;
@@ -356,15 +204,13 @@ class Reducer {
       }
     });
     if (rsplit == 1) return;
-    for (int64_t item = 0; item < items; ++item) {
-      const int64_t o = item / nblk, c0 = (item % nblk) * kBlock, n = std::min(kBlock, ncol - c0);
+    for (int64_t o = 0; o < nouter; ++o) {
       int64_t off[2] = {0, 0};
       if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
-      Out* dst = out_ + off[0] + c0 * so;
-      for (int64_t j = 0; j < n; ++j) {
-        Acc a = partial[item * kBlock + j];
-        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[(p * items + item) * kBlock + j]);
-        dst[j * so] = r_.finish(r_.op(init_, a));
+      for (int64_t j = 0; j < ncol; ++j) {
+        Acc a = partial[o * ncol + j];
+        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[p * kept.size() + o * ncol + j]);
+        out_[off[0] + j * so] = r_.finish(r_.op(init_, a));
       }
     }
   }
@@ -413,40 +259,7 @@ void value_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, cons
   }
 }
 
-// ---- argmax / argmin: the first index of the extreme; NaN is the extreme -------------------------
-
-template <class T> bool arg_isnan(T x) {
-  if constexpr (is_cplx_v<T>) return x.re != x.re || x.im != x.im;
-  else if constexpr (std::is_same_v<T, half>) return float(x) != float(x);
-  else return x != x;
-}
-template <class T> bool arg_better(T x, T best, bool max) {
-  if constexpr (is_cplx_v<T>) {
-    return max ? (x.re > best.re || (x.re == best.re && x.im > best.im))
-               : (x.re < best.re || (x.re == best.re && x.im < best.im));
-  } else if constexpr (std::is_same_v<T, half>) {
-    return max ? float(x) > float(best) : float(x) < float(best);
-  } else {
-    return max ? x > best : x < best;
-  }
-}
-
-// The winner of [b, e) along a strided run: (index, value); stops at the first NaN.
-template <class T>
-std::pair<int64_t, T> arg_run(const T* p, int64_t b, int64_t e, int64_t s, bool max) {
-  int64_t bi = b;
-  T best = p[b * s];
-  if (arg_isnan(best)) return {bi, best};
-  for (int64_t i = b + 1; i < e; ++i) {
-    T x = p[i * s];
-    if (arg_isnan(x)) return {i, x};
-    if (arg_better(x, best, max)) {
-      best = x;
-      bi = i;
-    }
-  }
-  return {bi, best};
-}
+// ---- argmax / argmin (the scans are in reduce_kernels.h) ---------------------------------------
 
 template <class T>
 void arg_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, const Array& out) {

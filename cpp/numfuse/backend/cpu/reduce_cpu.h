@@ -12,6 +12,8 @@ namespace nf::cpu {
 // Computes spec over `in` (materialised, any strides) into `out` (fresh C-contiguous, in's rank
 // with the reduced dims of extent 1).
 void reduce(const ReduceSpec& spec, const Array& in, const Array& out);
+// ReduceOp::Var (backend/cpu/var_cpu.cpp): m2 / max(n - ddof, 0) per output, ddof in spec.initial.
+void variance(const ReduceSpec& spec, const Array& in, const Array& out);
 
 // NumPy's pairwise reduction (numpy/_core/src/umath/loops_utils.h.src): under 8 elements a
 // plain loop; up to 128 eight accumulators combined as a tree; above that, halves split at a
@@ -41,8 +43,11 @@ Acc pairwise_reduce(const T* p, int64_t n, int64_t s, Acc id, const Load& load, 
   }
   int64_t n2 = n / 2;
   n2 -= n2 % 8;
-  return op(pairwise_reduce<Contig>(p, n2, s, id, load, op),
-            pairwise_reduce<Contig>(p + n2 * st, n - n2, s, id, load, op));
+  // The halves in memory order, named: the arguments of a call may be evaluated in any order
+  // (GCC goes right to left), and walking memory backwards defeats the hardware prefetcher.
+  const Acc lo = pairwise_reduce<Contig>(p, n2, s, id, load, op);
+  const Acc hi = pairwise_reduce<Contig>(p + n2 * st, n - n2, s, id, load, op);
+  return op(lo, hi);
 }
 
 // The pairwise sum of n floats (stride s, in elements), accumulated in Acc.

@@ -215,6 +215,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   const bool contiguous = k.contiguous;
   const int stride_rows = k.nptr + (k.position ? 1 : 0);
   auto leaf_name = [&](int leaf) { return "a" + std::to_string(nout + leaf); };
+  // Uniform draws of the vector form come two neighbours per Philox block.
+  const bool pairs = contiguous && vec > 1 && vec % 2 == 0 && has_uniform_draws(p);
   SourceText s;
   s.text.reserve(4096);
   s << "\n// ---- fused elementwise kernel\n";
@@ -258,6 +260,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
       }
     }
     StepNames names{leaf_name, vector_form ? "b * " + std::to_string(vec) + " + k" : "opos"};
+    if (vector_form && pairs) names.uniform_index = "[k]";
     emit_steps(s, p, names, ind);
     for (size_t j = 0; j < nout; ++j) {
       const char* st = cuda_storage_type(ops[j].dtype);
@@ -285,6 +288,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
           << st << ", " << vec << ">*>(p.ptr[" << o.ptr << "])[b];\n";
       }
     }
+    if (pairs) emit_uniform_pairs(s, p, "b * " + std::to_string(vec), vec, "    ");
     s << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) {\n";
     body("      ", true);
     s << "    }\n";

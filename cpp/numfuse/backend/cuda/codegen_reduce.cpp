@@ -35,24 +35,30 @@ bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgM
 // Byte position of the three pointers at the start of the parameter struct.
 constexpr size_t kInAt = 0, kOutAt = 8, kPartialAt = 16;
 
-// Defines nf_acc, nf_identity(p), nf_load(x, r), nf_combine(a, b), nf_store(out, o, a) and
+// Defines nf_acc, nf_identity(p), nf_load(x, r), nf_combine(a, b), nf_store(p, out, o, a) and
 // nf_block_reduce(a) for a reduction of values of dtype `in_dtype` (the parameter struct has `init`).
 void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
   const ReduceOp op = spec.op;
   const bool arg = is_arg(op);
   const bool logical = op == ReduceOp::Any || op == ReduceOp::All;
+  const bool var = op == ReduceOp::Var;
   const DType value_dtype = (arg || logical) ? in_dtype : spec.loop;
   const std::string val_t = logical ? "bool" : cuda_compute_type(value_dtype);
   const std::string out_t = arg ? "long long" : logical ? "bool" : cuda_storage_type(spec.loop);
   const DType in_dtype_ = in_dtype;
-  // The accumulator: a value, or a (value, index) pair for argmax/argmin.
-  if (arg) {
+  // The accumulator: a value, a (value, index) pair for argmax/argmin, or (count, mean, sum of
+  // squared deviations) for var.
+  if (var) {
+    s << "struct nf_acc { " << val_t << " n, mean, m2; };\n";
+  } else if (arg) {
     s << "struct nf_acc { " << val_t << " v; long long i; };\n";
   } else {
     s << "typedef " << val_t << " nf_acc;\n";
   }
   s << "__device__ __forceinline__ nf_acc nf_identity(const nf_rparams& p) {\n";
-  if (arg) {
+  if (var) {
+    s << "  nf_acc a; a.n = 0; a.mean = 0; a.m2 = 0; return a;\n";
+  } else if (arg) {
     s << "  nf_acc a; a.v = " << val_t << "(); a.i = -1; return a;\n";
   } else if (logical) {
     s << "  return " << (op == ReduceOp::All ? "true" : "false") << ";\n";
@@ -62,7 +68,9 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
   }
   s << "}\n";
   s << "template <class X> __device__ __forceinline__ nf_acc nf_load(X x, long long r) {\n";
-  if (arg) {
+  if (var) {
+    s << "  nf_acc a; a.n = 1; a.mean = nf::convert<" << val_t << ">(x); a.m2 = 0; return a;\n";
+  } else if (arg) {
     s << "  nf_acc a; a.v = nf::convert<" << val_t << ">(x); a.i = r; return a;\n";
   } else if (logical) {
     s << "  return nf::truth(x);\n";
@@ -79,6 +87,12 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
     case ReduceOp::Fmax: s << "  return nf::sop::Fmax{}(a, b);\n"; break;
     case ReduceOp::Fmin: s << "  return nf::sop::Fmin{}(a, b);\n"; break;
     case ReduceOp::Any: s << "  return a || b;\n"; break;
+    case ReduceOp::Var:
+      // Chan et al.'s pairwise update: exact for a single element, stable for any split.
+      s << "  if (a.n == 0) return b;\n  if (b.n == 0) return a;\n"
+           "  nf_acc c; c.n = a.n + b.n;\n  const " << val_t << " d = b.mean - a.mean, f = b.n / c.n;\n"
+           "  c.mean = a.mean + d * f;\n  c.m2 = a.m2 + b.m2 + d * d * a.n * f;\n  return c;\n";
+      break;
     case ReduceOp::All: s << "  return a && b;\n"; break;
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin: {
@@ -97,15 +111,23 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
     }
   }
   s << "}\n";
-  s << "__device__ __forceinline__ void nf_store(void* out, long long o, nf_acc a) {\n";
-  if (arg) {
-    s << "  static_cast<long long*>(out)[o] = a.i;\n";
+  // The result as stored (fused epilogues read it from here, not back from memory).
+  s << "__device__ __forceinline__ " << out_t << " nf_result(const nf_rparams& p, nf_acc a) {\n";
+  if (var) {
+    // m2 / max(n - ddof, 0): NumPy's inf or nan when ddof leaves no degree of freedom.
+    s << "  const " << val_t << " ddof = nf::convert<" << val_t << ">(*reinterpret_cast<const " << out_t
+      << "*>(p.init));\n  const " << val_t << " dof = a.n - ddof;\n"
+      << "  return nf::convert<" << out_t << ">(a.m2 / (dof > 0 ? dof : " << val_t << "(0)));\n";
+  } else if (arg) {
+    s << "  return a.i;\n";
   } else if (logical) {
-    s << "  static_cast<bool*>(out)[o] = a;\n";
+    s << "  return a;\n";
   } else {
-    s << "  static_cast<" << out_t << "*>(out)[o] = nf::convert<" << out_t << ">(a);\n";
+    s << "  return nf::convert<" << out_t << ">(a);\n";
   }
   s << "}\n";
+  s << "__device__ __forceinline__ void nf_store(const nf_rparams& p, void* out, long long o, nf_acc a) {\n"
+       "  static_cast<" << out_t << "*>(out)[o] = nf_result(p, a);\n}\n";
   // Warp shuffle of any accumulator, word by word.
   s << "template <class T> __device__ __forceinline__ T nf_shfl_down(T v, int d) {\n"
        "  constexpr int W = (sizeof(T) + 3) / 4;\n  unsigned w[W] = {};\n  memcpy(w, &v, sizeof(T));\n"
@@ -203,7 +225,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
          "  const long long base = nf_kept_offset(p, o);\n  nf_acc acc = nf_identity(p);\n"
          "  for (long long r = lane; r < p.nred; r += 32)\n"
          "    acc = nf_combine(acc, nf_load(" << in_ptr << in_t << "*>(p.in)[base + nf_red_offset(p, r)], r));\n"
-         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_store(p.out, o, acc);\n}\n";
+         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_store(p, p.out, o, acc);\n}\n";
   } else if (plan.thread_per_output) {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
@@ -212,7 +234,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
          "    for (long long r = 0; r < p.nred; ++r)\n"
          "      acc = nf_combine(acc, nf_load(" << in_ptr << in_t
       << "*>(p.in)[base + nf_red_offset(p, r)], r));\n"
-         "    nf_store(p.out, o, acc);\n  }\n}\n";
+         "    nf_store(p, p.out, o, acc);\n  }\n}\n";
   } else {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
@@ -231,14 +253,14 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     }
     s << "  acc = nf_block_reduce(acc);\n"
          "  if (threadIdx.x == 0) {\n"
-         "    if (p.bpo == 1) nf_store(p.out, o, acc);\n"
+         "    if (p.bpo == 1) nf_store(p, p.out, o, acc);\n"
          "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n";
     // Second pass: one block per output over its partial results, in order.
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
          "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
          "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
          "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
-         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p.out, o, acc);\n}\n";
+         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p, p.out, o, acc);\n}\n";
   }
 
   ReduceKernel k;
@@ -264,6 +286,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   append_param(k.params, init);
   if (plan.blocks_per_output > 1) {
     size_t acc_size = arg ? 16 + itemsize(value_dtype) : std::max<size_t>(itemsize(value_dtype), 4);
+    if (op == ReduceOp::Var) acc_size *= 3;  // count, mean, m2
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (acc_size + 16);
   }
   return k;

@@ -83,15 +83,16 @@ EpilogueLayout epilogue_layout(const GroupProgram& e, const Storage* result) {
 void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, const Storage* result,
                  const EpilogueLayout& L) {
   s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
-       "  nf_store(p.out, o, acc);\n";
+       "  nf_store(p, p.out, o, acc);\n";
   if (e) {
+    s << "  const auto result = nf_result(p, acc);\n";
     for (size_t l = 0; l < e->leaves.size(); ++l) {
       const Array& a = e->leaves[l];
       const char* st = cuda_storage_type(a.dtype);
       const char* ct = cuda_compute_type(a.dtype);
       s << "  const " << ct << " e" << l << " = nf::convert<" << ct << ">(";
       switch (L.leaf_kind[l]) {
-        case 0: s << "static_cast<const " << st << "*>(p.out)[o]);\n"; break;
+        case 0: s << "result);\n"; break;
         case 1: s << "*reinterpret_cast<const " << st << "*>(p.escalar[" << L.leaf_index[l] << "]));\n"; break;
         default:
           s << "static_cast<const " << st << "*>(p.eptr[" << L.leaf_index[l] << "])["
@@ -187,37 +188,63 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * p.kstride[l][" << d << "]; }\n";
   }
   s << "}\n";
-  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const long long* kb, long long r) {\n";
-  if (rr == 1) {
-    s << "  const long long c0 = r;\n";
-  } else {
-    s << "  long long rem = r;\n";
-    for (int d = rr - 1; d >= 0; --d) {
-      s << "  const long long c" << d << " = rem % p.rshape[" << d << "]; rem /= p.rshape[" << d << "];\n";
-    }
-  }
-  for (const Leaf& l : leaves) {
-    if (l.program_leaf < 0) {
-      s << "  const long long opos = kb[" << l.index << "]";
-      for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
-      s << ";\n";
-      continue;
-    }
-    const Array& a = p.leaves[l.program_leaf];
-    const char* st = cuda_storage_type(a.dtype);
-    const char* ct = cuda_compute_type(a.dtype);
-    s << "  const " << ct << " a" << l.program_leaf << " = nf::convert<" << ct << ">(";
-    if (l.scalar) {
-      s << "*reinterpret_cast<const " << st << "*>(p.scalar[" << l.index << "]));\n";
+  // The value of reduced element r: its coordinates, leaves, steps (`uniforms`: read pre-drawn
+  // pairs at [k] instead of drawing).
+  auto emit_element = [&](const std::string& ind, bool uniforms, const std::string& gen_words) {
+    if (rr == 1) {
+      s << ind << "const long long c0 = r;\n";
     } else {
-      s << "static_cast<const " << st << "*>(p.ptr[" << l.index << "])[kb[" << l.index << "]";
-      for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
-      s << "]);\n";
+      s << ind << "long long rem = r;\n";
+      for (int d = rr - 1; d >= 0; --d) {
+        s << ind << "const long long c" << d << " = rem % p.rshape[" << d << "]; rem /= p.rshape[" << d << "];\n";
+      }
     }
+    for (const Leaf& l : leaves) {
+      if (l.program_leaf < 0) {
+        s << ind << "const long long opos = kb[" << l.index << "]";
+        for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+        s << ";\n";
+        continue;
+      }
+      const Array& a = p.leaves[l.program_leaf];
+      const char* st = cuda_storage_type(a.dtype);
+      const char* ct = cuda_compute_type(a.dtype);
+      s << ind << "const " << ct << " a" << l.program_leaf << " = nf::convert<" << ct << ">(";
+      if (l.scalar) {
+        s << "*reinterpret_cast<const " << st << "*>(p.scalar[" << l.index << "]));\n";
+      } else {
+        s << "static_cast<const " << st << "*>(p.ptr[" << l.index << "])[kb[" << l.index << "]";
+        for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+        s << "]);\n";
+      }
+    }
+    StepNames names{[](int leaf) { return "a" + std::to_string(leaf); }, "opos", gen_words};
+    if (uniforms) names.uniform_index = "[k]";
+    emit_steps(s, p, names, ind);
+  };
+  const std::string value = value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); });
+  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const long long* kb, long long r) {\n";
+  emit_element("  ", false, "p.gen");
+  s << "  return nf_load(" << value << ", r);\n}\n";
+  // Uniform draws two neighbours at a time (one Philox block each pair) where the reduced
+  // elements are consecutive positions: one reduced dim, position stride 1.
+  const Leaf* position = nullptr;
+  for (const Leaf& l : leaves) {
+    if (l.program_leaf < 0) position = &l;
   }
-  emit_steps(s, p, StepNames{[](int leaf) { return "a" + std::to_string(leaf); }, "opos"}, "  ");
-  s << "  return nf_load(" << value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); })
-    << ", r);\n}\n";
+  const bool pairs = position && has_uniform_draws(p) && rr == 1 && rstr[position - leaves.data()][0] == 1 &&
+                     !plan.warp_per_output && !plan.thread_per_output;
+  if (pairs) {
+    // The generator words come in a local copy made once per thread (`gw`): read from the
+    // parameter space inside the loop they were reloaded for every pair.
+    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const long long* kb, long long r0,"
+         " nf_acc acc, const unsigned long long* gw) {\n";
+    emit_uniform_pairs(s, p, "kb[" + std::to_string(position->index) + "] + r0", 2, "  ", "gw");
+    s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const long long r = r0 + k;\n"
+         "    if (r >= p.nred) break;\n";
+    emit_element("    ", true, "gw");
+    s << "    acc = nf_combine(acc, nf_load(" << value << ", r));\n  }\n  return acc;\n}\n";
+  }
   const int nkb = std::max(1, nptr);
   if (plan.warp_per_output) {
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
@@ -234,11 +261,20 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
          "    for (long long r = 0; r < p.nred; ++r) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
          "    nf_finish(p, o, acc);\n  }\n}\n";
   } else {
+    std::string loop;
+    if (pairs) {
+      const std::string words = std::to_string(8 * ngen);
+      loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " + words +
+             "; ++i) gw[i] = p.gen[i];\n"
+             "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * p.bpo * blockDim.x)\n"
+             "    acc = nf_elem2(p, kb, r, acc, gw);\n";
+    } else {
+      loop = "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
+             "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
+    }
     s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
          "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
-         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n"
-         "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
-         "    acc = nf_combine(acc, nf_elem(p, kb, r));\n"
+         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n" << loop <<
          "  acc = nf_block_reduce(acc);\n"
          "  if (threadIdx.x == 0) {\n"
          "    if (p.bpo == 1) nf_finish(p, o, acc);\n"
@@ -284,7 +320,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     append_param(k.params, v);
   }
   unsigned long long init[2] = {0, 0};
-  if (spec.op <= ReduceOp::Fmin) {
+  if (spec.op <= ReduceOp::Fmin || spec.op == ReduceOp::Var) {
     if (spec.has_initial) {
       std::memcpy(init, spec.initial, itemsize(spec.loop));
     } else {

@@ -39,6 +39,30 @@ std::string generator_function(Generator::Kind kind, DType dtype) {
   return std::string("nf::gen::") + fn + "<" + cuda_storage_type(dtype) + ">";
 }
 
+bool has_uniform_draws(const GroupProgram& p) {
+  for (const ProgramStep& st : p.steps) {
+    if (st.op.kind == ElementwiseOp::Kind::Generate && st.op.gen.kind == Generator::Kind::Uniform) return true;
+  }
+  return false;
+}
+
+void emit_uniform_pairs(SourceText& s, const GroupProgram& p, const std::string& first, int count,
+                        const std::string& indent, const std::string& gen_words) {
+  int generators = 0;
+  for (size_t st = 0; st < p.steps.size(); ++st) {
+    const ProgramStep& step = p.steps[st];
+    if (step.op.kind != ElementwiseOp::Kind::Generate) continue;
+    const int g = generators++;
+    if (step.op.gen.kind != Generator::Kind::Uniform) continue;
+    const char* t = cuda_storage_type(step.op.out[0]);
+    s << indent << t << " u" << st << "[" << count << "];\n";
+    for (int j = 0; j < count; j += 2) {
+      s << indent << "nf::gen::uniform2<" << t << ">(" << gen_words << " + " << 8 * g << ", (unsigned long long)("
+        << first << " + " << j << "), u" << st << "[" << j << "], u" << st << "[" << j + 1 << "]);\n";
+    }
+  }
+}
+
 void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, const std::string& indent) {
   int generators = 0;
   for (size_t st = 0; st < p.steps.size(); ++st) {
@@ -57,6 +81,10 @@ void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, co
       case ElementwiseOp::Kind::Copy: call = args[0]; break;
       case ElementwiseOp::Kind::Generate: {
         const std::string words = names.gen_words + " + " + std::to_string(8 * generators++);
+        if (step.op.gen.kind == Generator::Kind::Uniform && !names.uniform_index.empty()) {
+          call = "u" + std::to_string(st) + names.uniform_index;
+          break;
+        }
         call = generator_function(step.op.gen.kind, step.op.out[0]) + "(" + words;
         if (step.op.gen.kind != Generator::Kind::Fill) call += ", (unsigned long long)(" + names.position + ")";
         call += ")";

@@ -19,7 +19,17 @@ struct StepNames {
   std::function<std::string(int)> leaf_name;
   std::string position;
   std::string gen_words = "p.gen";
+  // When set (e.g. "[k]"), uniform draws were computed in pairs beforehand (emit_uniform_pairs):
+  // step s reads u<s><uniform_index> instead of drawing.
+  std::string uniform_index;
 };
+
+// Whether the program draws uniforms (those can be computed two neighbours per Philox block).
+bool has_uniform_draws(const GroupProgram& p);
+// Declares `<type> u<s>[count]` for every uniform step s and fills it with the draws at positions
+// first, first + 1, ... (`first` an even expression), two per call of nf::gen::uniform2.
+void emit_uniform_pairs(SourceText& s, const GroupProgram& p, const std::string& first, int count,
+                        const std::string& indent, const std::string& gen_words = "p.gen");
 
 // Emits one statement per step output, each line starting with `indent`.
 void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, const std::string& indent);

@@ -42,6 +42,19 @@ LastStream& last_stream() {
 
 CUfunction keyed_kernel(const std::string& key, const char* name, const std::vector<std::string>& options,
                         int device, const std::function<std::string()>& make_body) {
+  // A loop of one op asks for the same kernel again and again: the last hit of this thread is
+  // checked first (same name, options, device and key), before any string is built.
+  struct LastHit {
+    std::string name;
+    std::vector<std::string> options;
+    int device = -1;
+    std::string key;
+    CUfunction f = nullptr;
+  };
+  thread_local LastHit last;
+  if (last.f && last.device == device && last.key == key && last.name == name && last.options == options) {
+    return last.f;
+  }
   std::string full;
   full.reserve(key.size() + 64);
   full += name;
@@ -54,11 +67,15 @@ CUfunction keyed_kernel(const std::string& key, const char* name, const std::vec
   {
     std::lock_guard<std::mutex> lock(t.mutex);
     auto it = t.known.find(full);
-    if (it != t.known.end()) return it->second;
+    if (it != t.known.end()) {
+      last = {name, options, device, key, it->second};
+      return it->second;
+    }
   }
   CUfunction f = get_kernel(std::string(kKernelPrelude) + make_body(), name, options, device);
   std::lock_guard<std::mutex> lock(t.mutex);
   t.known.emplace(std::move(full), f);
+  last = {name, options, device, key, f};
   return f;
 }
 

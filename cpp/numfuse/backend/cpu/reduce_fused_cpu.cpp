@@ -1,0 +1,401 @@
+#include "numfuse/backend/cpu/reduce_fused_cpu.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "numfuse/backend/cpu/prologue_cpu.h"
+#include "numfuse/backend/cpu/reduce_kernels.h"
+#include "numfuse/backend/cpu/run_buffers.h"
+#include "numfuse/backend/cpu/thread_pool.h"
+
+namespace nf::cpu {
+
+namespace {
+
+// Values computed at once. Any size gives the same results: a run's pairwise tree splits the same
+// way wherever its values come from, so its subtrees of at most kChunk values are computed and
+// reduced one at a time. Small enough that the values and the program's scratch stay in L1 between
+// being computed and being reduced (4096 doubles ran 40% slower); a multiple of kCastChunk, so
+// that casts see reduce_cpu's chunks.
+constexpr int64_t kChunk = 1024;
+static_assert(kChunk % kCastChunk == 0 && kChunk >= kBlock, "chunks must align");
+
+// The per-thread buffer of computed values (kChunk of the widest dtype).
+char* value_buffer() {
+  thread_local std::unique_ptr<char[]> buf(new char[kChunk * 16 + 64]);
+  return buf.get();
+}
+
+// The orders in which the reductions ask for values (Prologue::space). The layout (reduce_cpu's
+// make_layout over the value as if it were stored C-contiguous, as the unfused path stores it)
+// decides everything else; these orders walk the same elements as its kept and reduced spaces.
+struct Orders {
+  std::vector<int> by_output;  // kept dims, then reduced dims: flat index = output * nred + r
+  std::vector<int> by_row;     // kept dims but the trailing ones, reduced dims, trailing kept dims:
+                               // flat index = (outer * nred + r) * ncol + column
+};
+
+Orders make_orders(const Shape& shape, const std::vector<bool>& axes) {
+  std::vector<int> kept, red;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (shape[d] != 1) (axes[d] ? red : kept).push_back(d);
+  }
+  Orders o;
+  o.by_output = kept;
+  o.by_output.insert(o.by_output.end(), red.begin(), red.end());
+  const int last_red = red.empty() ? -1 : red.back();
+  for (int d : kept) {
+    if (d < last_red) o.by_row.push_back(d);
+  }
+  o.by_row.insert(o.by_row.end(), red.begin(), red.end());
+  for (int d : kept) {
+    if (d > last_red) o.by_row.push_back(d);
+  }
+  return o;
+}
+
+// reduce_cpu's Reducer with the input computed by the prologue: the same split into inner and
+// outer reductions, the same runs, the same division of work between threads.
+template <class R>
+class FusedReducer {
+ public:
+  using T = typename R::in_t;
+  using Acc = typename R::acc_t;
+  using Out = typename R::out_t;
+
+  FusedReducer(R r, const Layout& L, const Prologue& pro, const IterSpace& by_output, const IterSpace& by_row,
+               CastLoop cast, Acc id, Acc init, char* out)
+      : r_(r), L_(L), pro_(pro), A_(by_output), B_(by_row), cast_(cast), id_(id), init_(init),
+        out_(reinterpret_cast<Out*>(out)), vsize_(int64_t(itemsize(pro.dtype()))) {}
+
+  void run() {
+    if (L_.inner_reduced || L_.kept.ndim() == 0) {
+      inner();
+    } else {
+      outer();
+    }
+  }
+
+ private:
+  Acc op(Acc a, Acc b) const { return r_.op(a, b); }
+
+  // Continues `acc` over n computed values that need a cast: kCastChunk at a time, as reduce_cpu.
+  Acc cast_chunks(Acc acc, const char* vals, int64_t n) const {
+    T buf[kCastChunk];
+    auto load = [this](T x) { return r_.load(x); };
+    auto opf = [this](Acc a, Acc b) { return r_.op(a, b); };
+    for (int64_t i = 0; i < n; i += kCastChunk) {
+      const int64_t m = std::min(kCastChunk, n - i);
+      cast_(vals + i * vsize_, 1, buf, m);
+      acc = op(acc, pairwise_reduce<true>(buf, m, 1, id_, load, opf));
+    }
+    return acc;
+  }
+
+  // One run of n values already computed.
+  Acc reduce_buffer(const char* vals, int64_t n) const {
+    if (cast_) return cast_chunks(id_, vals, n);
+    return reduce_contig(r_, reinterpret_cast<const T*>(vals), n, id_);
+  }
+
+  // The values [f, f + n) of the by-output space as one run (reduce_cpu's run_reduce).
+  Acc run_values(int64_t f, int64_t n) const {
+    char* vals = value_buffer();
+    constexpr ReduceOp op_kind = R::kOp;
+    if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                  (op_kind == ReduceOp::Max || op_kind == ReduceOp::Min || op_kind == ReduceOp::Fmax ||
+                   op_kind == ReduceOp::Fmin)) {
+      if (!cast_) {  // reduce_contig's vector extreme, fed a chunk at a time
+        static_assert(kChunk % VecExtreme<T, op_kind>::kStep == 0, "pieces must keep the lanes");
+        VecExtreme<T, op_kind> e;
+        for (int64_t i = 0; i < n; i += kChunk) {
+          const int64_t m = std::min(kChunk, n - i);
+          pro_.fill(A_, f + i, m, vals);
+          e.feed(reinterpret_cast<const T*>(vals), m);
+        }
+        return e.finish();
+      }
+    }
+    if (cast_) {
+      Acc acc = id_;
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = std::min(kChunk, n - i);
+        pro_.fill(A_, f + i, m, vals);
+        acc = cast_chunks(acc, vals, m);
+      }
+      return acc;
+    }
+    if (n <= kChunk) {
+      pro_.fill(A_, f, n, vals);
+      return reduce_contig(r_, reinterpret_cast<const T*>(vals), n, id_);
+    }
+    int64_t n2 = n / 2;  // pairwise_reduce's split; the halves in memory order
+    n2 -= n2 % 8;
+    const Acc lo = run_values(f, n2);
+    return op(lo, run_values(f + n2, n - n2));
+  }
+
+  // The reduced sub-space [b, e) of output o (reduce_cpu's reduce_range).
+  Acc reduce_range(int64_t o, int64_t b, int64_t e) const {
+    const IterSpace& red = L_.red;
+    const int64_t base = o * red.size();
+    if (red.ndim() <= 1) return run_values(base + b, red.ndim() == 0 ? 1 : e - b);
+    Acc acc = id_;
+    int64_t pos = b;
+    for_each_run(red, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t*, int64_t n) {
+      acc = op(acc, run_values(base + pos, n));
+      pos += n;
+    });
+    return acc;
+  }
+
+  void inner() {
+    const int64_t nout = L_.kept.size(), nred = L_.red.size();
+    if (nout == 1 && nred >= 2 * kMinParallel && num_threads() > 1) {
+      const int64_t parts = 4 * num_threads();
+      std::vector<Acc> partial(parts, id_);
+      parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+        for (int64_t p = pb; p < pe; ++p) {
+          int64_t b = nred * p / parts, e = nred * (p + 1) / parts;
+          b -= b % 8;
+          if (p + 1 < parts) e -= e % 8;
+          partial[p] = reduce_range(0, b, e);
+        }
+      });
+      Acc acc = partial[0];
+      for (int64_t p = 1; p < parts; ++p) acc = op(acc, partial[p]);
+      out_[0] = r_.finish(op(init_, acc));
+      return;
+    }
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred, 1));
+    // Short reductions: the values of several outputs are computed in one go.
+    const int64_t group = L_.red.ndim() <= 1 ? kChunk / nred : 0;
+    parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+      if (group < 2) {
+        for (int64_t o = b; o < e; ++o) out_[o] = r_.finish(op(init_, reduce_range(o, 0, nred)));
+        return;
+      }
+      char* vals = value_buffer();
+      for (int64_t o = b; o < e; o += group) {
+        const int64_t g = std::min(group, e - o);
+        pro_.fill(A_, o * nred, g * nred, vals);
+        for (int64_t k = 0; k < g; ++k) out_[o + k] = r_.finish(op(init_, reduce_buffer(vals + k * nred * vsize_, nred)));
+      }
+    });
+  }
+
+  void accumulate_row(Acc* acc, const char* vals, int64_t n) const {
+    if (cast_) {
+      T buf[kChunk];
+      cast_(vals, 1, buf, n);
+      for (int64_t j = 0; j < n; ++j) acc[j] = op(acc[j], r_.load(buf[j]));
+      return;
+    }
+    const T* p = reinterpret_cast<const T*>(vals);
+    for (int64_t j = 0; j < n; ++j) acc[j] = op(acc[j], r_.load(p[j]));
+  }
+
+  // Rows [rb, re) of columns [c0, c0 + n) of outer output o, accumulated into acc.
+  void accumulate_rows(Acc* acc, int64_t o, int64_t c0, int64_t n, int64_t rb, int64_t re) const {
+    const int64_t ncol = L_.kept.shape.back(), nred = L_.red.size();
+    char* vals = value_buffer();
+    if (n == ncol && ncol <= kChunk / 2) {  // whole short rows are consecutive: several per fill
+      const int64_t rows = kChunk / ncol;
+      for (int64_t r = rb; r < re; r += rows) {
+        const int64_t m = std::min(rows, re - r);
+        pro_.fill(B_, (o * nred + r) * ncol, m * ncol, vals);
+        for (int64_t i = 0; i < m; ++i) accumulate_row(acc, vals + i * ncol * vsize_, n);
+      }
+      return;
+    }
+    for (int64_t r = rb; r < re; ++r) {
+      for (int64_t c = 0; c < n; c += kChunk) {
+        const int64_t m = std::min(kChunk, n - c);
+        pro_.fill(B_, (o * nred + r) * ncol + c0 + c, m, vals);
+        accumulate_row(acc + c, vals, m);
+      }
+    }
+  }
+
+  // Each output accumulates its rows in order, as in reduce_cpu, with the same split of the rows
+  // between threads (outer_plan).
+  void outer() {
+    const IterSpace& kept = L_.kept;
+    const int64_t ncol = kept.shape.back(), nouter = kept.size() / ncol, nred = L_.red.size();
+    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+    const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk;
+    const int64_t witems = nouter * nblk;
+    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
+    parallel_for(witems * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
+      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
+      Acc* acc = acc_buf.get();
+      for (int64_t w = b; w < e; ++w) {
+        const int64_t item = w % witems, part = w / witems;
+        const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
+        for (int64_t j = 0; j < n; ++j) acc[j] = id_;
+        accumulate_rows(acc, o, c0, n, nred * part / rsplit, nred * (part + 1) / rsplit);
+        if (rsplit > 1) {
+          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
+          continue;
+        }
+        Out* dst = out_ + o * ncol + c0;
+        for (int64_t j = 0; j < n; ++j) dst[j] = r_.finish(op(init_, acc[j]));
+      }
+    });
+    if (rsplit == 1) return;
+    for (int64_t i = 0; i < kept.size(); ++i) {
+      Acc a = partial[i];
+      for (int64_t p = 1; p < rsplit; ++p) a = op(a, partial[p * kept.size() + i]);
+      out_[i] = r_.finish(op(init_, a));
+    }
+  }
+
+  R r_;
+  const Layout& L_;
+  const Prologue& pro_;
+  const IterSpace &A_, &B_;
+  CastLoop cast_;
+  Acc id_, init_;
+  Out* out_;
+  int64_t vsize_;
+};
+
+template <class R>
+void run_fused(R r, const Layout& L, const Prologue& pro, const IterSpace& A, const IterSpace& B, CastLoop cast,
+               const void* id_bytes, const void* init_bytes, const Array& out) {
+  using Acc = typename R::acc_t;
+  using T = typename R::in_t;
+  Acc id, init;
+  if constexpr (std::is_same_v<Acc, bool>) {
+    id = init = *static_cast<const bool*>(id_bytes);
+  } else {
+    T idv, initv;
+    std::memcpy(&idv, id_bytes, sizeof(T));
+    std::memcpy(&initv, init_bytes, sizeof(T));
+    id = r.load(idv);
+    init = r.load(initv);
+  }
+  FusedReducer<R>(r, L, pro, A, B, cast, id, init, out.data()).run();
+}
+
+template <class T>
+void value_fused(const ReduceSpec& spec, const Layout& L, const Prologue& pro, const IterSpace& A,
+                 const IterSpace& B, const Array& out) {
+  unsigned char id[16], init[16];
+  reduce_identity(spec.op, spec.loop, id);
+  std::memcpy(init, spec.has_initial ? spec.initial : id, sizeof(init));
+  CastLoop cast = pro.dtype() == spec.loop ? nullptr : find_cast_loop(pro.dtype(), spec.loop);
+  auto go = [&](auto r) { run_fused(r, L, pro, A, B, cast, id, init, out); };
+  switch (spec.op) {
+    case ReduceOp::Sum: return go(ValueR<T, sop::Add, ReduceOp::Sum>{});
+    case ReduceOp::Prod: return go(ValueR<T, sop::Multiply, ReduceOp::Prod>{});
+    case ReduceOp::Max: return go(ValueR<T, sop::Maximum, ReduceOp::Max>{});
+    case ReduceOp::Min: return go(ValueR<T, sop::Minimum, ReduceOp::Min>{});
+    case ReduceOp::Fmax: return go(ValueR<T, sop::Fmax, ReduceOp::Fmax>{});
+    case ReduceOp::Fmin: return go(ValueR<T, sop::Fmin, ReduceOp::Fmin>{});
+    default: break;
+  }
+}
+
+// argmax / argmin over computed values: reduce_cpu's arg_reduce, a chunk of values at a time.
+template <class T>
+void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& A, const Array& out) {
+  using Win = std::pair<int64_t, T>;
+  int64_t* dst = out.data_as<int64_t>();
+  const int64_t nout = L.kept.size(), n = L.red.size();
+  // The first extreme of values [b, e) of output o; the first NaN ends the scan.
+  auto scan = [&](int64_t o, int64_t b, int64_t e) {
+    const T* v = reinterpret_cast<const T*>(value_buffer());
+    Win best{-1, T{}};
+    for (int64_t i = b; i < e; i += kChunk) {
+      const int64_t m = std::min(kChunk, e - i);
+      pro.fill(A, o * n + i, m, reinterpret_cast<char*>(const_cast<T*>(v)));
+      Win w = arg_run(v, 0, m, 1, max);
+      w.first += i;
+      if (best.first < 0 || arg_isnan(w.second) || arg_better(w.second, best.second, max)) best = w;
+      if (arg_isnan(best.second)) break;
+    }
+    return best;
+  };
+  if (nout == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
+    const int64_t parts = 4 * num_threads();
+    std::vector<Win> partial(parts);
+    parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) partial[p] = scan(0, n * p / parts, n * (p + 1) / parts);
+    });
+    Win win = partial[0];
+    for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
+      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
+    }
+    dst[0] = win.first;
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(n, 1));
+  const int64_t group = kChunk / n;
+  parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+    if (group < 2) {
+      for (int64_t o = b; o < e; ++o) dst[o] = scan(o, 0, n).first;
+      return;
+    }
+    char* vals = value_buffer();
+    const T* v = reinterpret_cast<const T*>(vals);
+    for (int64_t o = b; o < e; o += group) {
+      const int64_t g = std::min(group, e - o);
+      pro.fill(A, o * n, g * n, vals);
+      for (int64_t k = 0; k < g; ++k) dst[o + k] = arg_run(v + k * n, 0, n, 1, max).first;
+    }
+  });
+}
+
+}  // namespace
+
+void run_reduction_program(const ReduceSpec& spec, const GroupProgram& p, const Array& out) {
+  if (out.size() == 0) return;
+  const DType vt = p.dtype_of(p.reduced);
+  if (numel(p.shape) == 0) {  // nothing to compute: every output is the initial value or identity
+    reduce(spec, Array::empty(p.shape, vt, Device::cpu()), out);
+    return;
+  }
+  Prologue pro(p);
+  if (spec.op == ReduceOp::Var) {  // the GPU's one-pass variance: here from the stored value
+    Array stored = Array::empty(p.shape, vt, Device::cpu());
+    std::vector<int> all(p.shape.size());
+    for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int>(d);
+    pro.fill(pro.space(all), 0, numel(p.shape), stored.data());
+    variance(spec, stored, out);
+    return;
+  }
+  // The layout of the value as the unfused path would store it: C-contiguous.
+  Array stored;
+  stored.dtype = vt;
+  stored.shape = p.shape;
+  stored.strides = contiguous_strides(p.shape);
+  const Layout L = make_layout(stored, spec.axes);
+  const Orders orders = make_orders(p.shape, spec.axes);
+  const IterSpace A = pro.space(orders.by_output);
+  switch (spec.op) {
+    case ReduceOp::Any:
+    case ReduceOp::All: {
+      const bool all = spec.op == ReduceOp::All;
+      const unsigned char id = all ? 1 : 0;
+      NF_DISPATCH(vt, reduce_op_name(spec.op), {
+        if (all) run_fused(LogicR<scalar_t, true>{}, L, pro, A, pro.space(orders.by_row), nullptr, &id, &id, out);
+        else run_fused(LogicR<scalar_t, false>{}, L, pro, A, pro.space(orders.by_row), nullptr, &id, &id, out);
+      });
+      return;
+    }
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      NF_DISPATCH(vt, reduce_op_name(spec.op), { arg_fused<scalar_t>(spec.op == ReduceOp::ArgMax, L, pro, A, out); });
+      return;
+    default: {
+      const IterSpace B = pro.space(orders.by_row);
+      NF_DISPATCH(spec.loop, reduce_op_name(spec.op), { value_fused<scalar_t>(spec, L, pro, A, B, out); });
+    }
+  }
+}
+
+}  // namespace nf::cpu

@@ -1,0 +1,38 @@
+// ScanNode on a CUDA device: the generated kernels of codegen_scan.h, one launch (a thread per
+// line, or one tile per line) or three (long lines: tile totals, their scan, the tiles), each
+// grid-stride over a grid that fills the device.
+#include "numfuse/backend/cuda/codegen_scan.h"
+#include "numfuse/backend/cuda/fused_cuda.h"
+#include "numfuse/backend/cuda/launch.h"
+#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/core/error.h"
+#include "numfuse/ops/scan.h"
+
+namespace nf {
+
+void ScanNode::eval_cuda(const std::vector<Array>& outs) {
+  const Array& out = outs[0];
+  if (out.size() == 0) return;
+  Array in = inputs[0];
+  if (in.dtype != out.dtype) throw Error("cumsum/cumprod: the input was not cast to the output dtype");
+  const int dev = device.index;
+  cuda::ScanPlan plan = cuda::plan_scan(in, axis);
+  if (static_cast<int>(plan.line_shape.size()) > cuda::kMaxScanRank) {
+    // Too many dims to unravel in a kernel: a contiguous copy leaves at most two.
+    Array dense = Array::empty(in.shape, in.dtype, in.device());
+    cuda::copy_on_device(in, dense);
+    in = dense;
+    plan = cuda::plan_scan(in, axis);
+  }
+  cuda::ScanKernel k = cuda::generate_scan(op, out.dtype, plan);
+  std::shared_ptr<Buffer> partial;
+  if (k.partial_bytes) partial = cuda::allocate_device_buffer(k.partial_bytes, dev);
+  cuda::set_scan_pointers(k, in.data(), out.data(), partial ? partial->data() : nullptr);
+  const std::vector<std::string> opts = {"-std=c++17", "--fmad=false"};
+  for (const cuda::ScanLaunch& l : cuda::scan_launches(plan)) {
+    cuda::CUfunction f = cuda::generated_kernel(k.body, l.entry, opts, dev);
+    cuda::launch(f, dev, cuda::grid_for(l.blocks * cuda::kScanThreads, dev), cuda::kScanThreads, k.params);
+  }
+}
+
+}  // namespace nf
