@@ -152,3 +152,28 @@ def test_explain_does_not_count_as_a_read(nf):
         nf.explain(c)
     nf.eval(c)
     assert a._pending
+
+
+# ---- ufunc objects called directly (their tp_call fast path) ---------------------------------
+
+@oracle()
+def test_ufunc_call_fast_path(xp):
+    a = xp.asarray(make_array((4, 3), numpy.float32))
+    i = xp.asarray(make_array((3,), numpy.int16, low=1, high=9))
+    return [xp.sin(a), xp.add(a, 1.0), xp.add(2, a), xp.multiply(i, True), xp.add(1.5, 2),
+            xp.negative(i), xp.divmod(a, 2.0), xp.add(a, i, dtype=numpy.float64), xp.sqrt(4.0)]
+
+
+@pytest.mark.parametrize("case", ["broadcast", "overflow", "no_loop", "arg_count", "bool_negative"])
+@oracle()
+def test_ufunc_call_fast_path_raises_numpys_exceptions(xp, case):
+    a = xp.asarray(numpy.arange(3, dtype=numpy.int8))
+    if case == "broadcast":
+        return xp.add(a, xp.asarray(numpy.arange(4)))
+    if case == "overflow":
+        return xp.add(a, 300)
+    if case == "no_loop":
+        return xp.bitwise_and(xp.asarray(numpy.ones(3)), 1.5)
+    if case == "arg_count":
+        return xp.add(a)
+    return xp.negative(xp.asarray(numpy.array([True, False])))

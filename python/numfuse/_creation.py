@@ -72,6 +72,8 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     """A NumPy copy of ``a`` on the host (CuPy's name)."""
     if isinstance(a, ndarray):
+        if order == "C" and out is None:
+            return a._host_copy()  # one copy into fresh C-ordered memory, made in C++
         # A device array's host view is already a fresh copy.
         res = _np.array(a._host_view(), order=order, copy=a.device == "cpu")
     else:

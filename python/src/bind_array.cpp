@@ -214,6 +214,7 @@ void bind_array(nb::module_& m) {
            })
       .def("_eval", [](const Array& a) { eval(a, FlushReason::Explicit); })
       .def("_host_view", &host_numpy_view)
+      .def("_host_copy", &host_numpy_copy)
       .def("__len__",
            [](const Array& a) {
              if (a.ndim() == 0) throw TypeError("len() of unsized object");

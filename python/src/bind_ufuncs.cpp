@@ -1,6 +1,8 @@
 // numfuse's ufunc objects (numfuse.add, numfuse.sin, ...), where, and dtype helpers.
 #include <nanobind/stl/pair.h>
 
+#include <exception>
+
 #include "bindings.h"
 #include "numfuse/core/error.h"
 
@@ -78,6 +80,7 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
     }
   }
   std::vector<Operand> ins;
+  ins.reserve(static_cast<size_t>(nin));
   for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
   std::vector<Array> res = ufunc(self.op, ins, opts);
   // NumPy returns the given out= objects themselves.
@@ -91,11 +94,77 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
   return nb::make_tuple(result(0), result(1));
 }
 
+// A C++ exception thrown in a raw type slot, handed to nanobind's translators (NumPy's
+// exception classes) by rethrowing it inside a bound function.
+thread_local std::exception_ptr t_slot_exception;
+nb::object* g_rethrow = nullptr;
+
+PyObject* raise_from_slot(std::exception_ptr p) {
+  t_slot_exception = std::move(p);
+  PyObject* r = PyObject_CallNoArgs(g_rethrow->ptr());  // always NULL, the error set
+  Py_XDECREF(r);
+  return nullptr;
+}
+
+// Whether `h` is exactly a numfuse.ndarray (subclasses take the general path).
+bool is_exact_array(PyObject* h) {
+  static PyTypeObject* t = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  return Py_TYPE(h) == t;
+}
+
+// ufunc.__call__ as the type's tp_call: numfuse.sin(a) and numfuse.add(a, 1.0) are as hot as
+// operators. Positional array / Python-scalar operands go straight to ufunc1/ufunc2; anything
+// else (out=, where=, dtype=, NumPy arrays, lists) through call_ufunc.
+PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    const UFuncObject& u = *nb::inst_ptr<UFuncObject>(self);
+    const int nin = ufunc_nin(u.op);
+    const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    const bool no_kwargs = !kwargs || PyDict_GET_SIZE(kwargs) == 0;
+    if (no_kwargs && nargs == nin && nin <= 2 && ufunc_nout(u.op) == 1) {
+      PyObject* a0 = PyTuple_GET_ITEM(args, 0);
+      PyObject* a1 = nin == 2 ? PyTuple_GET_ITEM(args, 1) : nullptr;
+      auto simple = [](PyObject* o) {
+        return is_exact_array(o) || PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) ||
+               PyComplex_CheckExact(o);
+      };
+      if (simple(a0) && (!a1 || simple(a1))) {
+        // Operands that are not arrays go where the array operands live (as call_ufunc does).
+        Device device = default_device();
+        for (PyObject* o : {a0, a1}) {
+          if (o && is_exact_array(o)) {
+            const Array& a = *nb::inst_ptr<Array>(o);
+            if (a.ndim() > 0 || a.pending()) {
+              device = a.device();
+              break;
+            }
+          }
+        }
+        Operand x = operand_from_py(a0, device);
+        Array r = a1 ? ufunc2(u.op, x, operand_from_py(a1, device)) : ufunc1(u.op, x);
+        return nb::cast(std::move(r)).release().ptr();
+      }
+    }
+    nb::object r = call_ufunc(u, nb::borrow<nb::args>(args),
+                              kwargs ? nb::borrow<nb::kwargs>(kwargs) : nb::kwargs());
+    return r.release().ptr();
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+PyType_Slot g_ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)}, {0, nullptr}};
+
 }  // namespace
 
 void bind_ufuncs(nb::module_& m) {
-  nb::class_<UFuncObject>(m, "ufunc", "A NumPy-compatible universal function.")
-      .def("__call__", &call_ufunc)
+  g_rethrow = new nb::object(nb::cpp_function([]() {
+    std::exception_ptr p = std::move(t_slot_exception);
+    t_slot_exception = nullptr;
+    std::rethrow_exception(p);
+  }));
+  nb::class_<UFuncObject>(m, "ufunc", "A NumPy-compatible universal function.",
+                          nb::type_slots(g_ufunc_slots))
       // A property named __name__ would clash with the type's own; instances answer it here.
       .def("__getattr__",
            [](const UFuncObject& u, const std::string& name) -> nb::object {

@@ -45,6 +45,8 @@ Array array_from_numpy(nb::handle np_array, Device device);
 // A NumPy array viewing a host array's memory (keeps the storage alive); for a device array, a
 // NumPy array over a host copy. Evaluates `a` first.
 nb::object host_numpy_view(const Array& a);
+// A NumPy copy of `a` in C order (numfuse.asnumpy): evaluates, copies once, no view in between.
+nb::object host_numpy_copy(const Array& a);
 // `a` on `device` (itself when already there; otherwise a copy).
 Array to_device(const Array& a, Device device);
 

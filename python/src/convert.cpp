@@ -240,6 +240,40 @@ Array to_device(const Array& a, Device device) {
   return out;
 }
 
+nb::object host_numpy_copy(const Array& a) {
+  eval(a, FlushReason::HostRead);
+  // One copy (from any strides, from any device) straight into a fresh NumPy array of NumPy's
+  // own making: no view, capsule or buffer object in between, and NumPy frees it as its own.
+  static nb::object* np_empty = new nb::object(numpy().attr("empty"));
+  PyObject* shape = PyTuple_New(a.ndim());
+  if (!shape) throw nb::python_error();
+  for (int d = 0; d < a.ndim(); ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(a.shape[d]));
+  nb::object out = (*np_empty)(nb::steal(shape), dtype_to_py(a.dtype));
+  if (a.size() == 0) return out;
+  Py_buffer view;
+  if (PyObject_GetBuffer(out.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+  Array dst;
+  dst.dtype = a.dtype;
+  dst.shape = a.shape;
+  dst.strides = contiguous_strides(a.shape);
+  dst.storage = std::make_shared<Storage>();
+  dst.storage->nbytes = static_cast<size_t>(view.len);
+  dst.storage->buffer = Buffer::wrap(view.buf, static_cast<size_t>(view.len), Device::cpu(), nullptr, nullptr);
+  try {
+    if (a.nbytes() >= (size_t(1) << 20) || !a.device().is_cpu()) {
+      nb::gil_scoped_release release;  // long copies and transfers let other threads run
+      backend::copy_into(a, dst);
+    } else {
+      backend::copy_into(a, dst);
+    }
+  } catch (...) {
+    PyBuffer_Release(&view);
+    throw;
+  }
+  PyBuffer_Release(&view);
+  return out;
+}
+
 nb::object host_numpy_view(const Array& a) {
   eval(a, FlushReason::HostRead);
   if (!a.device().is_cpu()) {

@@ -328,7 +328,10 @@ bool eval_into(const Array& src, const Array& dst) {
     return false;
   }
   std::shared_ptr<Node> hold = src.storage->producer;
-  std::vector<Node*> order = topo_sort({root});
+  // out= on materialised operands (the common case): one node, no walk and no plan.
+  bool single = !graph_limits().trace;
+  for (const Array& in : root->inputs) single = single && !in.storage->producer;
+  std::vector<Node*> order = single ? std::vector<Node*>{root} : topo_sort({root});
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
   auto [dlo, dhi] = byte_extent(dst);
@@ -353,7 +356,11 @@ bool eval_into(const Array& src, const Array& dst) {
   WriteRedirect& redirect = write_redirect();
   redirect = {src.storage.get(), dst};
   try {
-    eval_nodes({hold}, FlushReason::Write);
+    if (single && !root->done) {
+      run_node(root);
+    } else {
+      eval_nodes({hold}, FlushReason::Write);
+    }
   } catch (...) {
     redirect = {};
     throw;

@@ -1,4 +1,7 @@
 // The CPU cast loops: NumPy's astype between every pair of dtypes, through nf::convert.
+#include <cstring>
+#include <type_traits>
+
 #include "numfuse/backend/cpu/ufunc_loop_impl.h"
 
 namespace nf::cpu {
@@ -8,6 +11,12 @@ template <class From, class To>
 void cast_loop(const void* src, int64_t stride, void* dst, int64_t n) {
   const From* s = static_cast<const From*>(src);
   To* d = static_cast<To*>(dst);
+  if constexpr (std::is_same_v<From, To>) {
+    if (stride == 1) {  // a plain copy (asnumpy, assignments of one dtype)
+      std::memcpy(d, s, static_cast<size_t>(n) * sizeof(To));
+      return;
+    }
+  }
   if (stride == 1) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(s[i]);
