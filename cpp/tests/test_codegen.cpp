@@ -3,6 +3,8 @@
 // change it).
 #include <gtest/gtest.h>
 
+#include "nvrtc_check.h"
+
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
@@ -11,9 +13,6 @@
 #include "numfuse/ops/nodes.h"
 #include "numfuse/ops/views.h"
 
-#ifdef NUMFUSE_TEST_NVRTC
-#include <nvrtc.h>
-#endif
 
 using namespace nf;
 using namespace nf::cuda;
@@ -42,22 +41,7 @@ GroupProgram make_program(UFunc op, const Array& a, const Operand& b, DType out)
   return p;
 }
 
-void expect_compiles(const std::string& src) {
-#ifdef NUMFUSE_TEST_NVRTC
-  nvrtcProgram prog;
-  ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "fused.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
-  const char* opts[] = {"--gpu-architecture=compute_90", "-std=c++17", "-I" NUMFUSE_CUDA_INCLUDE};
-  nvrtcResult rc = nvrtcCompileProgram(prog, 3, opts);
-  size_t n = 0;
-  nvrtcGetProgramLogSize(prog, &n);
-  std::string log(n, '\0');
-  nvrtcGetProgramLog(prog, &log[0]);
-  nvrtcDestroyProgram(&prog);
-  EXPECT_EQ(rc, NVRTC_SUCCESS) << log;
-#else
-  GTEST_SKIP() << "NVRTC not available at build time";
-#endif
-}
+void expect_compiles(const std::string& src) { expect_nvrtc_compiles(src, "fused.cu"); }
 
 }  // namespace
 

@@ -3,38 +3,20 @@
 // needed) for every item size and several ranks.
 #include <gtest/gtest.h>
 
+#include "nvrtc_check.h"
+
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_gather.h"
 #include "numfuse/ops/advanced_indexing.h"
 #include "numfuse/ops/views.h"
 
-#ifdef NUMFUSE_TEST_NVRTC
-#include <nvrtc.h>
-#endif
 
 using namespace nf;
 using namespace nf::cuda;
 
 namespace {
 
-void expect_compiles(const std::string& body) {
-#ifdef NUMFUSE_TEST_NVRTC
-  const std::string src = std::string(kKernelPrelude) + body;
-  nvrtcProgram prog;
-  ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "gather.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
-  const char* opts[] = {"--gpu-architecture=compute_90", "-std=c++17", "-I" NUMFUSE_CUDA_INCLUDE};
-  nvrtcResult rc = nvrtcCompileProgram(prog, 3, opts);
-  size_t n = 0;
-  nvrtcGetProgramLogSize(prog, &n);
-  std::string log(n, '\0');
-  nvrtcGetProgramLog(prog, &log[0]);
-  nvrtcDestroyProgram(&prog);
-  EXPECT_EQ(rc, NVRTC_SUCCESS) << log << "\n" << body;
-#else
-  (void)body;
-  GTEST_SKIP() << "NVRTC not available at build time";
-#endif
-}
+void expect_compiles(const std::string& body) { expect_nvrtc_compiles(std::string(kKernelPrelude) + body, body); }
 
 Array index_array(Shape shape) {
   Array a = Array::empty(shape, DType::Int64, Device::cpu());

@@ -3,15 +3,14 @@
 // and the plans pick the strategy the comments promise.
 #include <gtest/gtest.h>
 
+#include "nvrtc_check.h"
+
 #include <string>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_scan.h"
 #include "numfuse/core/error.h"
 
-#ifdef NUMFUSE_TEST_NVRTC
-#include <nvrtc.h>
-#endif
 
 using namespace nf;
 using namespace nf::cuda;
@@ -23,21 +22,7 @@ const DType kAllDTypes[] = {DType::Bool,    DType::Int8,    DType::UInt8,   DTyp
                             DType::Float32, DType::Float64, DType::Complex64, DType::Complex128};
 
 void expect_compiles(const std::string& body, const std::string& what) {
-#ifdef NUMFUSE_TEST_NVRTC
-  const std::string src = std::string(kKernelPrelude) + body;
-  nvrtcProgram prog;
-  ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "scan.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
-  const char* opts[] = {"--gpu-architecture=compute_90", "-std=c++17", "--fmad=false", "-I" NUMFUSE_CUDA_INCLUDE};
-  nvrtcResult rc = nvrtcCompileProgram(prog, 4, opts);
-  size_t n = 0;
-  nvrtcGetProgramLogSize(prog, &n);
-  std::string log(n, '\0');
-  nvrtcGetProgramLog(prog, &log[0]);
-  nvrtcDestroyProgram(&prog);
-  EXPECT_EQ(rc, NVRTC_SUCCESS) << what << "\n" << log;
-#else
-  GTEST_SKIP() << "NVRTC not available at build time";
-#endif
+  expect_nvrtc_compiles(std::string(kKernelPrelude) + body, what);
 }
 
 // Device code that fails to compile unless the struct is as large as the host's parameter bytes
