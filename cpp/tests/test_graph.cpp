@@ -76,6 +76,23 @@ TEST(Graph, DepthLimitFlushes) {
   EXPECT_EQ(at(x, 0), 3.0 * graph_limits().max_depth);
 }
 
+// `b + 1.0` on float32 looks up the constant 1.0 twice (as float64, then converted to float32):
+// both must stay cached, so a chain reads one constant leaf instead of allocating two per op.
+TEST(Graph, WeakScalarConstantsAreReused) {
+  Array f32 = Array::empty({3}, DType::Float32, Device::cpu());
+  for (double v : {1.0, 2.5, -7.0, 1e300}) {
+    Operand first = Operand::py_float(v);
+    Array x = ufunc2(UFunc::Add, Operand::of(f32), first);
+    Array y = ufunc2(UFunc::Add, Operand::of(x), Operand::py_float(v));
+    const Node* nx = x.storage->producer.get();
+    const Node* ny = y.storage->producer.get();
+    ASSERT_TRUE(nx && ny);
+    EXPECT_EQ(Operand::py_float(v).array.storage, first.array.storage);
+    EXPECT_EQ(nx->inputs[1].storage, ny->inputs[1].storage) << v;
+    EXPECT_EQ(nx->inputs[1].dtype, DType::Float32);
+  }
+}
+
 TEST(Graph, FillAndArangeAreSources) {
   Array z = arange(1.0, 0.5, 4, DType::Float64, Device::cpu());
   EXPECT_TRUE(z.pending());

@@ -44,51 +44,11 @@ char order_char(const std::string& order) {
   return order[0];
 }
 
-// Operators: a op b and b op a, with NumPy's promotion; Python scalars stay weak.
-template <UFunc op>
-nb::object binary(const Array& a, nb::handle b) {
-  return nb::cast(ufunc2(op, Operand::of(a), operand_from_py(b, a.device())));
-}
-template <UFunc op>
-nb::object binary_r(const Array& a, nb::handle b) {
-  return nb::cast(ufunc2(op, operand_from_py(b, a.device()), Operand::of(a)));
-}
-template <UFunc op>
-nb::object inplace(nb::handle self, nb::handle b) {
-  Array& a = nb::cast<Array&>(self);
-  UFuncOptions opts;
-  opts.out.push_back(a);
-  ufunc(op, {Operand::of(a), operand_from_py(b, a.device())}, opts);
-  return nb::borrow(self);
-}
-// NumPy's fast_scalar_power: a ** 2 is square(a), a ** 0.5 sqrt(a), a ** -1 reciprocal(a) for
-// inexact arrays (and ** 2 for integers), with the same result dtypes and far cheaper than pow.
-nb::object power(const Array& a, nb::handle b) {
-  PyObject* p = b.ptr();
-  if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
-    double e = PyFloat_CheckExact(p) ? PyFloat_AS_DOUBLE(p) : PyLong_AsDouble(p);
-    if (PyErr_Occurred()) PyErr_Clear();
-    UFunc fast = UFunc::Power;
-    if (e == 2.0) fast = UFunc::Square;
-    if (is_inexact(a.dtype) && e == 0.5) fast = UFunc::Sqrt;
-    if (is_inexact(a.dtype) && e == -1.0) fast = UFunc::Reciprocal;
-    // An integer array with a float exponent promotes to float64: leave that to power.
-    if (fast != UFunc::Power && (is_inexact(a.dtype) || PyLong_CheckExact(p))) {
-      return nb::cast(ufunc1(fast, Operand::of(a)));
-    }
-  }
-  return binary<UFunc::Power>(a, b);
-}
-
-template <UFunc op>
-nb::object unary(const Array& a) {
-  return nb::cast(ufunc1(op, Operand::of(a)));
-}
-
 }  // namespace
 
 void bind_array(nb::module_& m) {
-  nb::class_<Array> cls(m, "ndarray", nb::is_weak_referenceable(),
+  // Operators are raw slots of the type (bind_operators.cpp).
+  nb::class_<Array> cls(m, "ndarray", nb::is_weak_referenceable(), nb::type_slots(array_operator_slots()),
                         "An N-dimensional array on the CPU or a GPU, evaluated lazily.");
   cls.def_prop_rw(
          "shape", [](const Array& a) { return to_tuple(a.shape); },
@@ -219,46 +179,7 @@ void bind_array(nb::module_& m) {
            [](const Array& a) {
              if (a.ndim() == 0) throw TypeError("len() of unsized object");
              return a.shape[0];
-           })
-      // Arithmetic operators: the Python scalar side is weak (NEP 50).
-      .def("__add__", &binary<UFunc::Add>).def("__radd__", &binary_r<UFunc::Add>)
-      .def("__iadd__", &inplace<UFunc::Add>)
-      .def("__sub__", &binary<UFunc::Subtract>).def("__rsub__", &binary_r<UFunc::Subtract>)
-      .def("__isub__", &inplace<UFunc::Subtract>)
-      .def("__mul__", &binary<UFunc::Multiply>).def("__rmul__", &binary_r<UFunc::Multiply>)
-      .def("__imul__", &inplace<UFunc::Multiply>)
-      .def("__truediv__", &binary<UFunc::TrueDivide>)
-      .def("__rtruediv__", &binary_r<UFunc::TrueDivide>)
-      .def("__itruediv__", &inplace<UFunc::TrueDivide>)
-      .def("__floordiv__", &binary<UFunc::FloorDivide>)
-      .def("__rfloordiv__", &binary_r<UFunc::FloorDivide>)
-      .def("__ifloordiv__", &inplace<UFunc::FloorDivide>)
-      .def("__mod__", &binary<UFunc::Remainder>).def("__rmod__", &binary_r<UFunc::Remainder>)
-      .def("__imod__", &inplace<UFunc::Remainder>)
-      .def("__pow__", &power).def("__rpow__", &binary_r<UFunc::Power>)
-      .def("__ipow__", &inplace<UFunc::Power>)
-      .def("__and__", &binary<UFunc::BitwiseAnd>).def("__rand__", &binary_r<UFunc::BitwiseAnd>)
-      .def("__iand__", &inplace<UFunc::BitwiseAnd>)
-      .def("__or__", &binary<UFunc::BitwiseOr>).def("__ror__", &binary_r<UFunc::BitwiseOr>)
-      .def("__ior__", &inplace<UFunc::BitwiseOr>)
-      .def("__xor__", &binary<UFunc::BitwiseXor>).def("__rxor__", &binary_r<UFunc::BitwiseXor>)
-      .def("__ixor__", &inplace<UFunc::BitwiseXor>)
-      .def("__lshift__", &binary<UFunc::LeftShift>)
-      .def("__rlshift__", &binary_r<UFunc::LeftShift>)
-      .def("__ilshift__", &inplace<UFunc::LeftShift>)
-      .def("__rshift__", &binary<UFunc::RightShift>)
-      .def("__rrshift__", &binary_r<UFunc::RightShift>)
-      .def("__irshift__", &inplace<UFunc::RightShift>)
-      .def("__eq__", &binary<UFunc::Equal>)
-      .def("__ne__", &binary<UFunc::NotEqual>)
-      .def("__lt__", &binary<UFunc::Less>)
-      .def("__le__", &binary<UFunc::LessEqual>)
-      .def("__gt__", &binary<UFunc::Greater>)
-      .def("__ge__", &binary<UFunc::GreaterEqual>)
-      .def("__neg__", &unary<UFunc::Negative>)
-      .def("__pos__", &unary<UFunc::Positive>)
-      .def("__abs__", &unary<UFunc::Absolute>)
-      .def("__invert__", &unary<UFunc::Invert>);
+           });
   bind_indexing(cls);
   cls.attr("__hash__") = nb::none();
   cls.attr("__array_priority__") = 100;

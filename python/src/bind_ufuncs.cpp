@@ -94,24 +94,6 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
   return nb::make_tuple(result(0), result(1));
 }
 
-// A C++ exception thrown in a raw type slot, handed to nanobind's translators (NumPy's
-// exception classes) by rethrowing it inside a bound function.
-thread_local std::exception_ptr t_slot_exception;
-nb::object* g_rethrow = nullptr;
-
-PyObject* raise_from_slot(std::exception_ptr p) {
-  t_slot_exception = std::move(p);
-  PyObject* r = PyObject_CallNoArgs(g_rethrow->ptr());  // always NULL, the error set
-  Py_XDECREF(r);
-  return nullptr;
-}
-
-// Whether `h` is exactly a numfuse.ndarray (subclasses take the general path).
-bool is_exact_array(PyObject* h) {
-  static PyTypeObject* t = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
-  return Py_TYPE(h) == t;
-}
-
 // ufunc.__call__ as the type's tp_call: numfuse.sin(a) and numfuse.add(a, 1.0) are as hot as
 // operators. Positional array / Python-scalar operands go straight to ufunc1/ufunc2; anything
 // else (out=, where=, dtype=, NumPy arrays, lists) through call_ufunc.
@@ -158,11 +140,6 @@ PyType_Slot g_ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_ca
 }  // namespace
 
 void bind_ufuncs(nb::module_& m) {
-  g_rethrow = new nb::object(nb::cpp_function([]() {
-    std::exception_ptr p = std::move(t_slot_exception);
-    t_slot_exception = nullptr;
-    std::rethrow_exception(p);
-  }));
   nb::class_<UFuncObject>(m, "ufunc", "A NumPy-compatible universal function.",
                           nb::type_slots(g_ufunc_slots))
       // A property named __name__ would clash with the type's own; instances answer it here.

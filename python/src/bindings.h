@@ -24,6 +24,15 @@ void bind_random(nb::module_& m);
 void bind_cuda(nb::module_& m);  // numfuse._core.cuda
 void bind_advanced_indexing(nb::module_& m);
 void bind_reductions(nb::module_& m);
+void init_slots(nb::module_& m);  // before any raw slot runs
+
+// Raw type slots (slots.cpp): a C++ exception caught in a slot, raised as nanobind would
+// (returns NULL); exact and subclass tests of numfuse.ndarray.
+PyObject* raise_from_slot(std::exception_ptr p);
+bool is_exact_array(PyObject* h);
+bool is_array(PyObject* h);
+// The ndarray's operator slots (bind_operators.cpp), for nb::type_slots.
+PyType_Slot* array_operator_slots();
 
 // numpy, imported once.
 nb::module_& numpy();

@@ -24,16 +24,26 @@ class ScalarCache {
  public:
   Array get(const void* value, DType from, DType to) {
     const size_t n = itemsize(from);
-    uint64_t h = static_cast<uint64_t>(from) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(to) << 8;
     unsigned char bytes[16] = {};
     std::memcpy(bytes, value, n);
     uint64_t w[2];
     std::memcpy(w, bytes, 16);
-    h ^= w[0] * 0xFF51AFD7ED558CCDull ^ w[1] * 0xC4CEB9FE1A85EC53ull;
-    Entry& e = entries_[(h ^ h >> 29) % kEntries];
-    if (e.array.storage && e.from == from && e.to == to && std::memcmp(e.bytes, bytes, 16) == 0) {
-      return e.array;
+    // Every key bit must reach the index bits: `b + 1.0` on float32 looks up (1.0, f64 -> f64)
+    // and (1.0, f64 -> f32) on every op, keys that differ only in `to`.
+    uint64_t h = mix(mix(w[0] ^ (static_cast<uint64_t>(from) << 56 | static_cast<uint64_t>(to) << 48)) ^ w[1]);
+    // Two ways per set: the two keys of one op never evict each other.
+    Entry* set = &entries_[(h % (kEntries / 2)) * 2];
+    for (int way = 0; way < 2; ++way) {
+      Entry& e = set[way];
+      if (e.array.storage && e.from == from && e.to == to && std::memcmp(e.bytes, bytes, 16) == 0) {
+        set[1 - way].recent = false;
+        e.recent = true;
+        return e.array;
+      }
     }
+    Entry& e = set[0].recent ? set[1] : set[0];  // replace the way not used last
+    set[0].recent = set[1].recent = false;
+    e.recent = true;
     Array a = Array::scalar(bytes, from);
     if (to != from) {
       Array converted = Array::empty({}, to, Device::cpu());
@@ -53,8 +63,16 @@ class ScalarCache {
   struct Entry {
     DType from = DType::Bool, to = DType::Bool;
     unsigned char bytes[16] = {};
+    bool recent = false;
     Array array;
   };
+  static uint64_t mix(uint64_t x) {  // MurmurHash3's 64-bit finaliser
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDull;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ull;
+    return x ^ (x >> 33);
+  }
   Entry entries_[kEntries];
 };
 

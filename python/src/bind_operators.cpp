@@ -1,0 +1,146 @@
+// ndarray's Python operators as raw number / rich-comparison slots of its type: `b = b + 1.0` in
+// a Python loop reaches ufunc2 without nanobind's method lookup and argument dispatch. The Python
+// scalar side of an operator is weak (NEP 50); operands that are not numfuse arrays or Python
+// scalars go through operand_from_py (numpy.asarray) as every ufunc operand does.
+#include "bindings.h"
+
+namespace nf::py {
+
+namespace {
+
+const Array& as_array(PyObject* h) { return *nb::inst_ptr<Array>(h); }
+
+PyObject* result(Array r) { return nb::cast(std::move(r)).release().ptr(); }
+
+// x op y, where x or y (or both) is an ndarray: the reflected form when only y is.
+template <UFunc op>
+PyObject* binary_slot(PyObject* x, PyObject* y) {
+  try {
+    if (is_array(x)) {
+      const Array& a = as_array(x);
+      return result(ufunc2(op, Operand::of(a), operand_from_py(y, a.device())));
+    }
+    if (is_array(y)) {
+      const Array& b = as_array(y);
+      return result(ufunc2(op, operand_from_py(x, b.device()), Operand::of(b)));
+    }
+    Py_RETURN_NOTIMPLEMENTED;
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+// self op= y: the result is written into self (NumPy's out=self), which is returned.
+template <UFunc op>
+PyObject* inplace_slot(PyObject* self, PyObject* y) {
+  try {
+    if (!is_array(self)) Py_RETURN_NOTIMPLEMENTED;
+    const Array& a = as_array(self);
+    UFuncOptions opts;
+    opts.out.push_back(a);
+    ufunc(op, {Operand::of(a), operand_from_py(y, a.device())}, opts);
+    Py_INCREF(self);
+    return self;
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+template <UFunc op>
+PyObject* unary_slot(PyObject* x) {
+  try {
+    return result(ufunc1(op, Operand::of(as_array(x))));
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+// NumPy's fast_scalar_power: a ** 2 is square(a), a ** 0.5 sqrt(a), a ** -1 reciprocal(a) for
+// inexact arrays (and ** 2 for integers), with the same result dtypes and far cheaper than pow.
+UFunc fast_power(const Array& a, PyObject* p) {
+  if (!PyFloat_CheckExact(p) && !PyLong_CheckExact(p)) return UFunc::Power;
+  double e = PyFloat_CheckExact(p) ? PyFloat_AS_DOUBLE(p) : PyLong_AsDouble(p);
+  if (PyErr_Occurred()) PyErr_Clear();
+  UFunc fast = UFunc::Power;
+  if (e == 2.0) fast = UFunc::Square;
+  if (is_inexact(a.dtype) && e == 0.5) fast = UFunc::Sqrt;
+  if (is_inexact(a.dtype) && e == -1.0) fast = UFunc::Reciprocal;
+  // An integer array with a float exponent promotes to float64: leave that to power.
+  if (fast != UFunc::Power && !is_inexact(a.dtype) && !PyLong_CheckExact(p)) return UFunc::Power;
+  return fast;
+}
+
+PyObject* power_slot(PyObject* x, PyObject* y, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;  // pow(a, b, m): NumPy has no such loop either
+  try {
+    if (is_array(x)) {
+      const Array& a = as_array(x);
+      UFunc fast = fast_power(a, y);
+      if (fast != UFunc::Power) return result(ufunc1(fast, Operand::of(a)));
+    }
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+  return binary_slot<UFunc::Power>(x, y);
+}
+
+PyObject* inplace_power_slot(PyObject* self, PyObject* y, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return inplace_slot<UFunc::Power>(self, y);
+}
+
+PyObject* richcompare_slot(PyObject* self, PyObject* other, int cmp) {
+  switch (cmp) {
+    case Py_LT: return binary_slot<UFunc::Less>(self, other);
+    case Py_LE: return binary_slot<UFunc::LessEqual>(self, other);
+    case Py_EQ: return binary_slot<UFunc::Equal>(self, other);
+    case Py_NE: return binary_slot<UFunc::NotEqual>(self, other);
+    case Py_GT: return binary_slot<UFunc::Greater>(self, other);
+    case Py_GE: return binary_slot<UFunc::GreaterEqual>(self, other);
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+template <class F>
+constexpr PyType_Slot slot(int id, F* f) {
+  return PyType_Slot{id, reinterpret_cast<void*>(f)};
+}
+
+PyType_Slot g_operator_slots[] = {
+    slot(Py_nb_add, &binary_slot<UFunc::Add>),
+    slot(Py_nb_inplace_add, &inplace_slot<UFunc::Add>),
+    slot(Py_nb_subtract, &binary_slot<UFunc::Subtract>),
+    slot(Py_nb_inplace_subtract, &inplace_slot<UFunc::Subtract>),
+    slot(Py_nb_multiply, &binary_slot<UFunc::Multiply>),
+    slot(Py_nb_inplace_multiply, &inplace_slot<UFunc::Multiply>),
+    slot(Py_nb_true_divide, &binary_slot<UFunc::TrueDivide>),
+    slot(Py_nb_inplace_true_divide, &inplace_slot<UFunc::TrueDivide>),
+    slot(Py_nb_floor_divide, &binary_slot<UFunc::FloorDivide>),
+    slot(Py_nb_inplace_floor_divide, &inplace_slot<UFunc::FloorDivide>),
+    slot(Py_nb_remainder, &binary_slot<UFunc::Remainder>),
+    slot(Py_nb_inplace_remainder, &inplace_slot<UFunc::Remainder>),
+    slot(Py_nb_power, &power_slot),
+    slot(Py_nb_inplace_power, &inplace_power_slot),
+    slot(Py_nb_and, &binary_slot<UFunc::BitwiseAnd>),
+    slot(Py_nb_inplace_and, &inplace_slot<UFunc::BitwiseAnd>),
+    slot(Py_nb_or, &binary_slot<UFunc::BitwiseOr>),
+    slot(Py_nb_inplace_or, &inplace_slot<UFunc::BitwiseOr>),
+    slot(Py_nb_xor, &binary_slot<UFunc::BitwiseXor>),
+    slot(Py_nb_inplace_xor, &inplace_slot<UFunc::BitwiseXor>),
+    slot(Py_nb_lshift, &binary_slot<UFunc::LeftShift>),
+    slot(Py_nb_inplace_lshift, &inplace_slot<UFunc::LeftShift>),
+    slot(Py_nb_rshift, &binary_slot<UFunc::RightShift>),
+    slot(Py_nb_inplace_rshift, &inplace_slot<UFunc::RightShift>),
+    slot(Py_nb_negative, &unary_slot<UFunc::Negative>),
+    slot(Py_nb_positive, &unary_slot<UFunc::Positive>),
+    slot(Py_nb_absolute, &unary_slot<UFunc::Absolute>),
+    slot(Py_nb_invert, &unary_slot<UFunc::Invert>),
+    slot(Py_tp_richcompare, &richcompare_slot),
+    {0, nullptr},
+};
+
+}  // namespace
+
+PyType_Slot* array_operator_slots() { return g_operator_slots; }
+
+}  // namespace nf::py

@@ -1,0 +1,36 @@
+// Raw CPython type slots (ufunc.__call__, the ndarray operators) skip nanobind's dispatch: they
+// are the hottest calls of a Python loop. What they share: the exact-type test and the way a C++
+// exception thrown in a slot reaches nanobind's translators (NumPy's exception classes).
+#include "bindings.h"
+
+namespace nf::py {
+
+namespace {
+thread_local std::exception_ptr t_slot_exception;
+nb::object* g_rethrow = nullptr;
+}  // namespace
+
+void init_slots(nb::module_&) {
+  // A bound function that rethrows the pending exception: nanobind translates it on the way out.
+  g_rethrow = new nb::object(nb::cpp_function([]() {
+    std::exception_ptr p = std::move(t_slot_exception);
+    t_slot_exception = nullptr;
+    std::rethrow_exception(p);
+  }));
+}
+
+PyObject* raise_from_slot(std::exception_ptr p) {
+  t_slot_exception = std::move(p);
+  PyObject* r = PyObject_CallNoArgs(g_rethrow->ptr());  // always NULL, the error set
+  Py_XDECREF(r);
+  return nullptr;
+}
+
+bool is_exact_array(PyObject* h) {
+  static PyTypeObject* t = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  return Py_TYPE(h) == t;
+}
+
+bool is_array(PyObject* h) { return is_exact_array(h) || nb::isinstance<Array>(nb::handle(h)); }
+
+}  // namespace nf::py
