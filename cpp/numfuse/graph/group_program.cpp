@@ -39,33 +39,54 @@ bool& program_dry_run() {
   return dry;
 }
 
+namespace {
+// The step storage of finished programs, kept for the next one: a 64-step program's steps are
+// ~14 KB, and a fresh block of that size made malloc consolidate its fast bins (the nodes the
+// last evaluation freed) on every evaluation of a Python loop's chain.
+std::vector<ProgramStep>& spare_steps() {
+  thread_local std::vector<ProgramStep> spare;
+  return spare;
+}
+}  // namespace
+
+GroupProgram::~GroupProgram() {
+  std::vector<ProgramStep>& spare = spare_steps();
+  if (steps.capacity() > spare.capacity()) {
+    steps.clear();
+    spare.swap(steps);
+  }
+}
+
 GroupProgram build_program(const Group& group, size_t elementwise_nodes, const Storage* reduce_input) {
   GroupProgram p;
   ElementwiseNode* first = static_cast<ElementwiseNode*>(group.nodes.front());
   p.shape = first->out_shapes[0];
   p.device = first->device;
-  PtrMap<int> step_of;
-  // References to each in-group output storage from in-group inputs: a value nobody else holds
-  // stays in registers / scratch and never reaches memory.
-  PtrMap<long> internal_refs;
+  // The program's steps are the nodes marked `mark` (Node::group_index: their step).
+  const uint64_t mark = new_graph_mark();
+  // References to each in-group output from in-group inputs (output o of step s at
+  // out_base[s] + o): a value nobody else holds stays in registers / scratch, never in memory.
+  SmallVector<int, 128> internal_refs;
+  SmallVector<int, 64> out_base;
   // The leaves read so far, by storage (1 + index of its latest leaf; prev_leaf chains the
   // earlier ones): one lookup per input instead of a scan of every leaf.
   PtrMap<int> last_leaf_of;
   SmallVector<int, 16> prev_leaf;
   elementwise_nodes = std::min(elementwise_nodes, group.nodes.size());
+  p.steps.swap(spare_steps());
   p.steps.reserve(elementwise_nodes);
   for (size_t ni = 0; ni < elementwise_nodes; ++ni) {
     Node* n = group.nodes[ni];
     auto* en = static_cast<ElementwiseNode*>(n);
-    ProgramStep step{en, en->op(), {}};
+    p.steps.push_back(ProgramStep{en, en->op(), {}});
+    ProgramStep& step = p.steps.back();
     for (const Array& in : n->inputs) {
       ProgramValue v;
       Node* prod = in.storage->producer.get();
-      const int* st = prod ? step_of.find(prod) : nullptr;
-      if (st) {
-        v.step = *st;
+      if (prod && prod->group_mark == mark) {
+        v.step = prod->group_index;
         v.output = in.storage->producer_output;
-        ++internal_refs[in.storage.get()];
+        ++internal_refs[static_cast<size_t>(out_base[static_cast<size_t>(v.step)] + v.output)];
       } else {
         // The leaves of one storage are chained (views of one buffer, as in a stencil).
         int& last = last_leaf_of[in.storage.get()];
@@ -83,17 +104,21 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
       }
       step.args.push_back(v);
     }
-    step_of[n] = static_cast<int>(p.steps.size());
-    p.steps.push_back(std::move(step));
+    n->group_mark = mark;
+    n->group_index = static_cast<int>(ni);
+    out_base.push_back(static_cast<int>(internal_refs.size()));
+    internal_refs.resize(internal_refs.size() + n->outputs.size(), 0);
   }
   // A generator's value stays pending when no node outside this group reads it (the rest of its
   // holders are the user's arrays): it is a function of the position alone.
   auto recomputable = [&](Node* n, const Storage* st) {
-    if (n->eval_root || p.steps[*step_of.find(n)].op.kind != ElementwiseOp::Kind::Generate) return false;
+    if (n->eval_root || p.steps[static_cast<size_t>(n->group_index)].op.kind != ElementwiseOp::Kind::Generate) {
+      return false;
+    }
     for (const auto& w : st->readers) {
       std::shared_ptr<Node> r = w.lock();
-      if (r && !r->done && !step_of.count(r.get()) && !(elementwise_nodes < group.nodes.size() &&
-                                                        r.get() == group.nodes[elementwise_nodes])) {
+      if (r && !r->done && r->group_mark != mark && !(elementwise_nodes < group.nodes.size() &&
+                                                      r.get() == group.nodes[elementwise_nodes])) {
         return false;
       }
     }
@@ -112,10 +137,13 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   for (size_t s = 0; s < p.steps.size(); ++s) {
     Node* n = p.steps[s].node;
     for (size_t o = 0; o < n->outputs.size(); ++o) {
+      // Holders of the output's storage besides the group's own readers: the user's arrays and
+      // later nodes. Counted without locking (a chain's values have none and are skipped).
+      const long holders = n->outputs[o].use_count();
+      if (holders == 0) continue;
+      long external = holders - internal_refs[static_cast<size_t>(out_base[s]) + o];
+      if (external <= 0 && !reduce_input) continue;
       std::shared_ptr<Storage> st = n->outputs[o].lock();
-      if (!st) continue;
-      const long* internal = internal_refs.find(st.get());
-      long external = st.use_count() - 1 - (internal ? *internal : 0);
       if (external > (st.get() == reduce_input ? 1 : 0) && recomputable(n, st.get())) {
         if (st.get() == reduce_input) p.reduced = ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)};
         p.left_pending.push_back(n);

@@ -29,6 +29,13 @@ struct ProgramOutput {
 };
 
 struct GroupProgram {
+  GroupProgram() = default;
+  GroupProgram(GroupProgram&&) = default;
+  GroupProgram& operator=(GroupProgram&&) = default;
+  GroupProgram(const GroupProgram&) = default;
+  GroupProgram& operator=(const GroupProgram&) = default;
+  ~GroupProgram();  // hands its step storage to the next program (group_program.cpp)
+
   Shape shape;
   Device device;
   std::vector<Array> leaves;

@@ -24,6 +24,11 @@ struct Node {
   Device device;
   int depth = 0;               // longest pending chain below this node
   uint64_t visit_epoch = 0;    // scratch mark for graph walks
+  // Scratch of the planner and the program builder: the node belongs to the group (program)
+  // marked `group_mark`, at `group_index`. A mark instead of a hash set: membership is tested
+  // for every input of every node of every evaluation.
+  uint64_t group_mark = 0;
+  int group_index = -1;
   bool done = false;           // evaluated: outputs are materialised, inputs dropped
   bool eval_root = false;      // asked for by an evaluation (a generator then is materialised)
   uint8_t times_recomputed = 0;  // evaluations that recomputed this generator and left it pending
@@ -45,6 +50,9 @@ std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> d
 Array make_pending(std::shared_ptr<Node> node, DType dtype, Shape shape);
 // The same for n outputs of one shape, written to outs[0..n) (the ufunc path: no vectors).
 void make_pending(std::shared_ptr<Node> node, const DType* dtypes, const Shape& shape, int n, Array* outs);
+
+// A fresh mark for visit_epoch / group_mark (never 0, never repeated).
+uint64_t new_graph_mark();
 
 // The number of nodes alive and not yet evaluated.
 int64_t pending_node_count();

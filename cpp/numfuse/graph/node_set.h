@@ -82,6 +82,12 @@ class PtrMap {
   }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Room for n keys without growing (one allocation instead of a rehash per doubling).
+  void reserve(size_t n) {
+    size_t cap = cap_;
+    while (n * 2 > cap) cap *= 2;
+    if (cap != cap_) grow_to(cap);
+  }
 
  private:
   struct Slot {
@@ -90,7 +96,8 @@ class PtrMap {
   };
   static constexpr size_t kInline = 8;
 
-  void grow() {
+  void grow() { grow_to(cap_ * 2); }
+  void grow_to(size_t new_cap) {
     const size_t old_cap = cap_;
     Slot* old = slots_;
     std::unique_ptr<Slot[]> keep = std::move(heap_);  // the old heap slots, if any
@@ -99,7 +106,7 @@ class PtrMap {
       for (size_t i = 0; i < kInline; ++i) saved[i] = std::move(inline_[i]);
       old = saved;
     }
-    cap_ = old_cap * 2;
+    cap_ = new_cap;
     heap_.reset(new Slot[cap_]);
     slots_ = heap_.get();
     size_ = 0;
@@ -127,6 +134,10 @@ class PtrSet {
     return true;
   }
   size_t count(const void* p) const { return map_.count(p); }
+  void reserve(size_t n) {
+    map_.reserve(n);
+    items_.reserve(n);
+  }
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
   const P* begin() const { return items_.begin(); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "numfuse/graph/flush.h"
+#include "numfuse/graph/node.h"
 #include "numfuse/graph/node_set.h"
 
 namespace nf {
@@ -30,8 +31,8 @@ namespace {
 // reads group values only as they were produced (C-contiguous, whole), so one index serves all.
 class GroupBuilder {
  public:
-  explicit GroupBuilder(Node* first) {
-    group.nodes.reserve(8);
+  explicit GroupBuilder(Node* first, size_t room) : mark(new_graph_mark()) {
+    group.nodes.reserve(std::min<size_t>(room, static_cast<size_t>(graph_limits().max_group_ops)));
     add(first);
   }
 
@@ -54,7 +55,7 @@ class GroupBuilder {
         n->device == first->device && n->inputs.size() == 1) {
       const Array& in = n->inputs[0];
       Node* prod = in.storage->producer.get();
-      bool whole = prod && members.count(prod) && in.byte_offset == 0 &&
+      bool whole = prod && is_member(prod) && in.byte_offset == 0 &&
                    in.shape == first->out_shapes[0] && in.c_contiguous() &&
                    in.dtype == prod->out_dtypes[in.storage->producer_output];
       if (whole) return true;
@@ -70,7 +71,7 @@ class GroupBuilder {
     int new_inputs = 0, new_scalars = 0;
     for (const Array& in : n->inputs) {
       Node* prod = in.storage->producer.get();
-      if (prod && members.count(prod)) {
+      if (prod && is_member(prod)) {
         bool whole = in.byte_offset == 0 && in.shape == first->out_shapes[0] && in.c_contiguous() &&
                      in.dtype == prod->out_dtypes[in.storage->producer_output];
         if (!whole) return fail(why, CutReason::ViewOfIntermediate);
@@ -95,10 +96,10 @@ class GroupBuilder {
       epilogue.insert(n);
     }
     group.nodes.push_back(n);
-    members.insert(n);
+    n->group_mark = mark;
     for (const Array& in : n->inputs) {
       Node* prod = in.storage->producer.get();
-      if (prod && members.count(prod)) continue;
+      if (prod && is_member(prod)) continue;
       ++(in.ndim() > 0 ? inputs : scalars);
     }
     generators += is_generator(n);
@@ -131,7 +132,7 @@ class GroupBuilder {
         if (!flat || in.dtype != reduction->out_dtypes[0]) return false;
       } else if (prod && epilogue.count(prod)) {
         if (!flat || in.dtype != prod->out_dtypes[in.storage->producer_output]) return false;
-      } else if (prod && members.count(prod)) {
+      } else if (prod && is_member(prod)) {
         return false;  // a value of the reduction's input space
       } else if (!flat) {
         return false;
@@ -150,7 +151,9 @@ class GroupBuilder {
     return 16 + 8 * rank + int64_t(arrays + 2) * (8 + 8 * rank) + 16 * (scalar_count + 1) + 64 * generator_count;
   }
 
-  PtrSet<Node*> members;
+  bool is_member(const Node* n) const { return n->group_mark == mark; }
+
+  uint64_t mark;  // the group_mark of the group's nodes
   PtrSet<Node*> epilogue;
   Node* reduction = nullptr;
   int inputs = 0, scalars = 0, generators = 0;
@@ -163,7 +166,7 @@ std::vector<Group> plan_groups(const std::vector<Node*>& topo_order) {
   std::vector<Group> groups;
   if (topo_order.empty()) return groups;
   groups.reserve(4);
-  GroupBuilder cur(topo_order[0]);
+  GroupBuilder cur(topo_order[0], topo_order.size());
   for (size_t i = 1; i < topo_order.size(); ++i) {
     CutReason why = CutReason::EndOfGraph;
     if (cur.can_join(topo_order[i], &why)) {
@@ -172,7 +175,7 @@ std::vector<Group> plan_groups(const std::vector<Node*>& topo_order) {
     }
     cur.group.cut = why;
     groups.push_back(std::move(cur.group));
-    cur = GroupBuilder(topo_order[i]);
+    cur = GroupBuilder(topo_order[i], topo_order.size() - i);
   }
   cur.group.cut = CutReason::EndOfGraph;
   groups.push_back(std::move(cur.group));
