@@ -1,6 +1,7 @@
 """Fusion: random programs of elementwise ops, views, setitem and in-place writes (with aliasing)
 give NumPy's results with fusion on and off; the planner fuses what it should."""
 import os
+import re
 import subprocess
 import sys
 
@@ -155,3 +156,37 @@ def test_kernel_parameter_limit_cuts_the_group():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "param-limit" in r.stderr, r.stderr
+
+
+def _run_with_limits(code, **limits):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NUMFUSE_TRACE="1", **limits)
+    r = subprocess.run([sys.executable, "-c", "import numfuse as np, numpy\n" + code],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def test_group_op_limit_from_the_environment():
+    err = _run_with_limits("x = np.asarray(numpy.arange(10.0))\ny = x\n"
+                           "for _ in range(10):\n    y = y * 1.5 + 1.0\n"
+                           "e = numpy.arange(10.0)\nfor _ in range(10):\n    e = e * 1.5 + 1.0\n"
+                           "assert numpy.allclose(np.asnumpy(y), e)", NUMFUSE_MAX_GROUP_OPS="4")
+    sizes = [int(s) for s in re.findall(r"group \d+: (\d+) node", err)]
+    assert "op-limit" in err and sizes and max(sizes) <= 4 and sum(sizes) == 20, err
+
+
+def test_group_input_limit_from_the_environment():
+    err = _run_with_limits("xs = [np.asarray(numpy.full(8, float(i))) for i in range(6)]\n"
+                           "s = xs[0]\nfor x in xs[1:]:\n    s = s + x\n"
+                           "assert (np.asnumpy(s) == 15.0).all()", NUMFUSE_MAX_GROUP_INPUTS="3")
+    assert "input-limit" in err, err
+
+
+def test_graph_depth_and_size_limits_flush_while_recording():
+    err = _run_with_limits("y = np.asarray(numpy.zeros(4))\nfor _ in range(50):\n    y = y + 1.0\n"
+                           "assert (np.asnumpy(y) == 50.0).all()", NUMFUSE_MAX_GRAPH_DEPTH="16")
+    assert "graph-depth-limit" in err, err
+    err = _run_with_limits("x = np.asarray(numpy.zeros(4))\nys = [x + float(i) for i in range(50)]\n"
+                           "assert [float(y[0]) for y in ys] == [float(i) for i in range(50)]",
+                           NUMFUSE_MAX_PENDING_NODES="10")
+    assert "graph-size-limit" in err, err

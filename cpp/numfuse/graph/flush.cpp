@@ -34,7 +34,9 @@ static GraphLimits& limits_storage() {
       env_int("NUMFUSE_MAX_PENDING_NODES", 100000),
       env_int("NUMFUSE_TRACE", 0) != 0,
       env_int("NUMFUSE_FUSION", 1) != 0,
-      static_cast<int>(env_int("NUMFUSE_MAX_GROUP_OPS", 64)),
+      // As deep as the depth limit lets a chain grow: a flushed chain is one kernel launch (each
+      // launch costs the host several microseconds; the chain of a Python loop flushes often).
+      static_cast<int>(env_int("NUMFUSE_MAX_GROUP_OPS", 256)),
       static_cast<int>(env_int("NUMFUSE_MAX_GROUP_INPUTS", 32)),
       // CUDA's classic limit on kernel parameters (4 KiB; newer drivers allow more).
       static_cast<int>(env_int("NUMFUSE_MAX_KERNEL_PARAM_BYTES", 4096)),

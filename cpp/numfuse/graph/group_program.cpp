@@ -66,8 +66,8 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   const uint64_t mark = new_graph_mark();
   // References to each in-group output from in-group inputs (output o of step s at
   // out_base[s] + o): a value nobody else holds stays in registers / scratch, never in memory.
-  SmallVector<int, 128> internal_refs;
-  SmallVector<int, 64> out_base;
+  SmallVector<int, 256> internal_refs;
+  SmallVector<int, 256> out_base;
   // The leaves read so far, by storage (1 + index of its latest leaf; prev_leaf chains the
   // earlier ones): one lookup per input instead of a scan of every leaf.
   PtrMap<int> last_leaf_of;

@@ -21,7 +21,7 @@ struct StepNames {
   std::string gen_words = "p.gen";
   // When set (e.g. "[k]"), uniform draws were computed in pairs beforehand (emit_uniform_pairs):
   // step s reads u<s><uniform_index> instead of drawing.
-  std::string uniform_index;
+  std::string uniform_index = "";
 };
 
 // Whether the program draws uniforms (those can be computed two neighbours per Philox block).
