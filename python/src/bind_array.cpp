@@ -46,10 +46,19 @@ char order_char(const std::string& order) {
 
 }  // namespace
 
+// nanobind 3.1 keeps dead instances of a pooled type for reuse: every op of a Python loop
+// creates one ndarray object and drops another, and reuse skips its allocation and its entry in
+// nanobind's instance map.
+#if NB_VERSION_MAJOR > 3 || (NB_VERSION_MAJOR == 3 && NB_VERSION_MINOR >= 1)
+#define NF_ARRAY_POOL , nb::pooled(256)
+#else
+#define NF_ARRAY_POOL
+#endif
+
 void bind_array(nb::module_& m) {
   // Operators are raw slots of the type (bind_operators.cpp).
-  nb::class_<Array> cls(m, "ndarray", nb::is_weak_referenceable(), nb::type_slots(array_operator_slots()),
-                        "An N-dimensional array on the CPU or a GPU, evaluated lazily.");
+  nb::class_<Array> cls(m, "ndarray", nb::is_weak_referenceable(), nb::type_slots(array_operator_slots())
+                        NF_ARRAY_POOL, "An N-dimensional array on the CPU or a GPU, evaluated lazily.");
   cls.def_prop_rw(
          "shape", [](const Array& a) { return to_tuple(a.shape); },
          [](Array& a, nb::handle shape) {
