@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "numfuse/core/block_pool.h"
 #include "numfuse/core/buffer.h"
 #include "numfuse/core/dtype.h"
 #include "numfuse/core/shape.h"
@@ -22,7 +23,7 @@ struct Storage {
   // Never written (the cached weak-scalar constants of ops/elementwise.cpp): readers not tracked.
   bool constant = false;
   // Pending nodes that read this storage: a write into it must evaluate them first.
-  std::vector<std::weak_ptr<Node>> readers;
+  std::vector<std::weak_ptr<Node>, PoolAllocator<std::weak_ptr<Node>>> readers;
 
   bool pending() const { return producer != nullptr; }
   char* data() const { return static_cast<char*>(buffer->data()); }

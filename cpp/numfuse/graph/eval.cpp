@@ -13,7 +13,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
-#include "numfuse/graph/node_pool.h"
+#include "numfuse/core/block_pool.h"
 #include "numfuse/graph/planner.h"
 #include "numfuse/ops/reduction.h"
 
@@ -441,7 +441,7 @@ static void register_pending(const std::shared_ptr<Node>& node, Array* outs, siz
 std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,
                                 std::vector<Shape> shapes) {
   node->out_dtypes = std::move(dtypes);
-  node->out_shapes = std::move(shapes);
+  node->out_shapes.assign(shapes.begin(), shapes.end());
   std::vector<Array> outs(node->out_dtypes.size());
   register_pending(node, outs.data(), outs.size());
   return outs;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "numfuse/core/array.h"
+#include "numfuse/core/block_pool.h"
 
 namespace nf {
 
@@ -16,11 +17,16 @@ enum class NodeKind : uint8_t {
   Opaque,       // anything else (matmul, sort, gather): a group of its own
 };
 
+// A node's own lists live in the node pool: malloc's slow path for hundreds of same-sized blocks
+// freed at once (a flushed chain) was a fifth of a recorded op's instructions.
+template <class T>
+using NodeVector = std::vector<T, PoolAllocator<T>>;
+
 struct Node {
-  std::vector<Array> inputs;                   // dropped once evaluated
-  std::vector<std::weak_ptr<Storage>> outputs;
+  NodeVector<Array> inputs;                    // dropped once evaluated
+  NodeVector<std::weak_ptr<Storage>> outputs;
   SmallVector<DType, 2> out_dtypes;
-  std::vector<Shape> out_shapes;
+  NodeVector<Shape> out_shapes;
   Device device;
   int depth = 0;               // longest pending chain below this node
   uint64_t visit_epoch = 0;    // scratch mark for graph walks

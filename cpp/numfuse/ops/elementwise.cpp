@@ -7,7 +7,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
-#include "numfuse/graph/node_pool.h"
+#include "numfuse/core/block_pool.h"
 #include "numfuse/ops/creation.h"
 #include "numfuse/ops/nodes.h"
 

@@ -1,5 +1,5 @@
-// Recycled memory for the objects every recorded op creates: its node and its output storages
-// (std::allocate_shared with PoolAllocator). A chain of hundreds of pending ops frees them all at
+// Recycled memory for the objects every recorded op creates: its node, the node's lists and its
+// output storages (std::allocate_shared / containers with PoolAllocator). A chain of hundreds of pending ops frees them all at
 // once when it is evaluated, which overflowed malloc's per-thread caches into its slow bins: a
 // few hundred instructions per allocation, on every op of a Python loop.
 #pragma once

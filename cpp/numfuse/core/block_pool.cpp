@@ -1,6 +1,8 @@
-#include "numfuse/graph/node_pool.h"
+#include "numfuse/core/block_pool.h"
 
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <new>
 
 namespace nf {
@@ -17,8 +19,23 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
+// A spin lock: the lists are held for a few instructions, and the uncontended path is one atomic
+// exchange and one plain store (a pthread mutex adds a second atomic and two calls per op).
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.exchange(true, std::memory_order_acquire)) {
+      while (flag_.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void unlock() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
 struct Pool {
-  std::mutex m;
+  SpinLock m;
   FreeBlock* head[kClasses] = {};
   size_t count[kClasses] = {};
 };
@@ -35,7 +52,7 @@ void* pool_alloc(size_t bytes) {
   const size_t c = (bytes - 1) / kGranule;
   Pool& p = pool();
   {
-    std::lock_guard<std::mutex> lock(p.m);
+    std::lock_guard<SpinLock> lock(p.m);
     if (FreeBlock* b = p.head[c]) {
       p.head[c] = b->next;
       --p.count[c];
@@ -54,7 +71,7 @@ void pool_free(void* ptr, size_t bytes) {
   const size_t c = (bytes - 1) / kGranule;
   Pool& p = pool();
   {
-    std::lock_guard<std::mutex> lock(p.m);
+    std::lock_guard<SpinLock> lock(p.m);
     if (p.count[c] < kKeepPerClass) {
       auto* b = static_cast<FreeBlock*>(ptr);
       b->next = p.head[c];
