@@ -190,3 +190,16 @@ def test_graph_depth_and_size_limits_flush_while_recording():
                            "assert [float(y[0]) for y in ys] == [float(i) for i in range(50)]",
                            NUMFUSE_MAX_PENDING_NODES="10")
     assert "graph-size-limit" in err, err
+
+
+def test_repeated_leaves_count_once_against_the_limits():
+    # 200 x `+ 1.0` read one scalar parameter, and x * x + x reads one array: neither is cut by
+    # the parameter-bytes or input limits (the program reads each distinct view once).
+    err = _run_with_limits("y = np.asarray(numpy.zeros(8, numpy.float32))\nfor _ in range(200):\n"
+                           "    y = y + 1.0\nassert (np.asnumpy(y) == 200.0).all()",
+                           NUMFUSE_MAX_KERNEL_PARAM_BYTES="400")
+    assert "200 node(s)" in err and "param-limit" not in err, err
+    err = _run_with_limits("x = np.asarray(numpy.arange(8.0))\nr = np.asnumpy(x * x + x - x / 2.0)\n"
+                           "e = numpy.arange(8.0)\nassert (r == e * e + e - e / 2.0).all()",
+                           NUMFUSE_MAX_GROUP_INPUTS="1")
+    assert "4 node(s)" in err and "input-limit" not in err, err

@@ -431,7 +431,8 @@ static void register_pending(const std::shared_ptr<Node>& node, Array* outs, siz
   for (const Array& in : node->inputs) add_reader(in.storage.get(), node);
   g_pending_nodes.fetch_add(1, std::memory_order_relaxed);
   const GraphLimits& lim = graph_limits();
-  if (any_input_pending && depth >= lim.max_depth) {
+  // A chain of max_depth nodes is evaluated: one group under the default op limit.
+  if (any_input_pending && depth + 1 >= lim.max_depth) {
     eval(std::vector<Array>(outs, outs + n), FlushReason::GraphDepthLimit);
   } else if (pending_node_count() > lim.max_pending) {
     eval(std::vector<Array>(outs, outs + n), FlushReason::GraphSizeLimit);

@@ -8,12 +8,6 @@
 
 namespace nf {
 
-namespace {
-bool same_view(const Array& a, const Array& b) {
-  return a.storage == b.storage && a.byte_offset == b.byte_offset && a.dtype == b.dtype &&
-         a.shape == b.shape && a.strides == b.strides;
-}
-}  // namespace
 
 const char* generator_name(Generator::Kind k) {
   switch (k) {
@@ -68,10 +62,8 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   // out_base[s] + o): a value nobody else holds stays in registers / scratch, never in memory.
   SmallVector<int, 256> internal_refs;
   SmallVector<int, 256> out_base;
-  // The leaves read so far, by storage (1 + index of its latest leaf; prev_leaf chains the
-  // earlier ones): one lookup per input instead of a scan of every leaf.
-  PtrMap<int> last_leaf_of;
-  SmallVector<int, 16> prev_leaf;
+  // The leaves read so far (views of one buffer, as in a stencil, are told apart by ViewSet).
+  ViewSet leaf_views;
   elementwise_nodes = std::min(elementwise_nodes, group.nodes.size());
   p.steps.swap(spare_steps());
   p.steps.reserve(elementwise_nodes);
@@ -88,18 +80,8 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
         v.output = in.storage->producer_output;
         ++internal_refs[static_cast<size_t>(out_base[static_cast<size_t>(v.step)] + v.output)];
       } else {
-        // The leaves of one storage are chained (views of one buffer, as in a stencil).
-        int& last = last_leaf_of[in.storage.get()];
-        int found = -1;
-        for (int k = last - 1; k >= 0 && found < 0; k = prev_leaf[k] - 1) {
-          if (same_view(p.leaves[k], in)) found = k;
-        }
-        if (found < 0) {
-          found = static_cast<int>(p.leaves.size());
-          p.leaves.push_back(in);
-          prev_leaf.push_back(last);
-          last = found + 1;
-        }
+        const int found = leaf_views.insert(in);
+        if (found == static_cast<int>(p.leaves.size())) p.leaves.push_back(in);
         v.leaf = found;
       }
       step.args.push_back(v);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <utility>
 
+#include "numfuse/core/array.h"
 #include "numfuse/core/small_vector.h"
 
 namespace nf {
@@ -146,6 +147,43 @@ class PtrSet {
  private:
   PtrMap<char> map_;
   SmallVector<P, 8> items_;
+};
+
+// The distinct views (storage, offset, dtype, shape, strides) among arrays, numbered in the order
+// added: a fused program reads each once (one leaf), so the planner counts them once too. The
+// views of one storage are chained, so a lookup compares only that storage's views (a stencil's
+// five slices of one array). Holds pointers: the arrays must outlive the set.
+class ViewSet {
+ public:
+  static bool same_view(const Array& a, const Array& b) {
+    return a.storage == b.storage && a.byte_offset == b.byte_offset && a.dtype == b.dtype &&
+           a.shape == b.shape && a.strides == b.strides;
+  }
+  // The number of `a`, or -1 when absent.
+  int find(const Array& a) const {
+    const int* last = last_of_.find(a.storage.get());
+    for (int k = last ? *last - 1 : -1; k >= 0; k = prev_[k] - 1) {
+      if (same_view(*views_[k], a)) return k;
+    }
+    return -1;
+  }
+  // The number of `a`, added if absent.
+  int insert(const Array& a) {
+    int k = find(a);
+    if (k >= 0) return k;
+    int& last = last_of_[a.storage.get()];
+    k = static_cast<int>(views_.size());
+    views_.push_back(&a);
+    prev_.push_back(last);
+    last = k + 1;
+    return k;
+  }
+  size_t size() const { return views_.size(); }
+
+ private:
+  PtrMap<int> last_of_;  // storage -> 1 + number of its latest view (0: none)
+  SmallVector<int, 16> prev_;  // per view: 1 + number of the storage's previous view (0: none)
+  SmallVector<const Array*, 16> views_;
 };
 
 }  // namespace nf

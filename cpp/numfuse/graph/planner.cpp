@@ -69,16 +69,15 @@ class GroupBuilder {
     }
     if (static_cast<int>(group.nodes.size()) >= lim.max_group_ops) return fail(why, CutReason::OpLimit);
     int new_inputs = 0, new_scalars = 0;
-    for (const Array& in : n->inputs) {
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      const Array& in = n->inputs[i];
       Node* prod = in.storage->producer.get();
       if (prod && is_member(prod)) {
         bool whole = in.byte_offset == 0 && in.shape == first->out_shapes[0] && in.c_contiguous() &&
                      in.dtype == prod->out_dtypes[in.storage->producer_output];
         if (!whole) return fail(why, CutReason::ViewOfIntermediate);
-      } else if (in.ndim() > 0) {  // 0-d inputs are kernel parameters, not array inputs
-        ++new_inputs;
-      } else {
-        ++new_scalars;
+      } else if (is_new_leaf(n, i)) {  // 0-d inputs are kernel parameters, not array inputs
+        ++(in.ndim() > 0 ? new_inputs : new_scalars);
       }
     }
     if (inputs + new_inputs > lim.max_group_inputs) return fail(why, CutReason::InputLimit);
@@ -97,10 +96,12 @@ class GroupBuilder {
     }
     group.nodes.push_back(n);
     n->group_mark = mark;
-    for (const Array& in : n->inputs) {
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      const Array& in = n->inputs[i];
       Node* prod = in.storage->producer.get();
       if (prod && is_member(prod)) continue;
-      ++(in.ndim() > 0 ? inputs : scalars);
+      if (is_new_leaf(n, i)) ++(in.ndim() > 0 ? inputs : scalars);
+      leaves.insert(in);
     }
     generators += is_generator(n);
   }
@@ -152,9 +153,19 @@ class GroupBuilder {
   }
 
   bool is_member(const Node* n) const { return n->group_mark == mark; }
+  // Whether input i of n is a view the group does not read yet (nor n's earlier inputs): the
+  // program reads each distinct view once, so `b + 1.0` repeated is one scalar parameter.
+  bool is_new_leaf(const Node* n, size_t i) const {
+    const Array& in = n->inputs[i];
+    for (size_t j = 0; j < i; ++j) {
+      if (ViewSet::same_view(n->inputs[j], in)) return false;
+    }
+    return leaves.find(in) < 0;
+  }
 
   uint64_t mark;  // the group_mark of the group's nodes
   PtrSet<Node*> epilogue;
+  ViewSet leaves;  // the arrays the group reads from memory or as parameters
   Node* reduction = nullptr;
   int inputs = 0, scalars = 0, generators = 0;
   bool closed = false;  // ends in a reduction: only its epilogue joins
