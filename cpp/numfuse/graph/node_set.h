@@ -167,12 +167,14 @@ class ViewSet {
     }
     return -1;
   }
-  // The number of `a`, added if absent.
-  int insert(const Array& a) {
-    int k = find(a);
-    if (k >= 0) return k;
+  // The number of `a`, added if absent (`added` then set).
+  int insert(const Array& a, bool* added = nullptr) {
     int& last = last_of_[a.storage.get()];
-    k = static_cast<int>(views_.size());
+    for (int k = last - 1; k >= 0; k = prev_[k] - 1) {
+      if (same_view(*views_[k], a)) return k;
+    }
+    if (added) *added = true;
+    const int k = static_cast<int>(views_.size());
     views_.push_back(&a);
     prev_.push_back(last);
     last = k + 1;

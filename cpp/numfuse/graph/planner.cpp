@@ -100,8 +100,9 @@ class GroupBuilder {
       const Array& in = n->inputs[i];
       Node* prod = in.storage->producer.get();
       if (prod && is_member(prod)) continue;
-      if (is_new_leaf(n, i)) ++(in.ndim() > 0 ? inputs : scalars);
-      leaves.insert(in);
+      bool added = false;
+      leaves.insert(in, &added);
+      if (added) ++(in.ndim() > 0 ? inputs : scalars);
     }
     generators += is_generator(n);
   }
