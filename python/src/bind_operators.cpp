@@ -10,7 +10,7 @@ namespace {
 
 const Array& as_array(PyObject* h) { return *nb::inst_ptr<Array>(h); }
 
-PyObject* result(Array r) { return nb::cast(std::move(r)).release().ptr(); }
+PyObject* result(Array r) { return new_array_object(std::move(r)); }
 
 // x op y, where x or y (or both) is an ndarray: the reflected form when only y is.
 template <UFunc op>

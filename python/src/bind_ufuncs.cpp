@@ -124,7 +124,7 @@ PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
         }
         Operand x = operand_from_py(a0, device);
         Array r = a1 ? ufunc2(u.op, x, operand_from_py(a1, device)) : ufunc1(u.op, x);
-        return nb::cast(std::move(r)).release().ptr();
+        return new_array_object(std::move(r));
       }
     }
     nb::object r = call_ufunc(u, nb::borrow<nb::args>(args),

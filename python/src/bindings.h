@@ -31,6 +31,8 @@ void init_slots(nb::module_& m);  // before any raw slot runs
 PyObject* raise_from_slot(std::exception_ptr p);
 bool is_exact_array(PyObject* h);
 bool is_array(PyObject* h);
+// A new numfuse.ndarray object holding `a` (a new reference).
+PyObject* new_array_object(Array&& a);
 // The ndarray's operator slots (bind_operators.cpp), for nb::type_slots.
 PyType_Slot* array_operator_slots();
 

@@ -26,9 +26,23 @@ PyObject* raise_from_slot(std::exception_ptr p) {
   return nullptr;
 }
 
-bool is_exact_array(PyObject* h) {
+namespace {
+PyTypeObject* array_type() {
   static PyTypeObject* t = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
-  return Py_TYPE(h) == t;
+  return t;
+}
+}  // namespace
+
+bool is_exact_array(PyObject* h) { return Py_TYPE(h) == array_type(); }
+
+PyObject* new_array_object(Array&& a) {
+  // nb::cast would first look the temporary's address up among live instances and the type up
+  // by its type_info; a new result needs neither.
+  nb::object o = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(array_type())));
+  if (!o.is_valid()) throw nb::python_error();
+  new (nb::inst_ptr<Array>(o)) Array(std::move(a));
+  nb::inst_mark_ready(o);
+  return o.release().ptr();
 }
 
 bool is_array(PyObject* h) { return is_exact_array(h) || nb::isinstance<Array>(nb::handle(h)); }
