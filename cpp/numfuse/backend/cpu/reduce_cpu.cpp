@@ -227,18 +227,7 @@ class Reducer {
 template <class R>
 void run_reducer(R r, const Layout& L, const Array& in, CastLoop cast, const void* id_bytes,
                  const void* init_bytes, const Array& out) {
-  using Acc = typename R::acc_t;
-  using T = typename R::in_t;
-  Acc id, init;
-  if constexpr (std::is_same_v<Acc, bool>) {
-    id = init = *static_cast<const bool*>(id_bytes);
-  } else {
-    T idv, initv;
-    std::memcpy(&idv, id_bytes, sizeof(T));
-    std::memcpy(&initv, init_bytes, sizeof(T));
-    id = r.load(idv);
-    init = r.load(initv);
-  }
+  auto [id, init] = reducer_start(r, id_bytes, init_bytes);
   Reducer<R>(r, L, in, cast, id, init, out.data()).run();
 }
 
@@ -248,15 +237,7 @@ void value_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, cons
   reduce_identity(spec.op, spec.loop, id);
   std::memcpy(init, spec.has_initial ? spec.initial : id, sizeof(init));
   CastLoop cast = in.dtype == spec.loop ? nullptr : find_cast_loop(in.dtype, spec.loop);
-  switch (spec.op) {
-    case ReduceOp::Sum: return run_reducer(ValueR<T, sop::Add, ReduceOp::Sum>{}, L, in, cast, id, init, out);
-    case ReduceOp::Prod: return run_reducer(ValueR<T, sop::Multiply, ReduceOp::Prod>{}, L, in, cast, id, init, out);
-    case ReduceOp::Max: return run_reducer(ValueR<T, sop::Maximum, ReduceOp::Max>{}, L, in, cast, id, init, out);
-    case ReduceOp::Min: return run_reducer(ValueR<T, sop::Minimum, ReduceOp::Min>{}, L, in, cast, id, init, out);
-    case ReduceOp::Fmax: return run_reducer(ValueR<T, sop::Fmax, ReduceOp::Fmax>{}, L, in, cast, id, init, out);
-    case ReduceOp::Fmin: return run_reducer(ValueR<T, sop::Fmin, ReduceOp::Fmin>{}, L, in, cast, id, init, out);
-    default: break;
-  }
+  with_value_reducer<T>(spec.op, [&](auto r) { run_reducer(r, L, in, cast, id, init, out); });
 }
 
 // ---- argmax / argmin (the scans are in reduce_kernels.h) ---------------------------------------

@@ -266,18 +266,7 @@ class FusedReducer {
 template <class R>
 void run_fused(R r, const Layout& L, const Prologue& pro, const IterSpace& A, const IterSpace& B, CastLoop cast,
                const void* id_bytes, const void* init_bytes, const Array& out) {
-  using Acc = typename R::acc_t;
-  using T = typename R::in_t;
-  Acc id, init;
-  if constexpr (std::is_same_v<Acc, bool>) {
-    id = init = *static_cast<const bool*>(id_bytes);
-  } else {
-    T idv, initv;
-    std::memcpy(&idv, id_bytes, sizeof(T));
-    std::memcpy(&initv, init_bytes, sizeof(T));
-    id = r.load(idv);
-    init = r.load(initv);
-  }
+  auto [id, init] = reducer_start(r, id_bytes, init_bytes);
   FusedReducer<R>(r, L, pro, A, B, cast, id, init, out.data()).run();
 }
 
@@ -288,16 +277,7 @@ void value_fused(const ReduceSpec& spec, const Layout& L, const Prologue& pro, c
   reduce_identity(spec.op, spec.loop, id);
   std::memcpy(init, spec.has_initial ? spec.initial : id, sizeof(init));
   CastLoop cast = pro.dtype() == spec.loop ? nullptr : find_cast_loop(pro.dtype(), spec.loop);
-  auto go = [&](auto r) { run_fused(r, L, pro, A, B, cast, id, init, out); };
-  switch (spec.op) {
-    case ReduceOp::Sum: return go(ValueR<T, sop::Add, ReduceOp::Sum>{});
-    case ReduceOp::Prod: return go(ValueR<T, sop::Multiply, ReduceOp::Prod>{});
-    case ReduceOp::Max: return go(ValueR<T, sop::Maximum, ReduceOp::Max>{});
-    case ReduceOp::Min: return go(ValueR<T, sop::Minimum, ReduceOp::Min>{});
-    case ReduceOp::Fmax: return go(ValueR<T, sop::Fmax, ReduceOp::Fmax>{});
-    case ReduceOp::Fmin: return go(ValueR<T, sop::Fmin, ReduceOp::Fmin>{});
-    default: break;
-  }
+  with_value_reducer<T>(spec.op, [&](auto r) { run_fused(r, L, pro, A, B, cast, id, init, out); });
 }
 
 // argmax / argmin over computed values: reduce_cpu's arg_reduce, a chunk of values at a time.

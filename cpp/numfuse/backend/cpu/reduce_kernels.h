@@ -237,6 +237,39 @@ struct LogicR {
   bool finish(bool a) const { return a; }
 };
 
+// Calls go(R{}) with the ValueR of a value reduction op (sum, prod, max, min, fmax, fmin) over T;
+// other ops are not value reductions and call nothing.
+template <class T, class Go>
+void with_value_reducer(ReduceOp op, Go&& go) {
+  switch (op) {
+    case ReduceOp::Sum: return go(ValueR<T, sop::Add, ReduceOp::Sum>{});
+    case ReduceOp::Prod: return go(ValueR<T, sop::Multiply, ReduceOp::Prod>{});
+    case ReduceOp::Max: return go(ValueR<T, sop::Maximum, ReduceOp::Max>{});
+    case ReduceOp::Min: return go(ValueR<T, sop::Minimum, ReduceOp::Min>{});
+    case ReduceOp::Fmax: return go(ValueR<T, sop::Fmax, ReduceOp::Fmax>{});
+    case ReduceOp::Fmin: return go(ValueR<T, sop::Fmin, ReduceOp::Fmin>{});
+    default: return;
+  }
+}
+
+// A reducer's identity and starting value (initial=, or the identity again), from their bytes in
+// the loop dtype (one bool for any/all), as accumulators.
+template <class R>
+std::pair<typename R::acc_t, typename R::acc_t> reducer_start(const R& r, const void* id_bytes,
+                                                              const void* init_bytes) {
+  using Acc = typename R::acc_t;
+  using T = typename R::in_t;
+  if constexpr (std::is_same_v<Acc, bool>) {
+    const bool id = *static_cast<const bool*>(id_bytes);
+    return {id, id};
+  } else {
+    T idv, initv;
+    std::memcpy(&idv, id_bytes, sizeof(T));
+    std::memcpy(&initv, init_bytes, sizeof(T));
+    return {r.load(idv), r.load(initv)};
+  }
+}
+
 // The reduction of n >= 1 contiguous values of the loop dtype, as one run: the vector kernels
 // for float/double sums and extremes, NumPy's pairwise tree otherwise.
 template <class R>
