@@ -38,3 +38,24 @@ def test_array_python_scalar_promotion(d, scalar, name, reflected):
 @given(ds=st.lists(DTYPES, min_size=1, max_size=4), scalars=st.lists(PY_SCALARS, max_size=2))
 def test_result_type(ds, scalars):
     run_both(lambda xp: xp.result_type(*[xp.asarray(make_array((2,), d)) for d in ds], *scalars))
+
+
+@settings(max_examples=100, deadline=None)
+@given(calls=st.lists(st.tuples(DTYPES, PY_SCALARS, st.sampled_from(UFUNCS)), min_size=2, max_size=6))
+def test_repeated_and_alternating_calls_resolve_each_time(calls):
+    # Each call twice in a row, then the next: a resolution remembered from one call must not
+    # answer for another (numfuse keeps the last plain call's loop per thread).
+    def body(xp):
+        out = []
+        for d, scalar, name in calls:
+            a = xp.asarray(make_array((3,), d, 1, low=1))
+            for _ in range(2):
+                with numpy.errstate(all="ignore"):
+                    try:
+                        out.append(str(getattr(xp, name)(a, scalar).dtype))
+                    except TypeError:  # NumPy's UFuncTypeError subclasses vary by case
+                        out.append("TypeError")
+                    except (OverflowError, ValueError) as e:
+                        out.append(type(e).__name__)
+        return out
+    run_both(body)

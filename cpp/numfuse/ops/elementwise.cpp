@@ -138,6 +138,21 @@ Array loop_input(const Operand& op, DType loop) {
   return constant_scalar(op.array.data(), op.array.dtype, loop);
 }
 
+struct ResolvedLoop {
+  UFunc op;
+  OperandType types[2];
+  LoopSignature sig;
+  DType weak_dtype[2];
+  bool valid = false;
+  bool matches(UFunc o, const OperandType* t, int nin) const {
+    if (!valid || o != op) return false;
+    for (int i = 0; i < nin; ++i) {
+      if (t[i].dtype != types[i].dtype || t[i].weak != types[i].weak) return false;
+    }
+    return true;
+  }
+};
+
 // The one implementation behind ufunc/ufunc1/ufunc2. Operands arrive by pointer and results go to
 // `results[nout]`: every op of a Python loop passes here, so nothing but the node itself and its
 // outputs is allocated.
@@ -145,22 +160,38 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
   const int nin = ufunc_nin(op), nout = ufunc_nout(op);
   OperandType types[2];
   for (int i = 0; i < nin; ++i) types[i] = {ins[i]->array.dtype, ins[i]->weak};
-  LoopSignature sig = opts.dtype ? resolve_ufunc_with_dtype(op, types, *opts.dtype) : resolve_ufunc(op, types);
-  DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
-  unsigned out_mask = 0;
-  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
-    if (opts.out[j]) {
-      out_dtypes_given[j] = opts.out[j]->dtype;
-      out_mask |= 1u << j;
-    }
-  }
-  check_ufunc_casting(op, sig, types, out_dtypes_given, out_mask, opts.casting);
-  // Weak operands take the dtype NumPy gives them; Python ints must fit it, except in
-  // comparisons, where an out-of-range int makes the answer constant (uint8 < -1: all False).
-  std::optional<bool> constant_result;
+  LoopSignature sig;
   DType weak_dtype[2];
+  // Resolution and its casting checks are a pure function of the op and the operand types when
+  // no dtype=, out= or casting= is given: the last such call of this thread is remembered (a
+  // Python loop repeats one op).
+  const bool plain = !opts.dtype && opts.out.empty() && opts.casting == Casting::SameKind;
+  thread_local ResolvedLoop last;
+  if (plain && last.matches(op, types, nin)) {
+    sig = last.sig;
+    weak_dtype[0] = last.weak_dtype[0];
+    weak_dtype[1] = last.weak_dtype[1];
+  } else {
+    sig = opts.dtype ? resolve_ufunc_with_dtype(op, types, *opts.dtype) : resolve_ufunc(op, types);
+    DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
+    unsigned out_mask = 0;
+    for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
+      if (opts.out[j]) {
+        out_dtypes_given[j] = opts.out[j]->dtype;
+        out_mask |= 1u << j;
+      }
+    }
+    check_ufunc_casting(op, sig, types, out_dtypes_given, out_mask, opts.casting);
+    // Weak operands take the dtype NumPy gives them.
+    for (int i = 0; i < nin; ++i) {
+      weak_dtype[i] = ins[i]->weak == WeakKind::None ? ins[i]->array.dtype : weak_operand_dtype(op, sig, types, i);
+    }
+    if (plain) last = ResolvedLoop{op, {types[0], types[1]}, sig, {weak_dtype[0], weak_dtype[1]}, true};
+  }
+  // Python ints must fit their weak dtype, except in comparisons, where an out-of-range int makes
+  // the answer constant (uint8 < -1: all False).
+  std::optional<bool> constant_result;
   for (int i = 0; i < nin; ++i) {
-    weak_dtype[i] = ins[i]->weak == WeakKind::None ? ins[i]->array.dtype : weak_operand_dtype(op, sig, types, i);
     if (ins[i]->weak != WeakKind::PyInt) continue;
     if (sig.flags & kLoopPyIntAnyValue) {
       PyIntCompare c = pyint_comparison_outcome(op, i, pyint_value(*ins[i]), sig.in[i]);
