@@ -287,11 +287,15 @@ std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncO
   return out;
 }
 
+namespace {
+const UFuncOptions kNoOptions{};  // ufunc1/ufunc2: no out=, where=, dtype=, default casting
+}  // namespace
+
 Array ufunc1(UFunc op, const Operand& a) {
   if (ufunc_nin(op) != 1) return ufunc(op, {a})[0];  // the argument-count error
   const Operand* p[1] = {&a};
   Array res[2];
-  ufunc_into(op, p, UFuncOptions{}, res);
+  ufunc_into(op, p, kNoOptions, res);
   return std::move(res[0]);
 }
 
@@ -299,7 +303,7 @@ Array ufunc2(UFunc op, const Operand& a, const Operand& b) {
   if (ufunc_nin(op) != 2) return ufunc(op, {a, b})[0];
   const Operand* p[2] = {&a, &b};
   Array res[2];
-  ufunc_into(op, p, UFuncOptions{}, res);
+  ufunc_into(op, p, kNoOptions, res);
   return std::move(res[0]);
 }
 
