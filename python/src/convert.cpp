@@ -123,8 +123,7 @@ Operand operand_from_py(nb::handle obj, Device device) {
   PyObject* p = obj.ptr();
   // The common operands first, by exact type: a Python float costs no subclass walk.
   if (PyFloat_CheckExact(p)) return Operand::py_float(PyFloat_AS_DOUBLE(p));
-  if (is_exact_array(p)) return Operand::of(*nb::inst_ptr<Array>(p));
-  if (nb::isinstance<Array>(obj)) return Operand::of(nb::cast<const Array&>(obj));
+  if (is_array(p)) return Operand::of(*nb::inst_ptr<Array>(p));
   if (PyBool_Check(p)) {
     return Operand::py_bool(p == Py_True);
   }

@@ -10,10 +10,10 @@
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
-#include "numfuse/core/block_pool.h"
 #include "numfuse/graph/planner.h"
 #include "numfuse/ops/reduction.h"
 

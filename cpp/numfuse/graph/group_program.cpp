@@ -8,7 +8,6 @@
 
 namespace nf {
 
-
 const char* generator_name(Generator::Kind k) {
   switch (k) {
     case Generator::Kind::Fill: return "fill";

@@ -4,10 +4,10 @@
 #include <limits>
 
 #include "numfuse/backend/backend.h"
+#include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
-#include "numfuse/core/block_pool.h"
 #include "numfuse/ops/creation.h"
 #include "numfuse/ops/nodes.h"
 
