@@ -1,10 +1,12 @@
-"""Issue 2's CPU speed figures: numfuse next to NumPy, in one run, on this machine.
+"""Issues 2 and 4's CPU speed figures: numfuse next to NumPy, in one run, on this machine.
 
 Cases: element-wise binary (add, multiply), unary math (sin, exp, sqrt, log) and reductions
 (sum, max, mean) over 1e7 float32 and float64; reductions of expressions (fused: sqrt of a sum of
-squares, sum of squared differences, var, std, norm, max of a difference) over 1e7 float64; matmul 2048^2 float64; host overhead of a warm
-1000-element add. Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is
-faster), and whether the two results agree.
+squares, sum of squared differences, var, std, norm, max of a difference) over 1e7 float64; issue 4's
+element-wise chains (sin(x)+cos(x), x*y+z*x-sqrt(y)*2 on 1e7 float32) and the 5-point stencil
+(2048^2 float64, 20 iterations); matmul 2048^2 float64; host overhead of a warm 1000-element add.
+Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is faster), and whether
+the two results agree.
 
 Usage:
     PYTHONPATH=python python bench/run_cpu.py                    # what `make bench` runs
@@ -62,6 +64,31 @@ def fused_reduction_cases(n, rng):
         (f"std(x, axis=0) {mat.shape}", lambda xp, a: xp.std(a, axis=0), (mat,), 2 * n * item, 1e-10),
         (f"norm(x, axis=1) {mat.shape}", lambda xp, a: xp.linalg.norm(a, axis=1), (mat,), n * item, 1e-12),
         ("max(abs(x - y))", lambda xp, a, b: xp.max(xp.abs(a - b)), (x, y), 2 * n * item, 0.0),
+    ]
+
+
+def heat_diffusion(xp, grid, iterations):
+    """The 5-point stencil as NumPy users write it: slices of one array, written through setitem."""
+    a = grid.copy()
+    b = a.copy()
+    for _ in range(iterations):
+        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+        a, b = b, a
+    return a
+
+
+def fused_chain_cases(n, rng, side, iterations):
+    """Issue 4's element-wise chains (1e7 float32) and the stencil: numfuse runs each chain as one
+    pass; NumPy stores every intermediate. Bytes: inputs read once and the result written once."""
+    x, y, z = (rng.random(n, dtype=numpy.float32) + 0.5 for _ in range(3))
+    grid = numpy.zeros((side, side))
+    grid[0, :] = 100.0
+    return [
+        (f"sin(x)+cos(x) float32 {n:.0e}", lambda xp, a: xp.sin(a) + xp.cos(a), (x,), 2 * n * 4, 2e-6),
+        (f"x*y+z*x-sqrt(y)*2 float32 {n:.0e}", lambda xp, a, b, c: a * b + c * a - xp.sqrt(b) * 2,
+         (x, y, z), 4 * n * 4, 2e-6),
+        (f"5-point stencil {side}^2 float64, {iterations} it", lambda xp, g: heat_diffusion(xp, g, iterations),
+         (grid,), 2 * iterations * side * side * 8, 1e-12),
     ]
 
 
@@ -139,7 +166,8 @@ def main():
     rng = numpy.random.default_rng(0)
     bandwidth_cases = [] if args.overhead_only else (
         [(f"{name} {n:.0e}", *case) for name, *case in elementwise_cases(n, rng)] +
-        [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)])
+        [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)] +
+        fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20))
     for label, fn, inputs, nbytes, rtol in bandwidth_cases:
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)

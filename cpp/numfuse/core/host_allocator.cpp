@@ -15,7 +15,7 @@ namespace nf {
 namespace {
 
 constexpr size_t kHuge = size_t(2) << 20;
-constexpr size_t kLarge = size_t(4) << 20;  // blocks from here on are cached
+constexpr size_t kCoarse = size_t(16) << 20;  // from here on, sizes round up to whole huge pages
 
 size_t cache_limit() {
   static const size_t limit = [] {
@@ -72,6 +72,21 @@ SmallBlocks& small_blocks() {
   return *b;
 }
 
+// Large blocks (above kSmallMax) round up to eight sizes per power of two below kCoarse (at most
+// 12.5% unused), then to whole huge pages; the cache matches sizes exactly, so a loop that
+// allocates and frees one shape reuses one block.
+size_t large_size(size_t nbytes) {
+  if (nbytes >= kCoarse) return (nbytes + kHuge - 1) / kHuge * kHuge;
+  const int p = 63 - __builtin_clzll(static_cast<unsigned long long>(nbytes - 1));  // 2^p < n <= 2^(p+1)
+  const size_t step = (size_t(1) << p) / 8;
+  return (nbytes + step - 1) / step * step;
+}
+
+void* aligned_block(size_t size) {
+  void* p = nullptr;
+  return posix_memalign(&p, kHuge, size) == 0 ? p : nullptr;
+}
+
 }  // namespace
 
 void* host_alloc(size_t nbytes) {
@@ -95,13 +110,7 @@ void* host_alloc(size_t nbytes) {
     }
     return p;
   }
-  if (nbytes < kLarge) {
-    size_t rounded = (nbytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded);
-    if (!p) throw std::bad_alloc();
-    return p;
-  }
-  const size_t rounded = (nbytes + kHuge - 1) / kHuge * kHuge;
+  const size_t rounded = large_size(nbytes);
   LargeBlocks& lb = large_blocks();
   {
     std::lock_guard<std::mutex> lock(lb.m);
@@ -114,10 +123,10 @@ void* host_alloc(size_t nbytes) {
       return p;
     }
   }
-  void* p = std::aligned_alloc(kHuge, rounded);
+  void* p = aligned_block(rounded);
   if (!p) {
     host_free_cache();  // cached blocks of other sizes may be what stands in the way
-    p = std::aligned_alloc(kHuge, rounded);
+    p = aligned_block(rounded);
     if (!p) throw std::bad_alloc();
   }
 #ifdef MADV_HUGEPAGE

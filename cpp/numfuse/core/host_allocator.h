@@ -1,6 +1,7 @@
-// Host memory for CPU arrays. Large blocks are 2 MiB aligned, backed by huge pages, and kept in
-// a size-keyed cache when freed: a fresh block costs a page fault per page on first touch, which
-// made a memory-bound op on 1e7 elements up to several times slower than computing it.
+// Host memory for CPU arrays. Large blocks (above 1 MiB) are 2 MiB aligned, backed by huge pages,
+// and kept in a size-keyed cache when freed: a fresh block costs a page fault per page on first
+// touch, which made a memory-bound op on 1e6-1e7 elements up to several times slower than
+// computing it.
 // NUMFUSE_HOST_CACHE_BYTES caps the cache (default 1 GiB; 0 turns it off).
 // Small blocks (up to 1 MiB) are recycled by size class, most recently freed first: glibc's malloc
 // took its slow bins for blocks of a few KB (an array of a thousand doubles) on every small op.
