@@ -55,6 +55,12 @@ static inline unsigned long long atomicMax(unsigned long long* a, unsigned long 
   }
   return old;
 }
+static inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
 #define __global__
 #define __device__
 #define __forceinline__ inline

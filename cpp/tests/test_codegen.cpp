@@ -3,6 +3,8 @@
 // change it).
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "nvrtc_check.h"
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
@@ -200,4 +202,40 @@ TEST(Codegen, Float16NextafterStepsInHalfPrecision) {
   // The host twin of the device function agrees with the CPU loop's bit stepping.
   EXPECT_EQ(nf::sop::nextafter_half_value(1.0f, 2.0f), float(half::to_float(0x3c01)));
   EXPECT_EQ(nf::sop::nextafter_half_value(0.0f, -1.0f), -half::to_float(0x0001));
+}
+
+namespace {
+uint64_t fast_quotient(uint64_t n, const FastDivisor& f, bool idx32) {
+  if (idx32) return ((((n * f.magic) >> 32) & 0xffffffffu) + n) >> f.shift;  // __umulhi on 32 bits
+  return static_cast<uint64_t>(((static_cast<unsigned __int128>(n) * f.magic) >> 64) + n) >> f.shift;
+}
+}  // namespace
+
+TEST(Codegen, FastDivisionEqualsDivisionOverTheIndexRange) {
+  std::mt19937_64 gen(7);
+  for (bool idx32 : {true, false}) {
+    const uint64_t top = idx32 ? (uint64_t(1) << 31) - 1 : (uint64_t(1) << 63) - 1;
+    std::vector<uint64_t> divisors = {1, 2, 3, 5, 7, 8190, 8192, 1000, 65535, 65536, 65537, 999983};
+    for (int i = 0; i < 200; ++i) divisors.push_back(1 + gen() % (idx32 ? 100000 : top));
+    if (idx32) divisors.insert(divisors.end(), {(uint64_t(1) << 30) + 1, top});
+    for (uint64_t d : divisors) {
+      const FastDivisor f = fast_divisor(static_cast<int64_t>(d), idx32);
+      std::vector<uint64_t> ns = {0, 1, d - 1, d, d + 1, top, top - 1, top / d * d, top / d * d - 1};
+      for (int i = 0; i < 200; ++i) ns.push_back(gen() % (top + 1));
+      for (uint64_t n : ns) {
+        if (n > top) continue;
+        ASSERT_EQ(fast_quotient(n, f, idx32), n / d) << n << " / " << d << (idx32 ? " (32-bit)" : " (64-bit)");
+      }
+    }
+  }
+}
+
+TEST(Codegen, StridedKernelDividesByMagicNumbersNotDivideInstructions) {
+  Array a = Array::empty({7, 9, 11}, DType::Float64, Device::cpu());
+  Array t = transpose(a);
+  auto k = generate_elementwise(make_program(UFunc::Add, t, Operand::of(t), DType::Float64));
+  EXPECT_FALSE(k.contiguous);
+  EXPECT_NE(k.body.find("nf_fdiv"), std::string::npos);
+  EXPECT_EQ(k.body.find(" % "), std::string::npos) << k.body;
+  expect_compiles(std::string(kKernelPrelude) + k.body);
 }

@@ -3,6 +3,7 @@
 #include "numfuse/backend/cuda/codegen_steps.h"
 #include "numfuse/backend/cuda/source_text.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -72,6 +73,23 @@ void put_structure(std::string& key, const GroupProgram& p) {
 }
 
 }  // namespace
+
+// Granlund and Montgomery: with s = ceil(log2(d)) and m = floor(2^W (2^s - d) / d) + 1,
+// n / d = (mulhi(n, m) + n) >> s for W-bit n, as long as the sum does not overflow.
+FastDivisor fast_divisor(int64_t d, bool idx32) {
+  const uint64_t u = static_cast<uint64_t>(std::max<int64_t>(d, 1));
+  int shift = 0;
+  while ((uint64_t(1) << shift) < u) ++shift;
+  FastDivisor f;
+  f.shift = static_cast<uint64_t>(shift);
+  if (idx32) {
+    f.magic = (((uint64_t(1) << shift) - u) << 32) / u + 1;
+  } else {
+    const unsigned __int128 num = static_cast<unsigned __int128>((uint64_t(1) << shift) - u) << 64;
+    f.magic = static_cast<uint64_t>(num / u) + 1;
+  }
+  return f;
+}
 
 std::vector<uint64_t> generator_words(const GroupProgram& p) {
   std::vector<uint64_t> words;
@@ -181,7 +199,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
 
   // The parameter struct, laid out as the source declares it (natural alignment, 8-byte fields).
   std::vector<uint8_t>& params = k.params;
-  params.reserve(8 * (ptrs.size() + 2 + (k.contiguous ? 0 : k.rank * (strides.size() + 1))) +
+  params.reserve(8 * (ptrs.size() + 2 + (k.contiguous ? 0 : k.rank * (strides.size() + 3))) +
                  16 * (scalars.size() + 1) + 8 * gen.size());
   for (char* ptr : ptrs) append_param(params, ptr);
   if (ptrs.empty()) append_param(params, static_cast<void*>(nullptr));
@@ -193,6 +211,11 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     }
     if (strides.empty()) {
       for (int d = 0; d < k.rank; ++d) append_param(params, 0LL);
+    }
+    for (int d = 0; d < k.rank; ++d) {
+      const FastDivisor f = fast_divisor(sp.shape[d], k.idx32);
+      append_param(params, static_cast<unsigned long long>(f.magic));
+      append_param(params, static_cast<unsigned long long>(f.shift));
     }
   }
   for (const Array* a : scalars) {
@@ -226,11 +249,21 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   if (!contiguous) {
     s << "  long long shape[" << rank << "];\n  long long stride[" << std::max(1, stride_rows) << "]["
       << rank << "];\n";
+    s << "  unsigned long long fdiv[" << rank << "][2];  // each extent's magic number and shift\n";
   }
   s << "  unsigned long long scalar[" << std::max(1, k.nscalar) << "][2];\n";
   if (k.ngen) s << "  unsigned long long gen[" << 8 * k.ngen << "];\n";
   s << "};\n";
   s << "typedef " << (k.idx32 ? "int" : "long long") << " nf_idx;\n";
+  if (!contiguous) {
+    if (k.idx32) {
+      s << "__device__ __forceinline__ nf_idx nf_fdiv(nf_idx n, unsigned long long m, unsigned long long sh) {\n"
+           "  return nf_idx((__umulhi(unsigned(n), unsigned(m)) + unsigned(n)) >> unsigned(sh));\n}\n";
+    } else {
+      s << "__device__ __forceinline__ nf_idx nf_fdiv(nf_idx n, unsigned long long m, unsigned long long sh) {\n"
+           "  return nf_idx((__umul64hi((unsigned long long)n, m) + (unsigned long long)n) >> sh);\n}\n";
+    }
+  }
   s << "extern \"C\" __global__ void __launch_bounds__(256) nf_fused(const nf_params p) {\n";
   // Operands loaded once per thread: host scalars and broadcast arrays.
   for (size_t j = nout; j < ops.size(); ++j) {
@@ -314,7 +347,12 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     if (k.position) s << "    nf_idx opos = 0;\n";
     s << "    nf_idx rem = i;\n";
     for (int d = rank - 1; d >= 0; --d) {
-      s << "    { const nf_idx c = rem % nf_idx(p.shape[" << d << "]); rem /= nf_idx(p.shape[" << d << "]);\n";
+      if (d > 0) {
+        s << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d << "][1]);\n"
+          << "      const nf_idx c = rem - q * nf_idx(p.shape[" << d << "]); rem = q;\n";
+      } else {
+        s << "    { const nf_idx c = rem;  // i < n: the outermost coordinate needs no division\n";
+      }
       for (size_t j = 0; j < ops.size(); ++j) {
         const KernelOperand& o = ops[j];
         if (o.scalar || o.broadcast) continue;

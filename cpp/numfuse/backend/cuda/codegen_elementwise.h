@@ -55,6 +55,14 @@ ElementwiseKernel generate_elementwise(const GroupProgram& program);
 // of the kernel parameters.
 std::vector<uint64_t> generator_words(const GroupProgram& program);
 
+// Division by a dimension's extent without a divide instruction, which costs a strided kernel tens
+// of instructions per element and dimension: n / d == (mulhi(n, magic) + n) >> shift for every
+// 0 <= n < 2^31 (idx32, 32-bit mulhi) or n < 2^63 (64-bit mulhi). d < 1 is taken as 1.
+struct FastDivisor {
+  uint64_t magic = 1, shift = 0;
+};
+FastDivisor fast_divisor(int64_t d, bool idx32);
+
 // C++ spelling of a dtype in kernel source: storage ("nf::half") and compute ("float") types.
 const char* cuda_storage_type(DType d);
 const char* cuda_compute_type(DType d);
