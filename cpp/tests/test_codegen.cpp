@@ -239,3 +239,18 @@ TEST(Codegen, StridedKernelDividesByMagicNumbersNotDivideInstructions) {
   EXPECT_EQ(k.body.find(" % "), std::string::npos) << k.body;
   expect_compiles(std::string(kKernelPrelude) + k.body);
 }
+
+TEST(Codegen, ViewsWithEqualStridesShareTheirOffset) {
+  // a[:-2, 1:-1] + a[2:, 1:-1] into a fresh (contiguous) output: the two views share one offset,
+  // the output has its own.
+  Array a = Array::empty({40, 50}, DType::Float64, Device::cpu());
+  Array up = a.view({38, 48}, a.strides, 8);
+  Array down = a.view({38, 48}, a.strides, (2 * 50 + 1) * 8);
+  auto k = generate_elementwise(make_program(UFunc::Add, up, Operand::of(down), DType::Float64));
+  ASSERT_FALSE(k.contiguous);
+  EXPECT_EQ(k.operands[2].same_offset_as, 1);
+  EXPECT_EQ(k.operands[1].same_offset_as, -1);
+  EXPECT_EQ(k.body.find("o2 +="), std::string::npos) << k.body;
+  EXPECT_NE(k.body.find("p.ptr[2])[o1]"), std::string::npos) << k.body;
+  expect_compiles(std::string(kKernelPrelude) + k.body);
+}

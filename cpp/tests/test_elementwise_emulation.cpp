@@ -18,7 +18,7 @@ namespace {
 
 // out = a + b over a's shape (b broadcast to it), as a program that targets cuda:0 but whose
 // arrays live on the host, where the emulated kernel reads and writes them.
-Array emulated_add(const Array& a, const Array& b) {
+Array emulated_add(const Array& a, const Array& b, Array out = Array()) {
   auto node = std::make_shared<UFuncNode>();
   node->ufunc = UFunc::Add;
   node->device = Device::cuda(0);
@@ -32,7 +32,7 @@ Array emulated_add(const Array& a, const Array& b) {
   p.device = Device::cuda(0);
   p.leaves = {a, b};
   p.steps.push_back({node.get(), node->op(), {ProgramValue{0}, ProgramValue{1}}});
-  Array out = Array::empty(a.shape, DType::Float64, Device::cpu());
+  if (!out.storage) out = Array::empty(a.shape, DType::Float64, Device::cpu());
   p.outputs.push_back({ProgramValue{-1, 0, 0}, out});
   ElementwiseKernel k = generate_elementwise(p);
   EXPECT_FALSE(k.contiguous);
@@ -54,7 +54,7 @@ double at(const Array& a, int64_t i) {
 
 TEST(ElementwiseEmulation, StridedIndicesReachEveryElement) {
   if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
-  const std::vector<Shape> shapes = {{37, 41}, {3, 130, 7}, {2, 5, 3, 67}, {999, 1, 3}};
+  const std::vector<Shape> shapes = {{37, 41}, {3, 130, 7}, {2, 5, 3, 67}, {999, 1, 3}, {61, 83}, {4, 9, 131}};
   for (const Shape& shape : shapes) {
     Array base = Array::empty(shape, DType::Float64, Device::cpu());
     for (int64_t i = 0; i < base.size(); ++i) base.data_as<double>()[i] = double(i) * 0.5;
@@ -69,6 +69,30 @@ TEST(ElementwiseEmulation, StridedIndicesReachEveryElement) {
     for (int64_t i = 0; i < out.size(); ++i) {
       ASSERT_EQ(out.data_as<double>()[i], at(rev, i) + at(row, i))
           << "element " << i << " of shape rank " << shape.size();
+    }
+  }
+}
+
+TEST(ElementwiseEmulation, ViewsWithEqualStridesShareOneOffset) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  // dst[1:-1, 1:-1] = src[:-2, 1:-1] + src[2:, 1:-1]: three operands, one stride row.
+  const int64_t rows = 45, cols = 71;
+  Array src = Array::empty({rows, cols}, DType::Float64, Device::cpu());
+  Array dst = Array::empty({rows, cols}, DType::Float64, Device::cpu());
+  for (int64_t i = 0; i < src.size(); ++i) {
+    src.data_as<double>()[i] = double(i);
+    dst.data_as<double>()[i] = -1.0;
+  }
+  const Shape inner{rows - 2, cols - 2};
+  Array up = src.view(inner, src.strides, 1 * 8);
+  Array down = src.view(inner, src.strides, (2 * cols + 1) * 8);
+  Array out = dst.view(inner, dst.strides, (cols + 1) * 8);
+  emulated_add(up, down, out);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const bool interior = r > 0 && r < rows - 1 && c > 0 && c < cols - 1;
+      const double want = interior ? double((r - 1) * cols + c) + double((r + 1) * cols + c) : -1.0;
+      ASSERT_EQ(dst.data_as<double>()[r * cols + c], want) << r << ", " << c;
     }
   }
 }

@@ -154,6 +154,17 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     for (int64_t st : sp.strides[ops[j].ptr]) zero &= st == 0;
     ops[j].broadcast = zero;
   }
+  // Operands with equal strides share one offset (an operand's stride row is sp.strides[ptr]).
+  for (size_t j = 0; j < ops.size(); ++j) {
+    if (ops[j].ptr < 0 || ops[j].broadcast) continue;
+    for (size_t e = 0; e < j; ++e) {
+      if (ops[e].ptr >= 0 && !ops[e].broadcast && ops[e].same_offset_as < 0 &&
+          sp.strides[ops[e].ptr] == sp.strides[ops[j].ptr]) {
+        ops[j].same_offset_as = static_cast<int>(e);
+        break;
+      }
+    }
+  }
   // The contiguous variant: one dim, every array operand (and the position) at unit stride or
   // broadcast.
   k.contiguous = k.rank == 1;
@@ -162,7 +173,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     k.contiguous = sp.strides[r][0] == 1 || (leaf && sp.strides[r][0] == 0);
   }
   // 32-bit indices leave headroom for the grid-stride step past the end (i + gridDim*blockDim
-  // must not overflow): the grid is capped far below 2^24 threads.
+  // must not overflow): grid_for caps the grid at 2^24 threads.
   k.idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
   // Elements per thread: 16-byte loads of the widest operand, if every pointer is aligned.
   k.vec = 1;
@@ -194,6 +205,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     put(key, static_cast<int>(o.dtype) | (o.scalar << 5) | (o.broadcast << 6));
     put(key, o.ptr + 1);
     put(key, o.value + 1);
+    put(key, o.same_offset_as + 1);
   }
   put_structure(key, p);
 
@@ -278,6 +290,11 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
         << "*>(p.ptr[" << o.ptr << "]));\n";
     }
   }
+  // The offset variable an operand reads: its own, or that of an earlier operand with the same
+  // strides (the views of one array in a stencil share one index computation).
+  auto offset_name = [&](size_t j) {
+    return "o" + std::to_string(ops[j].same_offset_as >= 0 ? ops[j].same_offset_as : static_cast<int>(j));
+  };
   // The body computes every step for element `i` (scalar form) or lane `k` (vector form).
   auto body = [&](const std::string& ind, bool vector_form) {
     for (size_t l = 0; l < nleaf; ++l) {
@@ -288,8 +305,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
       if (vector_form) {
         s << "in" << nout + l << ".v[k]);\n";
       } else {
-        s << "static_cast<const " << cuda_storage_type(o.dtype) << "*>(p.ptr[" << o.ptr << "])[o"
-          << nout + l << "]);\n";
+        s << "static_cast<const " << cuda_storage_type(o.dtype) << "*>(p.ptr[" << o.ptr << "])["
+          << offset_name(nout + l) << "]);\n";
       }
     }
     StepNames names{leaf_name, vector_form ? "b * " + std::to_string(vec) + " + k" : "opos"};
@@ -301,8 +318,39 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
       if (vector_form) {
         s << ind << "out" << j << ".v[k] = " << val << ";\n";
       } else {
-        s << ind << "static_cast<" << st << "*>(p.ptr[" << ops[j].ptr << "])[o" << j << "] = " << val << ";\n";
+        s << ind << "static_cast<" << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << "] = " << val
+          << ";\n";
       }
+    }
+  };
+  // Element offsets of each array operand (and the position) for element `i`.
+  auto offsets = [&]() {
+    auto computed = [&](size_t j) { return !ops[j].scalar && !ops[j].broadcast && ops[j].same_offset_as < 0; };
+    if (contiguous) {
+      for (size_t j = 0; j < ops.size(); ++j) {
+        if (computed(j)) s << "    const nf_idx o" << j << " = i;\n";
+      }
+      if (k.position) s << "    const nf_idx opos = i;\n";
+      return;
+    }
+    for (size_t j = 0; j < ops.size(); ++j) {
+      if (computed(j)) s << "    nf_idx o" << j << " = 0;\n";
+    }
+    if (k.position) s << "    nf_idx opos = 0;\n";
+    s << "    nf_idx rem = i;\n";
+    for (int d = rank - 1; d >= 0; --d) {
+      if (d > 0) {
+        s << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d << "][1]);\n"
+          << "      const nf_idx c = rem - q * nf_idx(p.shape[" << d << "]); rem = q;\n";
+      } else {
+        s << "    { const nf_idx c = rem;  // i < n: the outermost coordinate needs no division\n";
+      }
+      for (size_t j = 0; j < ops.size(); ++j) {
+        // Stride rows follow the pointers: outputs, then array leaves, then the position.
+        if (computed(j)) s << "      o" << j << " += c * nf_idx(p.stride[" << ops[j].ptr << "][" << d << "]);\n";
+      }
+      if (k.position) s << "      opos += c * nf_idx(p.stride[" << k.nptr << "][" << d << "]);\n";
+      s << "    }\n";
     }
   };
   s << "  const nf_idx stride = nf_idx(gridDim.x) * blockDim.x;\n";
@@ -330,39 +378,10 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
         << ops[j].ptr << "])[b] = out" << j << ";\n";
     }
     s << "  }\n";
-    s << "  for (i += nvec * " << vec << "; i < p.n; i += stride) {\n";
-  } else {
-    s << "  for (; i < p.n; i += stride) {\n";
+    s << "  i += nvec * " << vec << ";\n";
   }
-  // Element offsets of each array operand (and the position).
-  if (contiguous) {
-    for (size_t j = 0; j < ops.size(); ++j) {
-      if (!ops[j].scalar && !ops[j].broadcast) s << "    const nf_idx o" << j << " = i;\n";
-    }
-    if (k.position) s << "    const nf_idx opos = i;\n";
-  } else {
-    for (size_t j = 0; j < ops.size(); ++j) {
-      if (!ops[j].scalar && !ops[j].broadcast) s << "    nf_idx o" << j << " = 0;\n";
-    }
-    if (k.position) s << "    nf_idx opos = 0;\n";
-    s << "    nf_idx rem = i;\n";
-    for (int d = rank - 1; d >= 0; --d) {
-      if (d > 0) {
-        s << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d << "][1]);\n"
-          << "      const nf_idx c = rem - q * nf_idx(p.shape[" << d << "]); rem = q;\n";
-      } else {
-        s << "    { const nf_idx c = rem;  // i < n: the outermost coordinate needs no division\n";
-      }
-      for (size_t j = 0; j < ops.size(); ++j) {
-        const KernelOperand& o = ops[j];
-        if (o.scalar || o.broadcast) continue;
-        // Stride rows follow the pointers: outputs, then array leaves, then the position.
-        s << "      o" << j << " += c * nf_idx(p.stride[" << o.ptr << "][" << d << "]);\n";
-      }
-      if (k.position) s << "      opos += c * nf_idx(p.stride[" << k.nptr << "][" << d << "]);\n";
-      s << "    }\n";
-    }
-  }
+  s << "  for (; i < p.n; i += stride) {\n";
+  offsets();
   body("    ", false);
   s << "  }\n}\n";
   return s.str();

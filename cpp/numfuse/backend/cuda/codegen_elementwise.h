@@ -24,6 +24,7 @@ struct KernelOperand {
   bool broadcast = false;  // stride 0 everywhere: loaded once per thread
   int ptr = -1;            // index into the parameters' ptr[] (and stride rows)
   int value = -1;          // index into the parameters' scalar[]
+  int same_offset_as = -1;  // an earlier operand with equal strides: its offset is this one's
 };
 
 struct ElementwiseKernel {

@@ -28,8 +28,8 @@ CUfunction generated_kernel(const std::string& body, const std::string& name,
 // written on one stream and read on another is ordered). Activates the device's context.
 Stream enqueue_stream(int device);
 
-// Blocks for a grid-stride kernel of kLaunchThreads-thread blocks covering `threads_needed`:
-// enough resident warps to fill every SM a few waves deep, no more.
+// Blocks for a grid-stride kernel of kLaunchThreads-thread blocks covering `threads_needed`: a
+// thread each, up to 2^24 threads.
 unsigned grid_for(int64_t threads_needed, int device);
 
 // Enqueues `fn` with the parameter struct at `params` on enqueue_stream(device).
