@@ -230,6 +230,19 @@ TEST(Codegen, FastDivisionEqualsDivisionOverTheIndexRange) {
   }
 }
 
+TEST(Codegen, StridedRunsNeedUnitInnerStridesAndAnEvenExtent) {
+  Array a = Array::empty({6, 8}, DType::Float32, Device::cpu());
+  Array odd = a.view({6, 7}, a.strides, 4);             // a[:, 1:]: extent 7
+  Array even = a.view({6, 6}, a.strides, 4);            // a[:, 1:-1]
+  Array stepped = a.view({6, 4}, {8, 2}, 0);            // a[:, ::2]
+  EXPECT_EQ(generate_elementwise(make_program(UFunc::Add, odd, Operand::of(odd), DType::Float32)).vec, 1);
+  EXPECT_EQ(generate_elementwise(make_program(UFunc::Add, even, Operand::of(even), DType::Float32)).vec, 2);
+  EXPECT_EQ(generate_elementwise(make_program(UFunc::Add, stepped, Operand::of(stepped), DType::Float32)).vec, 1);
+  auto k = generate_elementwise(make_program(UFunc::Add, even, Operand::of(even), DType::Float32));
+  EXPECT_FALSE(k.contiguous);
+  expect_compiles(std::string(kKernelPrelude) + k.body);
+}
+
 TEST(Codegen, StridedKernelDividesByMagicNumbersNotDivideInstructions) {
   Array a = Array::empty({7, 9, 11}, DType::Float64, Device::cpu());
   Array t = transpose(a);
@@ -251,6 +264,7 @@ TEST(Codegen, ViewsWithEqualStridesShareTheirOffset) {
   EXPECT_EQ(k.operands[2].same_offset_as, 1);
   EXPECT_EQ(k.operands[1].same_offset_as, -1);
   EXPECT_EQ(k.body.find("o2 +="), std::string::npos) << k.body;
-  EXPECT_NE(k.body.find("p.ptr[2])[o1]"), std::string::npos) << k.body;
+  EXPECT_NE(k.body.find("p.ptr[2])[o1 + k]"), std::string::npos) << k.body;
+  EXPECT_EQ(k.vec, 2) << "unit inner strides and an even extent: runs of two";
   expect_compiles(std::string(kKernelPrelude) + k.body);
 }
