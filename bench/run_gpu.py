@@ -276,14 +276,17 @@ TARGETS = {
     "sum 1e8 f32": ("issue 3: >= 90% of copy", _bw(0.90)),
     "matmul 8192 f32": ("issue 3: within 3% of cupy", _vs("cupy", 1 / 1.03)),
     "matmul 8192 f64": ("issue 3: within 3% of cupy", _vs("cupy", 1 / 1.03)),
-    "small op: c=a+b, sync each (us/op)": ("issue 3: <= 8 us/op", lambda nf, by, c: nf["ms"] * 1e3 <= 8),
     "seed000 sqrt(sum(x**2,-1)) 1e8 f64": ("issue 4: >= 2.5x cupy", _vs("cupy", 2.5)),
     "sin(x)+cos(x) 1e8 f32": ("issue 4: >= 80% copy, >= 3x cupy", _both(_bw(0.8), _vs("cupy", 3))),
     "x*y+z*x-sqrt(y)*2 1e8 f32": ("issue 4: >= 80% copy, >= 3x cupy", _both(_bw(0.8), _vs("cupy", 3))),
     # anchors.py runs the JAX stencil under jax.jit, so "jax" here is the jit figure
     "seed002 stencil 50it 8192^2 f64": ("issue 4: >= 4x cupy, < jax.jit", _both(_vs("cupy", 4), _vs("jax", 1.0))),
     "seed002 montecarlo pi 1e8 f64": ("issue 4: >= 10x cupy", _vs("cupy", 10)),
-    "small op: 2000x b=b+1.0, one sync (us/op)": ("issue 4: <= 2 us/op", lambda nf, by, c: nf["ms"] * 1e3 <= 2),
+    # Issue 3's "warm small op <= 8 us (CuPy 19 us, PyTorch 11.6 us)" quotes anchors.py's W9, which
+    # is this loop (one sync at the end); "c=a+b, sync each" adds a device round trip per op and is
+    # shown for information.
+    "small op: 2000x b=b+1.0, one sync (us/op)": ("issue 3: <= 8 us/op; issue 4: <= 2 us/op",
+                                                  lambda nf, by, c: nf["ms"] * 1e3 <= 2),
 }
 
 
