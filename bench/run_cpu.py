@@ -142,21 +142,16 @@ def main():
                "numpy/numfuse", "agree"]
     rows = []
     rng = numpy.random.default_rng(0)
-    for name, fn, inputs, nbytes, rtol in [] if args.overhead_only else elementwise_cases(n, rng):
+    bandwidth_cases = [] if args.overhead_only else (
+        [(f"{name} {n:.0e}", *case) for name, *case in elementwise_cases(n, rng)] +
+        [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)])
+    for label, fn, inputs, nbytes, rtol in bandwidth_cases:
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
-        rows.append([f"{name} {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+        rows.append([label, common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
                      common.fmt_time(t_nf.first), f"{g_np:.1f}", f"{g_nf:.1f}",
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
-        print("  done:", name, flush=True)
-
-    for name, fn, inputs, nbytes, rtol in [] if args.overhead_only else fused_reduction_cases(n, rng):
-        t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
-        g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
-        rows.append([f"{name} float64 {n:.0e}", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
-                     common.fmt_time(t_nf.first), f"{g_np:.1f}", f"{g_nf:.1f}",
-                     f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
-        print("  done:", name, flush=True)
+        print("  done:", label, flush=True)
 
     if not args.overhead_only:
         A, B = rng.random((m, m)), rng.random((m, m))
