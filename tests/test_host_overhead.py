@@ -13,7 +13,7 @@ What the fast paths change, and what is checked here against NumPy:
 import numpy
 import pytest
 
-from harness import FLOAT_DTYPES, make_array, numfuse_module, oracle
+from harness import ALL_DTYPES, FLOAT_DTYPES, make_array, numfuse_module, oracle
 
 
 @pytest.fixture
@@ -177,3 +177,32 @@ def test_ufunc_call_fast_path_raises_numpys_exceptions(xp, case):
     if case == "arg_count":
         return xp.add(a)
     return xp.negative(xp.asarray(numpy.array([True, False])))
+
+
+# ---- float(a), int(a), bool(a): 0-d real arrays are read directly ---------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("conv", [float, int, bool], ids=lambda f: f.__name__)
+@oracle()
+def test_scalar_conversion_of_0d(xp, dtype, conv):
+    if dtype.kind == "c" and conv is not bool:
+        # NumPy's a[2] is a complex scalar, whose float() warns and drops the imaginary part;
+        # numfuse's is a 0-d array, whose float() raises TypeError as NumPy's 0-d arrays do.
+        pytest.skip("a[2] is a NumPy scalar, not a 0-d array")
+    a = xp.asarray(make_array((5,), dtype, seed=3))
+    pending = a[2] * 1 if dtype != numpy.bool_ else a[2] | False  # a pending 0-d result
+    return conv(a[2]), conv(pending), conv(a[0] * 0 if dtype != numpy.bool_ else a[0] & False)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -0.0, 2.0**63, -(2.0**63) - 4096.0])
+@pytest.mark.parametrize("conv", [float, int, bool], ids=lambda f: f.__name__)
+@oracle()
+def test_scalar_conversion_edge_values(xp, value, conv):
+    return conv(xp.asarray(numpy.array(value)) + 0.0)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (2,), (0,)])
+@pytest.mark.parametrize("conv", [float, int, bool], ids=lambda f: f.__name__)
+@oracle()
+def test_scalar_conversion_of_other_shapes(xp, shape, conv):
+    return conv(xp.ones(shape) * 3.0)

@@ -88,9 +88,7 @@ _methods = {
     "__repr__": lambda self: repr(_host(self)),
     "__str__": lambda self: str(_host(self)),
     "__format__": lambda self, spec: format(_host(self), spec),
-    "__bool__": lambda self: bool(_host(self)),
-    "__float__": lambda self: float(_host(self)),
-    "__int__": lambda self: int(_host(self)),
+    # __float__, __int__ and __bool__ are bound in C++ (0-d arrays read without a NumPy view).
     "__complex__": lambda self: complex(_host(self)),
     "__index__": lambda self: _host(self).__index__(),
     "__reduce__": lambda self: (_rebuild, (_np.array(_host(self)),)),

@@ -4,7 +4,9 @@
 
 #include "bindings.h"
 #include "numfuse/core/error.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/graph/eval.h"
+#include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/views.h"
 
 namespace nf::py {
@@ -42,6 +44,67 @@ char order_char(const std::string& order) {
     throw ValueError("order must be one of 'C', 'F', 'A', or 'K' (got '" + order + "')");
   }
   return order[0];
+}
+
+// float(a), int(a) and bool(a) of a 0-d array of a real dtype read the value directly: a loop's
+// convergence test does one each iteration, and a NumPy view made for it cost more than the op.
+// Every other array (size-1 arrays of more dims, complex values) goes through NumPy's own
+// conversion of a host view, with its warnings and errors.
+bool direct_scalar(const Array& a) { return a.ndim() == 0 && !is_complex(a.dtype); }
+
+Array host_scalar(const Array& a) {
+  eval(a, FlushReason::HostRead);
+  if (a.device().is_cpu()) return a;
+  Array h = Array::empty({}, a.dtype, Device::cpu());
+  nb::gil_scoped_release release;  // the transfer waits for the device
+  backend::copy_into(a, h);
+  return h;
+}
+
+double real_value(const Array& h) {
+  double v = 0;
+  NF_DISPATCH(h.dtype, "float", {
+    if constexpr (!is_cplx_v<scalar_t>) v = convert<double>(*h.data_as<scalar_t>());
+  });
+  return v;
+}
+
+nb::object via_numpy(const Array& a, PyObject* (*convert_fn)(PyObject*)) {
+  nb::object view = host_numpy_view(a);
+  PyObject* r = convert_fn(view.ptr());
+  if (!r) throw nb::python_error();
+  return nb::steal(r);
+}
+
+nb::object to_float(const Array& a) {
+  if (!direct_scalar(a)) return via_numpy(a, PyNumber_Float);
+  return nb::steal(PyFloat_FromDouble(real_value(host_scalar(a))));
+}
+
+nb::object to_int(const Array& a) {
+  if (!direct_scalar(a) || is_inexact(a.dtype)) return via_numpy(a, PyNumber_Long);
+  Array h = host_scalar(a);
+  PyObject* r = nullptr;
+  auto read = [&r](const auto* p) {  // a template, so that the branches of other types drop out
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+    if constexpr (is_uint_v<T>) {
+      r = PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(*p));
+    } else if constexpr (is_sint_v<T> || is_bool_v<T>) {
+      r = PyLong_FromLongLong(static_cast<long long>(*p));
+    }
+  };
+  NF_DISPATCH(h.dtype, "int", { read(h.data_as<scalar_t>()); });
+  if (!r) throw nb::python_error();
+  return nb::steal(r);
+}
+
+bool to_bool(const Array& a) {
+  if (!direct_scalar(a)) {
+    int t = PyObject_IsTrue(host_numpy_view(a).ptr());
+    if (t < 0) throw nb::python_error();
+    return t != 0;
+  }
+  return real_value(host_scalar(a)) != 0.0;
 }
 
 }  // namespace
@@ -182,6 +245,9 @@ void bind_array(nb::module_& m) {
              assign(a, v.array, Casting::Unsafe);
            })
       .def("_eval", [](const Array& a) { eval(a, FlushReason::Explicit); })
+      .def("__float__", &to_float)
+      .def("__int__", &to_int)
+      .def("__bool__", &to_bool)
       .def("_host_view", &host_numpy_view)
       .def("_host_copy", &host_numpy_copy)
       .def("__len__",
