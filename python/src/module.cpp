@@ -60,6 +60,7 @@ NB_MODULE(_core, m) {
   using namespace nf::py;
   m.doc() = "numfuse's C++ core";
   bind_errors(m);
+  bind_evaluation(m);
   init_slots(m);
   bind_array(m);
   bind_ufuncs(m);
