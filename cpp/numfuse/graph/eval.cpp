@@ -1,11 +1,13 @@
 #include "numfuse/graph/eval.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <new>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
@@ -42,8 +44,12 @@ std::condition_variable_any* g_node_done = new std::condition_variable_any();
 
 // The claimed nodes of every evaluation now running, under graph_mutex: a child after fork
 // releases the claims of the parent's other threads, which do not exist there.
-std::vector<const std::vector<Node*>*>& active_evaluations() {
-  static auto* v = new std::vector<const std::vector<Node*>*>();
+struct ClaimedNodes {
+  Node* const* nodes;
+  size_t count;
+};
+std::vector<ClaimedNodes>& active_evaluations() {
+  static auto* v = new std::vector<ClaimedNodes>();
   return *v;
 }
 
@@ -122,13 +128,15 @@ void graph_after_fork_child() {
   // Evaluations of the parent's other threads do not go on here: their claims are released (the
   // nodes they had not finished stay pending, whole, as after an interrupt) and their waiters,
   // gone, leave a fresh condition variable behind.
-  for (const std::vector<Node*>* order : active_evaluations()) {
-    for (Node* n : *order) n->in_flight = false;
+  for (const ClaimedNodes& c : active_evaluations()) {
+    for (size_t i = 0; i < c.count; ++i) c.nodes[i]->in_flight = false;
   }
   active_evaluations().clear();
   g_node_done = new std::condition_variable_any();
   t_eval = EvalThreadState{};
-  graph_mutex().unlock();
+  // Made anew rather than unlocked: a recursive mutex records its owner's thread id, which the
+  // child's thread does not have, so unlocking it there fails.
+  new (&graph_mutex()) std::recursive_mutex();
 }
 
 WriteRedirect& write_redirect() {
@@ -347,8 +355,9 @@ double trace_clock_us() {
 
 using GraphLock = std::unique_lock<std::recursive_mutex>;
 
-// Elements read and written by the claimed nodes: whether the evaluation is long.
-int64_t planned_work(const std::vector<Node*>& order) {
+// Elements read and written by the nodes: whether the evaluation is long.
+template <class Nodes>
+int64_t planned_work(const Nodes& order) {
   int64_t work = 0;
   for (Node* n : order) {
     for (const Shape& s : n->out_shapes) work += numel(s);
@@ -358,17 +367,23 @@ int64_t planned_work(const std::vector<Node*>& order) {
   return work;
 }
 
-// Runs the groups of `order` (claimed by this thread, planned under `lk`) with the graph lock
-// released, and lets go of the claims under it again, also when a group throws (an interrupt, an
-// allocation failure): the nodes not yet run stay pending, whole, and evaluable later.
-template <class Run>
-void run_claimed(GraphLock& lk, const std::vector<Node*>& order, Run&& run) {
+// Runs the groups of `order` (planned under `lk`). Short work runs under the lock, as one step.
+// Long work is claimed (in_flight) and runs with the graph lock released; the claims are let go
+// under it again, also when a group throws (an interrupt, an allocation failure): the nodes not
+// yet run stay pending, whole, and evaluable later.
+template <class Nodes, class Run>
+void run_claimed(GraphLock& lk, const Nodes& order, Run&& run) {
+  if (planned_work(order) < kLongWork) {
+    run();
+    return;
+  }
+  for (Node* n : order) n->in_flight = true;
   auto& active = active_evaluations();
-  active.push_back(&order);
-  if (planned_work(order) >= kLongWork) begin_blocking();
+  active.push_back({order.data(), order.size()});
+  begin_blocking();
   auto release_claims = [&] {
     for (Node* n : order) n->in_flight = false;  // generators left pending included
-    active.erase(std::find(active.begin(), active.end(), &order));
+    active.erase(std::find_if(active.begin(), active.end(), [&](const ClaimedNodes& c) { return c.nodes == order.data(); }));
     g_node_done->notify_all();
   };
   lk.unlock();
@@ -423,7 +438,6 @@ void eval_nodes(GraphLock& lk, std::vector<std::shared_ptr<Node>> hold, FlushRea
     }
   }
   const double t_after_print = trace ? trace_clock_us() : 0;
-  for (Node* n : order) n->in_flight = true;
   run_claimed(lk, order, [&] {
     for (Group& g : groups) {
       check_interrupt();
@@ -451,8 +465,7 @@ static bool try_eval_single(GraphLock& lk, Node* n) {
     if (in.storage->producer) return false;
   }
   std::shared_ptr<Node> hold = n->outputs.empty() ? nullptr : n->outputs[0].lock()->producer;
-  n->in_flight = true;
-  const std::vector<Node*> order{n};
+  const std::array<Node*, 1> order{n};
   run_claimed(lk, order, [n] { run_node(n); });
   return true;
 }
@@ -565,8 +578,7 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   redirect = {src.storage.get(), dst};
   try {
     if (single) {
-      root->in_flight = true;
-      const std::vector<Node*> one{root};
+      const std::array<Node*, 1> one{root};
       run_claimed(lk, one, [root] { run_node(root); });
     } else {
       eval_nodes(lk, {hold}, FlushReason::Write);
