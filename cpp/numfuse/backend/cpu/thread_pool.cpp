@@ -26,7 +26,9 @@ class Pool {
   void resize(int n) {
     stop();
     stopping_ = false;
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { work(i); });
+    // A new worker has seen the regions already run: starting from 0 it took the last one's
+    // (finished, dangling) task for a new one (set_num_threads after use crashed).
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, seen = generation_] { work(i, seen); });
   }
 
   // Runs task(i) for i in [0, parts): part 0 on the caller, the rest on workers. Returns false,
@@ -58,8 +60,7 @@ class Pool {
   }
 
  private:
-  void work(int index) {
-    uint64_t seen = 0;
+  void work(int index, uint64_t seen) {
     for (;;) {
       const std::function<void(int)>* task;
       {
