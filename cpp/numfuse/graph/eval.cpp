@@ -121,6 +121,13 @@ void wait_for_other_evaluation(std::unique_lock<std::recursive_mutex>& lk) {
 
 void set_eval_hooks(const EvalHooks& hooks) { g_hooks = hooks; }
 
+void run_blocking(const std::function<void()>& fn) {
+  run_entry([&] {
+    begin_blocking();
+    fn();
+  });
+}
+
 void graph_lock_for_fork() { graph_mutex().lock(); }
 void graph_unlock_after_fork_parent() { graph_mutex().unlock(); }
 

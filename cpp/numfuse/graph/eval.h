@@ -1,5 +1,6 @@
 // Evaluation: turns pending arrays into materialised ones.
 #pragma once
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ struct EvalHooks {
   void (*deliver_interrupt)() = nullptr;
 };
 void set_eval_hooks(const EvalHooks& hooks);
+
+// Runs fn as an evaluation's kernels run: other host threads run meanwhile (the GIL released)
+// and Ctrl-C stops it where fn polls (core/interrupt.h). For long copies, transfers and waits
+// outside an evaluation; fn must touch no Python object.
+void run_blocking(const std::function<void()>& fn);
 
 // Materialises every pending array given (and everything they depend on).
 void eval(const std::vector<Array>& arrays, FlushReason why);
