@@ -41,10 +41,11 @@ TEST(ThreadPool, InterruptStopsARegionBetweenChunks) {
   InterruptScope watch(&flag);
   std::atomic<int64_t> done{0};
   const int64_t n = int64_t(1) << 24;
-  EXPECT_THROW(cpu::parallel_for(n, 1024, [&](int64_t b, int64_t e) {
-                 done += e - b;
-                 flag = true;  // Ctrl-C after the first chunk
-               }),
+  EXPECT_THROW(cpu::parallel_for(n, 1024,
+                                 [&](int64_t b, int64_t e) {
+                                   done += e - b;
+                                   flag = true;  // Ctrl-C after the first chunk
+                                 }),
                Interrupted);
   EXPECT_LT(done.load(), n / 2);
   flag = false;

@@ -16,9 +16,9 @@ namespace {
 
 // What the thread's outermost long evaluation changed, to be undone when it ends.
 struct Blocking {
-  PyThreadState* saved = nullptr;               // the GIL, released
-  bool armed = false;                           // our SIGINT handler installed
-  const std::atomic<bool>* watched = nullptr;   // the interrupt flag watched before
+  PyThreadState* saved = nullptr;              // the GIL, released
+  bool armed = false;                          // our SIGINT handler installed
+  const std::atomic<bool>* watched = nullptr;  // the interrupt flag watched before
 };
 thread_local Blocking t_blocking;
 
@@ -87,7 +87,8 @@ void deliver_interrupt() {
 }  // namespace
 
 void bind_evaluation(nb::module_& m) {
-  g_main_thread = nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
+  g_main_thread = nb::cast<unsigned long>(
+      nb::module_::import_("threading").attr("main_thread")().attr("ident"));
   EvalHooks hooks;
   hooks.begin_blocking = begin_blocking;
   hooks.end_blocking = end_blocking;

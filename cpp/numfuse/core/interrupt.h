@@ -37,7 +37,9 @@ inline void check_interrupt() {
 // Watches `flag` (may be null) until destroyed, then restores what was watched before.
 class InterruptScope {
  public:
-  explicit InterruptScope(const std::atomic<bool>* flag) : saved_(interrupt_flag()) { interrupt_flag() = flag; }
+  explicit InterruptScope(const std::atomic<bool>* flag) : saved_(interrupt_flag()) {
+    interrupt_flag() = flag;
+  }
   ~InterruptScope() { interrupt_flag() = saved_; }
   InterruptScope(const InterruptScope&) = delete;
   InterruptScope& operator=(const InterruptScope&) = delete;

@@ -175,7 +175,7 @@ void for_each_pending_input(Node* n, F&& f) {
 }
 
 // Depth-first post-order of everything `roots` depend on, without recursion. With `busy`, nodes
-// another evaluation has claimed are neither entered nor listed, and *busy says whether any was met.
+// another evaluation has claimed are neither entered nor listed; *busy says whether any was met.
 std::vector<Node*> topo_sort(const std::vector<Node*>& roots, bool* busy = nullptr) {
   uint64_t epoch = new_graph_mark();
   if (busy) *busy = false;
@@ -390,7 +390,8 @@ void run_claimed(GraphLock& lk, const Nodes& order, Run&& run) {
   begin_blocking();
   auto release_claims = [&] {
     for (Node* n : order) n->in_flight = false;  // generators left pending included
-    active.erase(std::find_if(active.begin(), active.end(), [&](const ClaimedNodes& c) { return c.nodes == order.data(); }));
+    active.erase(std::find_if(active.begin(), active.end(),
+                              [&](const ClaimedNodes& c) { return c.nodes == order.data(); }));
     g_node_done->notify_all();
   };
   lk.unlock();
@@ -414,7 +415,8 @@ void eval_nodes(GraphLock& lk, std::vector<std::shared_ptr<Node>> hold, FlushRea
   std::vector<Node*> roots, order;
   for (;;) {
     // Roots another evaluation finished while this one waited are left out.
-    hold.erase(std::remove_if(hold.begin(), hold.end(), [](const auto& n) { return n->done; }), hold.end());
+    hold.erase(std::remove_if(hold.begin(), hold.end(), [](const auto& n) { return n->done; }),
+               hold.end());
     if (hold.empty()) return;
     roots.clear();
     for (auto& n : hold) roots.push_back(n.get());
@@ -544,7 +546,9 @@ std::pair<int64_t, int64_t> byte_extent(const Array& a) {
 // it gives up (returns false) and the caller copies, waiting as every evaluation does.
 static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) {
   Node* root = src.storage->producer.get();
-  if (!root || root->in_flight || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) return false;
+  if (!root || root->in_flight || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) {
+    return false;
+  }
   if (src.dtype != dst.dtype || src.shape != dst.shape || src.shape != root->out_shapes[0] ||
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
     return false;

@@ -28,7 +28,8 @@ class Pool {
     stopping_ = false;
     // A new worker has seen the regions already run: starting from 0 it took the last one's
     // (finished, dangling) task for a new one (set_num_threads after use crashed).
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, seen = generation_] { work(i, seen); });
+    for (int i = 1; i < n; ++i)
+      workers_.emplace_back([this, i, seen = generation_] { work(i, seen); });
   }
 
   // Runs task(i) for i in [0, parts): part 0 on the caller, the rest on workers. Returns false,
@@ -119,7 +120,8 @@ std::mutex g_pool_create;
 Pool& pool() {
   if (Pool* p = g_pool.load(std::memory_order_acquire)) return *p;
   std::lock_guard<std::mutex> lk(g_pool_create);
-  if (!g_pool.load(std::memory_order_relaxed)) g_pool.store(new Pool(default_threads()), std::memory_order_release);
+  if (!g_pool.load(std::memory_order_relaxed))
+    g_pool.store(new Pool(default_threads()), std::memory_order_release);
   return *g_pool.load(std::memory_order_relaxed);
 }
 
@@ -152,7 +154,8 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   // is at most kMaxGrains grains, so that an interrupt is seen between chunks within a few ms.
   constexpr int64_t kMaxGrains = 256;
   const int64_t grains = (n + grain - 1) / grain;
-  const int64_t chunks = std::min(grains, std::max<int64_t>(threads * 4, (grains + kMaxGrains - 1) / kMaxGrains));
+  const int64_t chunks =
+      std::min(grains, std::max<int64_t>(threads * 4, (grains + kMaxGrains - 1) / kMaxGrains));
   const int64_t per = (n + chunks - 1) / chunks;
   std::atomic<int64_t> next{0};
   const std::atomic<bool>* flag = interrupt_flag();
@@ -160,7 +163,10 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     bool was = t_in_parallel;
     t_in_parallel = true;
     InterruptScope watch(flag);  // a worker polls the flag of the thread whose region it runs
-    struct Reset { bool v; ~Reset() { t_in_parallel = v; } } reset{was};
+    struct Reset {
+      bool v;
+      ~Reset() { t_in_parallel = v; }
+    } reset{was};
     for (int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
       if (interrupt_requested()) return;
       int64_t b = c * per, e = std::min(n, b + per);

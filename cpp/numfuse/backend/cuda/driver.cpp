@@ -111,9 +111,9 @@ void cuda_after_fork_child() {
 const DriverApi& driver() {
   if (g_forked_after_init.load(std::memory_order_relaxed)) {
     throw CUDAError(
-        "CUDA cannot be used in a process made by fork() after its parent initialised CUDA (as with "
-        "CuPy and PyTorch): use multiprocessing's 'spawn' or 'forkserver' start method, or keep the "
-        "child on the CPU");
+        "CUDA cannot be used in a process made by fork() after its parent initialised CUDA (as "
+        "with CuPy and PyTorch): use multiprocessing's 'spawn' or 'forkserver' start method, or "
+        "keep the child on the CPU");
   }
   DriverState& s = state();
   if (!s.usable) throw CUDAError("CUDA is not available: " + s.reason);

@@ -19,7 +19,8 @@ int resolve(int device) {
 }
 }  // namespace
 
-void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void* handle, const char* call) {
+void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void* handle,
+                        const char* call) {
   if (!interrupt_flag()) {
     check(block(handle), call);
     return;

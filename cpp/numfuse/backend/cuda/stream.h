@@ -14,7 +14,8 @@ class Event;
 // sleeping a little longer each time up to 1 ms, and throws Interrupted when Ctrl-C comes: the
 // GPU's work goes on, and the caller must not yet have enqueued anything that writes host memory
 // it gives up on. Unarmed, it calls `block()` (a blocking synchronisation).
-void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void* handle, const char* call);
+void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void* handle,
+                        const char* call);
 
 class Stream {
  public:
