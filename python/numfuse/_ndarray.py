@@ -4,6 +4,8 @@ Everything hot (operators, properties, indexing) is bound in C++ (python/src/bin
 Host conversions go through a NumPy view of the evaluated buffer, so printing, tolist() and
 scalar conversion behave exactly as NumPy's.
 """
+import builtins
+
 import numpy as _np
 
 from ._core import ndarray
@@ -77,11 +79,12 @@ def __iter__(self):
 
 _methods = {
     "flags": property(Flags),
-    "base": property(lambda self: None),
     "__array__": __array__,
     "get": get,
     "to_device": to_device,
     "__iter__": __iter__,
+    # NumPy: `v in a` is (a == v).any() for every shape (iterating rows would compare arrays).
+    "__contains__": lambda self, value: builtins.bool((self == value).any()),
     "tolist": lambda self: _host(self).tolist(),
     "item": lambda self, *args: _host(self).item(*args),
     "tobytes": lambda self, order="C": _host(self).tobytes(order),

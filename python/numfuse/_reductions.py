@@ -81,6 +81,10 @@ def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
 
 def _arg(name, a, axis, out, keepdims):
     a = _arr(a)
+    if axis is not None and a.ndim == 0:
+        # NumPy makes a 0-d input 1-d, then checks the axis: axis 0 and -1 give the one element.
+        _normalize_axis_index(_core_index(axis), 1)
+        return _reduce(name, a, None, False, None, out)
     if axis is not None:
         axis = _normalize_axis_index(_core_index(axis), a.ndim)
     res = _reduce(name, a, axis, keepdims and axis is not None, None,

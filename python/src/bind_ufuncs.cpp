@@ -81,7 +81,13 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
   }
   std::vector<Operand> ins;
   ins.reserve(static_cast<size_t>(nin));
-  for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
+  try {
+    for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
+  } catch (const UnsupportedOperand&) {
+    std::vector<nb::handle> given;
+    for (int i = 0; i < nin; ++i) given.push_back(args[i]);
+    raise_no_loop(self.op, given);
+  }
   std::vector<Array> res = ufunc(self.op, ins, opts);
   // NumPy returns the given out= objects themselves.
   auto result = [&](int j) -> nb::object {

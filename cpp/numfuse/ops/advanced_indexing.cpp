@@ -233,7 +233,9 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       add(idx);
     } else {
       for (int d = 0; d < arr.ndim(); ++d) {
-        if (arr.shape[d] != a.shape[axis + d]) {
+        // NumPy leaves a boolean axis of length 0 unchecked (it selects nothing anyway):
+        // x[np.zeros(0, bool)] is empty whatever len(x) is.
+        if (arr.shape[d] != 0 && arr.shape[d] != a.shape[axis + d]) {
           throw IndexError("boolean index did not match indexed array along axis " +
                            std::to_string(axis + d) + "; size of axis is " +
                            std::to_string(a.shape[axis + d]) +

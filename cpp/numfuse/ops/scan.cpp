@@ -14,9 +14,10 @@ Array scan(ScanOp op, const Array& a_in, std::optional<int64_t> axis, std::optio
            const std::optional<Array>& out) {
   Array a = a_in;
   int ax = 0;
-  if (!axis || a.ndim() == 0) {
-    a = ravel(a);  // NumPy flattens a 0-d input whatever the axis
+  if (!axis) {
+    a = ravel(a);
   } else {
+    if (a.ndim() == 0) a = ravel(a);  // NumPy makes a 0-d input 1-d, then checks the axis
     ax = normalize_axis(*axis, a.ndim());
   }
   DType dt = dtype ? *dtype : reduce_default_dtype(op == ScanOp::CumSum ? ReduceOp::Sum : ReduceOp::Prod, a.dtype);
