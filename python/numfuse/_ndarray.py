@@ -71,10 +71,9 @@ def to_device(self, device, /, *, stream=None):
 
 
 def __iter__(self):
-    if self.ndim == 0:
+    if self.ndim == 0:  # at iter(), as NumPy raises it, not at the first next()
         raise TypeError("iteration over a 0-d array")
-    for i in range(self.shape[0]):
-        yield self[i]
+    return (self[i] for i in range(self.shape[0]))
 
 
 _methods = {

@@ -81,6 +81,9 @@ def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
 
 def _arg(name, a, axis, out, keepdims):
     a = _arr(a)
+    if out is not None and isinstance(out, ndarray) and out.dtype != _np.intp:
+        raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') according "
+                        "to the rule 'safe'")
     if axis is not None and a.ndim == 0:
         # NumPy makes a 0-d input 1-d, then checks the axis: axis 0 and -1 give the one element.
         _normalize_axis_index(_core_index(axis), 1)
@@ -143,6 +146,10 @@ def _count(a, axis, keepdims, where):
 
 def _finish(res, out):
     if out is not None:
+        # A reduction's out= has the result's shape exactly, as NumPy's reductions check it.
+        if isinstance(out, ndarray) and out.shape != res.shape:
+            raise ValueError(f"output parameter for reduction has the wrong shape: found {out.shape}, "
+                             f"expected {res.shape}")
         out[...] = res
         return out
     return res

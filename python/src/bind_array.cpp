@@ -276,6 +276,9 @@ void bind_array(nb::module_& m) {
       .def("reshape",
            [](Self self, nb::args shape, nb::handle order) {
              if (shape.size() == 0) throw TypeError("reshape() takes exactly 1 argument (0 given)");
+             if (shape.size() == 1 && shape[0].is_none()) {  // NumPy: reshape(None) keeps the shape
+               return as_view_of(self.h, self.p->view(self.p->shape, self.p->strides, self.p->byte_offset));
+             }
              return as_view_of(self.h, reshape(*self.p, args_to_ints(shape, IntUse::Dim), order_char(order, 'C')));
            },
            nb::arg("shape"), nb::kw_only(), nb::arg("order").none() = "C")

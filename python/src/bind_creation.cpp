@@ -60,7 +60,7 @@ void bind_creation(nb::module_& m) {
     return arange(start, step, n, dtype_from_py(dtype), device_arg(device));
   }, nb::arg("start"), nb::arg("step"), nb::arg("n"), nb::arg("dtype"), nb::arg("device").none());
   m.def("eye", [](nb::handle n, nb::handle mcols, nb::handle k, nb::handle dtype, nb::handle device) {
-    return eye(py_index(n, IntUse::Dim), py_index(mcols, IntUse::Dim), py_index(k), dtype_from_py(dtype),
+    return eye(py_index(n, IntUse::Dim), py_index(mcols, IntUse::Dim), py_index(k, IntUse::Clamped), dtype_from_py(dtype),
                device_arg(device));
   }, nb::arg("n"), nb::arg("m"), nb::arg("k"), nb::arg("dtype"), nb::arg("device").none());
   m.def("eval", [](nb::args arrays) {

@@ -67,7 +67,7 @@ void bind_reductions(nb::module_& m) {
         opts.keepdims = keepdims;
         opts.dtype = optional_dtype(dtype);
         opts.out = out_arg(out);
-        if (!initial.is_none()) opts.initial = operand_from_py(initial, device).array;
+        if (!initial.is_none()) opts.initial = value_from_py(initial, arr.dtype, device).array;
         if (!where.is_none() && where.ptr() != Py_True) opts.where = array_from_py(where, DType::Bool, device);
         return reduce(reduce_op_arg(op), arr, opts);
       },

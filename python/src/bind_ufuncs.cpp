@@ -50,6 +50,9 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
     } else if (k == "dtype") {
       opts.dtype = optional_dtype(value);
     } else if (k == "casting") {
+      if (!PyUnicode_Check(value.ptr())) {
+        throw TypeError(std::string("casting must be str, not ") + Py_TYPE(value.ptr())->tp_name);
+      }
       opts.casting = casting_from_str(nb::cast<std::string>(value));
     } else if (k == "order" || k == "subok") {
       // Results are always C-ordered base-class arrays.

@@ -81,6 +81,7 @@ enum class IntUse {
   Dim,         // a shape entry: ValueError "Maximum allowed dimension exceeded"
   Index,       // an integer index: IndexError (NumPy's "only integers, slices ..." message)
   SliceBound,  // slice start/stop/step: clamped to int64, as Python's slices are
+  Clamped,     // an offset whose far values all mean the same (eye's k): clamped to int64
 };
 // The checked conversion every integer argument goes through (PyNumber_Index, then int64).
 int64_t py_index(nb::handle obj, IntUse use = IntUse::Plain);

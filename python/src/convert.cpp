@@ -126,6 +126,7 @@ int64_t py_index(nb::handle obj, IntUse use) {
     case IntUse::Dim: throw ValueError("Maximum allowed dimension exceeded");
     case IntUse::Index: throw IndexError(kBadIndexMessage);
     case IntUse::SliceBound:
+    case IntUse::Clamped:
       return overflow > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
     case IntUse::Plain: break;
   }

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "bindings.h"
+#include "numfuse/core/block_pool.h"
 
 namespace nf::py {
 
@@ -14,6 +15,9 @@ namespace {
 std::mutex g_release_mutex;
 std::vector<PyObject*>* g_to_release = new std::vector<PyObject*>;  // never destroyed
 bool g_drain_scheduled = false;
+// Set at the very end of interpreter finalization (Py_AtExit): views destroyed after it (static
+// caches) release nothing. Until then the finalizing thread holds the GIL and releases normally.
+bool g_python_gone = false;
 
 int drain_releases(void*) {
   std::vector<PyObject*> objs;
@@ -27,7 +31,7 @@ int drain_releases(void*) {
 }
 
 void release_ref(PyObject* o) {
-  if (!Py_IsInitialized()) return;  // at exit: the interpreter is gone, nothing to release
+  if (g_python_gone) return;
   if (PyGILState_Check()) {
     Py_DECREF(o);
     return;
@@ -42,8 +46,12 @@ void release_ref(PyObject* o) {
 Array as_view_of(nb::handle self, Array r) {
   const Array& a = *nb::inst_ptr<Array>(self);
   if (r.is_view && !r.base && r.storage == a.storage) {
+    static const bool at_exit_registered = Py_AtExit([] { g_python_gone = true; }) == 0;
+    (void)at_exit_registered;
     Py_INCREF(self.ptr());
-    r.base = std::shared_ptr<void>(self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); });
+    // The control block from the core's block pool: a view per a[i] must stay cheap.
+    r.base = std::shared_ptr<void>(
+        self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); }, PoolAllocator<char>());
   }
   return r;
 }
