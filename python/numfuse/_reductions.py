@@ -102,6 +102,8 @@ def _arg(name, a, axis, out, keepdims):
 
 def _core_index(axis):
     import operator
+    if isinstance(axis, (builtins.bool, _np.bool_)):  # NumPy refuses bools as axes
+        raise TypeError("an integer is required for the axis")
     return operator.index(axis)
 
 

@@ -308,7 +308,7 @@ void bind_array(nb::module_& m) {
            [](Self self, nb::handle axis) {
              const Array& a = *self.p;
              if (axis.is_none()) return as_view_of(self.h, squeeze(a));
-             std::vector<int64_t> axes = int_list(axis);  // axis=() squeezes nothing, as in NumPy
+             std::vector<int64_t> axes = int_list(axis, IntUse::Axis);  // axis=(): nothing, as in NumPy
              // NumPy accepts a single axis 0 or -1 (not a tuple) on a 0-d array.
              const bool single = !PySequence_Check(axis.ptr());
              if (a.ndim() == 0 && single && (axes[0] == 0 || axes[0] == -1)) axes.clear();

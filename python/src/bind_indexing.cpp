@@ -18,7 +18,9 @@ bool is_integer_like(PyObject* p) {
 }
 
 // Basic items, or false if the key needs advanced indexing.
-bool parse_basic(nb::handle key, std::vector<IndexItem>* items) {
+// Integers past int64 are IndexError (NumPy's invalid-index message), except that NumPy's writes
+// raise OverflowError for those below 2**64.
+bool parse_basic(nb::handle key, std::vector<IndexItem>* items, IntUse int_use = IntUse::Index) {
   auto one = [&](nb::handle k) -> bool {
     PyObject* p = k.ptr();
     if (p == Py_None) {
@@ -28,7 +30,7 @@ bool parse_basic(nb::handle key, std::vector<IndexItem>* items) {
     } else if (PySlice_Check(p)) {
       items->push_back(slice_item(p));
     } else if (is_integer_like(p)) {
-      items->push_back(IndexItem::integer(py_index(k, IntUse::Index)));
+      items->push_back(IndexItem::integer(py_index(k, int_use)));
     } else {
       return false;
     }
@@ -59,7 +61,7 @@ void bind_indexing(nb::class_<Array>& cls) {
   cls.def("__setitem__", [](nb::handle self, nb::handle key, nb::handle value) {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<IndexItem> items;
-    if (!parse_basic(key, &items)) {
+    if (!parse_basic(key, &items, IntUse::SetIndex)) {
       advanced("setitem")(self, key, value);
       return;
     }

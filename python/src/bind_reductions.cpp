@@ -9,13 +9,13 @@ namespace nf::py {
 
 namespace {
 
-int64_t index_arg(nb::handle h) { return py_index(h); }
+int64_t index_arg(nb::handle h) { return py_index(h, IntUse::Axis); }
 
 // axis=None, an int, or a tuple of ints.
 std::optional<std::vector<int64_t>> axis_arg(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;
   std::vector<int64_t> axes;
-  if (nb::isinstance<nb::tuple>(obj) || nb::isinstance<nb::list>(obj)) {
+  if (nb::isinstance<nb::tuple>(obj)) {  // a list is no axis to NumPy's reductions
     for (nb::handle h : obj) axes.push_back(index_arg(h));
   } else {
     axes.push_back(index_arg(obj));
@@ -60,7 +60,7 @@ void bind_reductions(nb::module_& m) {
         ReduceOptions opts;
         opts.axis = axis_arg(axis);
         // NumPy's ufunc reductions accept a single axis 0 or -1 on a 0-d array (not a tuple).
-        const bool single = !nb::isinstance<nb::tuple>(axis) && !nb::isinstance<nb::list>(axis);
+        const bool single = !nb::isinstance<nb::tuple>(axis);
         if (arr.ndim() == 0 && single && opts.axis && ((*opts.axis)[0] == 0 || (*opts.axis)[0] == -1)) {
           opts.axis = std::nullopt;  // every axis of a 0-d array: none
         }

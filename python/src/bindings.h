@@ -77,9 +77,11 @@ int64_t py_to_int64(nb::handle obj);
 // What an integer argument is for: each use reads non-integers and values past int64 as NumPy
 // does (TypeError "'float' object cannot be interpreted as an integer" for every use, then):
 enum class IntUse {
-  Plain,       // axes, offsets, counts: OverflowError past int64
+  Plain,       // offsets, counts: OverflowError past int64
+  Axis,        // an axis: as Plain, and bools are refused as NumPy refuses them
   Dim,         // a shape entry: ValueError "Maximum allowed dimension exceeded"
   Index,       // an integer index: IndexError (NumPy's "only integers, slices ..." message)
+  SetIndex,    // an integer index of a write: as Index, but OverflowError in (2**63, 2**64)
   SliceBound,  // slice start/stop/step: clamped to int64, as Python's slices are
   Clamped,     // an offset whose far values all mean the same (eye's k): clamped to int64
 };

@@ -115,6 +115,9 @@ int64_t py_index(nb::handle obj, IntUse use) {
   }
   // NumPy reads integer arguments through __index__: floats, strings and None are TypeErrors
   // here, and the error of an __index__ that raises (a float 0-d array) is kept as it is.
+  // NumPy refuses bools as sizes and axes (they are ints to Python): zeros(True), sum(axis=True).
+  if (PyBool_Check(p) && use == IntUse::Dim) throw TypeError("an integer is required");
+  if (PyBool_Check(p) && use == IntUse::Axis) throw TypeError("an integer is required for the axis");
   PyObject* i = PyNumber_Index(p);
   if (!i) throw nb::python_error();
   nb::object n = nb::steal(i);
@@ -123,12 +126,20 @@ int64_t py_index(nb::handle obj, IntUse use) {
   if (v == -1 && PyErr_Occurred()) throw nb::python_error();
   if (!overflow) return v;
   switch (use) {
+    case IntUse::Plain:
+    case IntUse::Axis: break;
     case IntUse::Dim: throw ValueError("Maximum allowed dimension exceeded");
+    case IntUse::SetIndex:
+      if (overflow > 0) {
+        PyLong_AsUnsignedLongLong(i);  // NumPy's setitem reads it as an unsigned long first
+        if (!PyErr_Occurred()) throw OverflowError("Python int too large to convert to C long");
+        PyErr_Clear();
+      }
+      throw IndexError(kBadIndexMessage);
     case IntUse::Index: throw IndexError(kBadIndexMessage);
     case IntUse::SliceBound:
     case IntUse::Clamped:
       return overflow > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-    case IntUse::Plain: break;
   }
   throw OverflowError("Python int too large to convert to C long");
 }
