@@ -241,8 +241,7 @@ void bind_array(nb::module_& m) {
       .def("diagonal", &diagonal, nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
       .def("fill",
            [](const Array& a, nb::handle value) {
-             Operand v = operand_from_py(value, a.device());
-             assign(a, v.array, Casting::Unsafe);
+             assign(a, operand_from_py(value, a.device()));  // NumPy's checks of the scalar
            })
       .def("_eval", [](const Array& a) { eval(a, FlushReason::Explicit); })
       .def("__float__", &to_float)
