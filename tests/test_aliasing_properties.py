@@ -227,3 +227,49 @@ def test_issue10_reproducers(device, fusion, target):
             out.append(s)
         return tuple(out)
     run_both(body, device=device)
+
+
+def _readers_program(seed):
+    """Pending arrays that read the target (views, expressions, reductions, copies) are made,
+    then the target is written: they must keep the values from before the write."""
+    r = random.Random(seed)
+    shape = (r.randint(1, 9),) if r.random() < 0.4 else (r.randint(1, 5), r.randint(1, 5))
+    target = r.choice(TARGETS)
+    dkey = _sub_key(r, shape)
+    dshape = _shape_of(shape, dkey)
+    readers = [(r.choice(["expr", "sum", "copy", "astype", "view_expr"]), _reader(r, shape, dshape))
+               for _ in range(r.randint(1, 3))]
+    write = r.choice(["setitem", "iop", "ufunc_out", "fill_scalar"])
+    read_w = _reader(r, shape, dshape)
+
+    def body(xp):
+        t = _make_target(xp, target, shape, seed)
+        held = []
+        for kind, read in readers:
+            v = read(t)
+            held.append({"expr": lambda: v * 2 - 1, "sum": lambda: v.sum(axis=0), "copy": v.copy,
+                         "astype": lambda: v.astype("float32"), "view_expr": lambda: xp.sqrt(xp.abs(v)) + v}[kind]())
+        if write == "setitem":
+            t[dkey] = read_w(t) * 3 + 1
+        elif write == "iop":
+            d = t[dkey]
+            d += read_w(t)
+            t[dkey] = d
+        elif write == "ufunc_out":
+            xp.subtract(read_w(t), 0.5, out=t[dkey])
+        else:
+            t[dkey] = -4.0
+        return (t,) + tuple(held)
+
+    return f"seed={seed} shape={shape} target={target} readers={[k for k, _ in readers]} write={write}", body
+
+
+def test_pending_readers_keep_old_values(device, fusion):
+    failures = []
+    for seed in range(CASES):
+        desc, body = _readers_program(seed)
+        try:
+            run_both(body, device=device)
+        except AssertionError as e:
+            failures.append(f"{desc}: {str(e)[:300]}")
+    assert not failures, f"{len(failures)} of {CASES} programs differ from NumPy:\n" + "\n".join(failures[:10])
