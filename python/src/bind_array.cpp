@@ -322,8 +322,7 @@ void bind_array(nb::module_& m) {
            nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
       .def("fill",
            [](const Array& a, nb::handle value) {
-             Operand v = value_from_py(value, a.dtype, a.device());
-             assign(a, v.array, Casting::Unsafe);
+             assign(a, value_from_py(value, a.dtype, a.device()));  // NumPy's checks of the scalar
            },
            nb::arg("value").none())
       .def("_eval", [](const Array& a) { eval(a, FlushReason::Explicit); })

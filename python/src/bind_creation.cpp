@@ -47,7 +47,12 @@ void bind_creation(nb::module_& m) {
     Device dev = device_arg(device);
     Operand v = value_from_py(value, d, dev);
     Array out = Array::empty({}, d, Device::cpu());
-    assign(out, v);  // casts the fill value once, with NumPy's checks
+    // Cast once, as NumPy's full does: a Python int must fit, a float NaN or a complex casts.
+    if (v.weak == WeakKind::PyInt) check_scalar_storable(v, d);
+    if (d == DType::Bool && v.weak == WeakKind::PyInt && v.array.dtype == DType::UInt64) {
+      throw OverflowError("Python int too large to convert to C long");  // NumPy's full() does so
+    }
+    assign(out, v.array, Casting::Unsafe);
     return full(shape_arg(shape), d, out.data(), dev);
   }, nb::arg("shape").none(), nb::arg("value").none(), nb::arg("dtype"), nb::arg("device").none() = nb::none());
   m.def("zeros", [](nb::handle shape, nb::handle dtype, nb::handle device) {

@@ -324,6 +324,17 @@ void prepare_write(const Array& dst) {
 }
 
 namespace {
+// Whether `from` broadcasts to `to` (inputs of other node kinds, matmul's transposed operand say,
+// need not).
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  }
+  return true;
+}
+
 std::pair<int64_t, int64_t> byte_extent(const Array& a) {
   int64_t lo = a.byte_offset, hi = a.byte_offset;
   const int64_t size = int64_t(a.itemsize());
@@ -344,7 +355,17 @@ bool eval_into(const Array& src, const Array& dst) {
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
     return false;
   }
+  // src a view of dst's own pending storage (x[:] = x[:]): nothing to redirect.
+  if (src.storage == dst.storage) return false;
   std::shared_ptr<Node> hold = src.storage->producer;
+  // A pending destination is materialised first, so that every input of src's graph that shares
+  // its memory is materialised too and the overlap check below sees it: the pending case takes
+  // the materialised case's path. Evaluating dst may evaluate src with it (src was part of dst's
+  // graph): then there is nothing left to redirect.
+  if (dst.storage->producer) {
+    eval(dst, FlushReason::Write);
+    if (root->done) return false;
+  }
   // out= on materialised operands (the common case): one node, no walk and no plan.
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
@@ -357,12 +378,13 @@ bool eval_into(const Array& src, const Array& dst) {
       if (in.storage != dst.storage || in.storage->producer) continue;
       auto [lo, hi] = byte_extent(in);
       bool overlap = lo < dhi && dlo < hi;
-      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype && in.strides == dst.strides &&
-                  (in.shape == dst.shape || broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
+      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype &&
+                  (in.shape == dst.shape ? in.strides == dst.strides
+                                         : broadcasts_to(in.shape, dst.shape) &&
+                                               broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
       if (overlap && !same) return false;
     }
   }
-  if (dst.storage->producer) eval(dst, FlushReason::Write);
   // Pending readers of dst outside src's graph must see the old values.
   std::vector<std::shared_ptr<Node>> others;
   for (auto& w : dst.storage->readers) {
