@@ -30,6 +30,9 @@ class Prologue {
   // contiguous. Thread-safe: scratch is per thread.
   void fill(const IterSpace& sp, int64_t first, int64_t n, char* dst) const;
 
+  // Records the floating-point conditions each step raised in the fills so far (numpy.errstate).
+  void record_fp_flags() const;
+
  private:
   struct Arg {
     int leaf = -1;             // >= 0: a leaf; else the scratch slot of an earlier step's value
@@ -53,6 +56,7 @@ class Prologue {
   std::vector<size_t> leaf_size_;
   int position_ = -1;             // operand index of the position, when a step generates values
   int slots_ = 0;
+  mutable std::vector<uint8_t> step_flags_;  // per step, OR-ed atomically by the filling threads
 };
 
 }  // namespace nf::cpu
