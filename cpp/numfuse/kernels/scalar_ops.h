@@ -171,7 +171,7 @@ template <class T> NF_HD T flt_divmod(T a, T b, T* modulus) {
   }
   T div = (a - mod) / b;
   if (mod != 0) {
-    if ((b < 0) != (mod < 0)) {
+    if (m::quiet_less(b, T(0)) != m::quiet_less(mod, T(0))) {
       mod += b;
       div -= T(1);
     }
@@ -181,7 +181,7 @@ template <class T> NF_HD T flt_divmod(T a, T b, T* modulus) {
   T floordiv;
   if (div != 0) {
     floordiv = m::floor(div);
-    if (div - floordiv > T(0.5)) floordiv += T(1);
+    if (m::quiet_greater(div - floordiv, T(0.5))) floordiv += T(1);
   } else {
     floordiv = m::copysign(T(0), a / b);
   }

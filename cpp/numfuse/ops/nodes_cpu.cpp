@@ -32,7 +32,10 @@ void UFuncNode::eval_cpu(const std::vector<Array>& outs) {
       if (n > 0) {
         fp_hw_take();  // flags left by earlier work on this thread are not this op's
         loop(in, step, out, n);
-        if (uint8_t f = fp_hw_take()) cpu::record_step_flags(this, op(), f);
+        if (uint8_t f = fp_hw_take()) {
+          const ElementwiseOp o = op();
+          cpu::record_step_flags(this, o, cpu::fp_justified_flags(o, in, step, out, n, f));
+        }
       }
       return;
     }

@@ -1,5 +1,8 @@
 #include "numfuse/backend/cpu/fp_check_cpu.h"
 
+#include <cmath>
+#include <cstring>
+
 #include "numfuse/ops/ufunc_list.h"
 
 namespace nf::cpu {
@@ -17,6 +20,68 @@ const char* ufunc_numpy_name(UFunc u) {
   return "?";
 }
 }  // namespace
+
+namespace {
+// Element i of an operand as bits: 1 NaN, 2 infinite, 4 zero, 0 anything else (other integers,
+// bools). A complex number carries the NaN and inf bits of both parts.
+uint8_t value_class(DType d, const void* p, int64_t i) {
+  auto of = [](auto v) -> uint8_t { return std::isnan(v) ? 1 : std::isinf(v) ? 2 : v == 0 ? 4 : 0; };
+  switch (d) {
+    case DType::Float16: {
+      uint16_t b;
+      std::memcpy(&b, static_cast<const char*>(p) + 2 * i, 2);
+      if ((b & 0x7fff) == 0) return 4;
+      if (((b >> 10) & 0x1f) != 0x1f) return 0;
+      return (b & 0x3ff) ? 1 : 2;
+    }
+    case DType::Float32: return of(static_cast<const float*>(p)[i]);
+    case DType::Float64: return of(static_cast<const double*>(p)[i]);
+    case DType::Complex64: {
+      const float* z = static_cast<const float*>(p) + 2 * i;
+      const uint8_t a = of(z[0]), b = of(z[1]);
+      return ((a | b) & 3) | (a & b & 4);  // both parts' NaN and inf bits
+    }
+    case DType::Complex128: {
+      const double* z = static_cast<const double*>(p) + 2 * i;
+      const uint8_t a = of(z[0]), b = of(z[1]);
+      return ((a | b) & 3) | (a & b & 4);  // both parts' NaN and inf bits
+    }
+    default: return 0;
+  }
+}
+}  // namespace
+
+uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const int64_t* step,
+                           void* const* out, int64_t n, uint8_t flags) {
+  if (op.kind != ElementwiseOp::Kind::UFunc) return flags;
+  bool float_out = false;
+  for (size_t o = 0; o < op.out.size(); ++o) {
+    float_out |= is_floating(op.out[o]) || is_complex(op.out[o]);
+    for (size_t k = 0; k < op.in.size(); ++k) {
+      if (in[k] == out[o]) return flags;  // the operand is gone: nothing to judge by
+    }
+  }
+  if (!float_out) return flags;  // integer loops raise exactly what NumPy's do
+  // A pole (x / 0, log(0), 0 ** -1) makes an infinity from finite operands too, but one of them
+  // is zero: that justifies divide, not overflow (libmvec's pow raises both there).
+  bool nan_made = false, inf_made = false, inf_without_zero = false;
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t ins = 0;
+    for (size_t k = 0; k < op.in.size(); ++k) ins |= value_class(op.in[k], in[k], i * step[k]);
+    for (size_t o = 0; o < op.out.size(); ++o) {
+      const uint8_t c = value_class(op.out[o], out[o], i);
+      nan_made |= (c & 1) && !(ins & 1);
+      const bool inf = (c & 2) && !(ins & 3);
+      inf_made |= inf || ((c & 2) && (ins & 4) && !(ins & 1));  // 0 ** -inf: a pole too
+      inf_without_zero |= inf && !(ins & 4);
+    }
+  }
+  uint8_t keep = flags & kFpUnderflow;
+  if (nan_made) keep |= flags & kFpInvalid;
+  if (inf_made) keep |= flags & kFpDivide;
+  if (inf_without_zero) keep |= flags & kFpOverflow;
+  return keep;
+}
 
 uint8_t fp_reportable(const ElementwiseOp& op) {
   switch (op.kind) {

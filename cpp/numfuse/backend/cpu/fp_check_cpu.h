@@ -17,6 +17,14 @@ uint8_t fp_reportable(const ElementwiseOp& op);
 // The name NumPy's message gives: the ufunc's, "cast" for a copy that converts.
 const char* fp_op_name(const ElementwiseOp& op);
 
+// The flags of a step's run that its values justify: invalid needs a NaN result from non-NaN
+// operands, overflow and divide an infinite result from finite ones (IEEE's conditions, which
+// NumPy's loops report). glibc's vector math (libmvec) raises spurious flags on NaN and infinite
+// lanes (exp(NaN) invalid, sin(inf) overflow, hypot(inf, NaN) invalid): they are dropped here.
+// Called only when a step raised something; an output that overwrote its operand keeps them all.
+uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const int64_t* step,
+                           void* const* out, int64_t n, uint8_t flags);
+
 // Records `flags` (as raised by `node`'s step) for the evaluation's report, restricted to what
 // the op reports and what the errstate captured with the node watches.
 void record_step_flags(const Node* node, const ElementwiseOp& op, uint8_t flags);

@@ -150,7 +150,9 @@ bool try_run_small(const GroupProgram& p) {
   if (n > 0) {
     fp_hw_take();  // flags left by earlier work on this thread are not this step's
     loop_for(st.op)(in, step, out, n);
-    if (uint8_t f = fp_hw_take()) record_step_flags(st.node, st.op, f);
+    if (uint8_t f = fp_hw_take()) {
+      record_step_flags(st.node, st.op, fp_justified_flags(st.op, in, step, out, n, f));
+    }
   }
   return true;
 }
@@ -288,7 +290,8 @@ void run_program(const GroupProgram& p) {
         }
         if (uint8_t f = fp_hw_test()) {
           fp_hw_clear();
-          step_flags.add(s, f);
+          f = fp_justified_flags(st.op, arg_ptr.data(), arg_step.data(), res_ptr.data(), n, f);
+          if (f) step_flags.add(s, f);
         }
       }
       for (size_t j = 0; j < nout; ++j) {

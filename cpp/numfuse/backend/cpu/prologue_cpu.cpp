@@ -118,7 +118,8 @@ void Prologue::run(const int64_t* off, const int64_t* inner, int64_t n, char* ds
     }
     if (uint8_t f = fp_hw_test()) {  // the step's own conditions, not the reduction's
       fp_hw_clear();
-      __atomic_fetch_or(&step_flags_[i], f, __ATOMIC_RELAXED);
+      if (!st.gen) f = fp_justified_flags(st.step->op, in, step, out, n, f);
+      if (f) __atomic_fetch_or(&step_flags_[i], f, __ATOMIC_RELAXED);
     }
   }
 }
