@@ -362,3 +362,43 @@ def test_random_chains_report_as_numpy(seed, fusion):
     inputs = [numpy.resize(v, n) for v in inputs]
     ops = random_chain(rng, int(rng.integers(1, 7)))
     compare(lambda xp: run_chain(xp, ops, inputs, dtype))
+
+
+# ---- every path that evaluates --------------------------------------------------------------
+
+READS = {
+    "eval": lambda nf_, r: nf_.eval(r),  # evaluates without the GIL
+    "asnumpy": lambda nf_, r: nf_.asnumpy(r),
+    "float": lambda nf_, r: float(r[0]),
+    "repr": lambda nf_, r: repr(r),
+    "tolist": lambda nf_, r: r.tolist(),
+    "sum": lambda nf_, r: float(r.sum()),
+    "setitem": lambda nf_, r: r.__setitem__(0, 1.0),
+}
+
+
+@pytest.mark.parametrize("read", sorted(READS))
+def test_every_read_reports(read):
+    a = nf.asarray(numpy.array([0.0, 2.0]))
+    with nf.errstate(divide="raise"):
+        r = nf.log(a)
+    with pytest.raises(FloatingPointError, match="divide by zero encountered in log"):
+        READS[read](nf, r)
+    r = nf.log(a)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        READS[read](nf, r)
+    assert [str(w.message) for w in caught] == ["divide by zero encountered in log"]
+
+
+def test_graph_limit_flush_reports_at_the_op():
+    # a loop that never reads is evaluated by the graph depth limit: the warning comes from the
+    # op that triggered the flush, as NumPy's would from the op itself
+    b = nf.asarray(numpy.array([1e300]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3000):
+            b = b * 10.0
+        nf.eval(b)
+    msgs = {str(w.message) for w in caught}
+    assert msgs == {"overflow encountered in multiply"}
