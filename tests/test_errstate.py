@@ -163,6 +163,23 @@ def test_reductions(dtype, fusion):
     compare(lambda xp: xp.cumprod(arr(xp, [big, big], dtype)))
 
 
+def test_nan_through_max_of_a_cast_is_quiet(fusion):
+    # the reduction's own flags (MAXPS raises invalid on NaN) must not be taken for the cast's
+    def body(xp):
+        x = numpy.linspace(-1, 1, 100000)
+        x[5000] = numpy.nan
+        a = xp.asarray(x)
+        return xp.max(a.astype(xp.float32)), xp.nanmin(a.astype(xp.float32)), xp.argmax(a * 2)
+    assert compare(body) == []
+
+
+def test_var_std(fusion):
+    compare(lambda xp: (xp.var(arr(xp, [[1.0, 2.0, 4.0]] * 3, "float64"), axis=0, ddof=1),
+                        xp.std(arr(xp, [1.0, numpy.inf, 4.0], "float64"))))
+    compare(lambda xp: xp.var(arr(xp, [1e300, -1e300], "float64")))
+    compare(lambda xp: xp.std(arr(xp, [[1e300, -1e300]], "float64"), axis=1))
+
+
 def test_fused_prologue_reduction_names_each_op(fusion):
     # exp overflows (NumPy: in exp); the sum of inf does not warn again
     compare(lambda xp: xp.sum(xp.exp(arr(xp, [1000.0, 1.0], "float64"))))
@@ -402,3 +419,13 @@ def test_graph_limit_flush_reports_at_the_op():
         nf.eval(b)
     msgs = {str(w.message) for w in caught}
     assert msgs == {"overflow encountered in multiply"}
+
+
+def test_assignment_that_casts_warns():
+    def body(xp):
+        a = xp.zeros(3, dtype=numpy.int32)
+        a[:] = xp.asarray(numpy.array([numpy.nan, 1.0, 2.0]))
+        b = xp.zeros(3, dtype=numpy.float16)
+        b[1:] = xp.asarray(numpy.array([1e6, 1.0]))
+        return a, b
+    assert compare(body) == ["invalid value encountered in cast", "overflow encountered in cast"]

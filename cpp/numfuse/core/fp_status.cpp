@@ -8,7 +8,16 @@ namespace {
 FpStateHook g_state_hook = nullptr;
 FpReportHook g_report_hook = nullptr;
 thread_local std::vector<FpEvent> t_events;
+thread_local int t_evaluations = 0;
 }  // namespace
+
+void fp_enter_evaluation() { ++t_evaluations; }
+void fp_leave_evaluation(bool failed) {
+  if (--t_evaluations == 0 && failed) t_events.clear();
+}
+void fp_report_if_outermost() {
+  if (t_evaluations == 0 && !t_events.empty()) report_fp_events();
+}
 
 void set_fp_state_hook(FpStateHook hook) { g_state_hook = hook; }
 FpState current_fp_state() { return g_state_hook ? g_state_hook() : kFpDefaultState; }

@@ -52,6 +52,14 @@ void record_fp_event(std::string op, uint8_t flags, FpState state);
 bool fp_events_pending();
 std::vector<FpEvent> take_fp_events();
 
+// Evaluations in progress on this thread (eval.cpp's entry points count them). Events are handed
+// to the front end only outside every evaluation, with the graph lock released: reporting runs
+// Python code. An evaluation that fails drops its events.
+void fp_enter_evaluation();
+void fp_leave_evaluation(bool failed);
+// Reports this thread's pending events unless an evaluation is in progress (may throw).
+void fp_report_if_outermost();
+
 // The front end's reporter: may throw (FloatingPointError, a warning made an error).
 using FpReportHook = void (*)(const std::vector<FpEvent>& events);
 void set_fp_report_hook(FpReportHook hook);

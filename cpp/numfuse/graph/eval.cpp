@@ -39,18 +39,13 @@ WriteRedirect& write_redirect() {
 namespace {
 // Floating-point events are handed to the front end (warnings, FloatingPointError, callbacks:
 // Python code) once the outermost evaluation of the thread is over and the graph lock is
-// released, never while it is held. An evaluation that fails drops its events.
-thread_local int t_eval_depth = 0;
+// released, never while it is held (core/fp_status.h).
 struct EvalScope {
   int unwinding = std::uncaught_exceptions();
-  EvalScope() { ++t_eval_depth; }
-  ~EvalScope() {
-    if (--t_eval_depth == 0 && std::uncaught_exceptions() > unwinding) take_fp_events();
-  }
+  EvalScope() { fp_enter_evaluation(); }
+  ~EvalScope() { fp_leave_evaluation(std::uncaught_exceptions() > unwinding); }
 };
-void report_fp_events_if_outermost() {
-  if (t_eval_depth == 0 && fp_events_pending()) report_fp_events();
-}
+void report_fp_events_if_outermost() { fp_report_if_outermost(); }
 }  // namespace
 
 uint64_t new_graph_mark() { return g_epoch.fetch_add(1, std::memory_order_relaxed); }

@@ -126,7 +126,14 @@ void record_step_flags(const Node* node, const ElementwiseOp& op, uint8_t flags)
 }
 
 void record_reduce_flags(ReduceOp op, FpState state, uint8_t flags) {
-  if (op != ReduceOp::Sum && op != ReduceOp::Prod && op != ReduceOp::Var) return;
+  if (op == ReduceOp::Var) {
+    // NumPy's var divides by n - ddof last ("divide") and squares the deviations ("square")
+    const uint8_t divide = flags & (kFpDivide | kFpInvalid), square = flags & (kFpOverflow | kFpUnderflow);
+    if (divide & fp_watched(state)) record_fp_event("divide", divide, state);
+    if (square & fp_watched(state)) record_fp_event("square", square, state);
+    return;
+  }
+  if (op != ReduceOp::Sum && op != ReduceOp::Prod) return;
   if (flags & fp_watched(state)) record_fp_event("reduce", flags, state);
 }
 

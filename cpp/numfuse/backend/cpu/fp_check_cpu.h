@@ -30,8 +30,8 @@ uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const
 void record_step_flags(const Node* node, const ElementwiseOp& op, uint8_t flags);
 
 // Records what a reduction (or a scan) raised: NumPy names add.reduce and multiply.reduce
-// "reduce", cumsum and cumprod "accumulate"; its comparisons (max, min, argmax) and logical
-// reductions report nothing.
+// "reduce", cumsum and cumprod "accumulate", var's steps "divide" and "square"; its comparisons
+// (max, min, argmax: MAXPS raises invalid on NaN) and logical reductions report nothing.
 void record_reduce_flags(ReduceOp op, FpState state, uint8_t flags);
 void record_scan_flags(FpState state, uint8_t flags);
 

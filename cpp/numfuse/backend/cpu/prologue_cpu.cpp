@@ -88,6 +88,10 @@ void Prologue::run(const int64_t* off, const int64_t* inner, int64_t n, char* ds
   const void* in[8];
   int64_t step[8];
   void* out[4];
+  if (uint8_t f = fp_hw_test()) {  // the reduction's, from the values of the previous fill
+    fp_hw_clear();
+    __atomic_fetch_or(&before_fills_, f, __ATOMIC_RELAXED);
+  }
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step& st = steps_[i];
     for (size_t k = 0; k < st.args.size(); ++k) {

@@ -32,6 +32,8 @@ class Prologue {
 
   // Records the floating-point conditions each step raised in the fills so far (numpy.errstate).
   void record_fp_flags() const;
+  // The flags found set when a fill started: raised by the reduction between fills, not by a step.
+  uint8_t flags_before_fills() const { return before_fills_; }
 
  private:
   struct Arg {
@@ -57,6 +59,7 @@ class Prologue {
   int position_ = -1;             // operand index of the position, when a step generates values
   int slots_ = 0;
   mutable std::vector<uint8_t> step_flags_;  // per step, OR-ed atomically by the filling threads
+  mutable uint8_t before_fills_ = 0;
 };
 
 }  // namespace nf::cpu

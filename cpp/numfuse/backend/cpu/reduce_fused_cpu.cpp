@@ -343,7 +343,7 @@ void run_reduction_program(const ReduceSpec& spec, const GroupProgram& p, const 
   Prologue pro(p);
   reduce_program(spec, p, out, pro);
   pro.record_fp_flags();  // the steps' flags were taken as they ran: what is left is the reduction's
-  if (uint8_t f = fp_hw_take()) record_reduce_flags(spec.op, state, f);
+  if (uint8_t f = fp_hw_take() | pro.flags_before_fills()) record_reduce_flags(spec.op, state, f);
 }
 
 namespace {
