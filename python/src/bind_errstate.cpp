@@ -23,14 +23,14 @@ struct DecodedState {
   PyObject* call;  // held by the module's _fp_held list
 };
 
-std::vector<DecodedState> g_states;     // FpState >> 4 indexes it; entry 0 is NumPy's default
-PyObject* g_extobj_var = nullptr;       // numpy._core.umath._extobj_contextvar
-PyObject* g_extobj_dict = nullptr;      // numpy._core.umath._get_extobj_dict
-PyObject* g_module = nullptr;           // numfuse._core: its attributes hold what we keep, so
-                                        // that interpreter teardown releases it
-PyObject* g_held = nullptr;             // _core._fp_held: the callbacks of g_states
-PyObject* g_last_extobj = nullptr;      // the variable's value at the last capture (held by
-                                        // _core._fp_last_extobj)
+std::vector<DecodedState> g_states;  // FpState >> 4 indexes it; entry 0 is NumPy's default
+PyObject* g_extobj_var = nullptr;    // numpy._core.umath._extobj_contextvar
+PyObject* g_extobj_dict = nullptr;   // numpy._core.umath._get_extobj_dict
+PyObject* g_module = nullptr;        // numfuse._core: its attributes hold what we keep, so
+                                     // that interpreter teardown releases it
+PyObject* g_held = nullptr;          // _core._fp_held: the callbacks of g_states
+PyObject* g_last_extobj = nullptr;   // the variable's value at the last capture (held by
+                                     // _core._fp_last_extobj)
 FpState g_last_state = kFpDefaultState;
 constexpr size_t kMaxStates = size_t(1) << 20;
 
@@ -57,7 +57,8 @@ FpState state_id(const DecodedState& d) {
     }
   }
   if (id == g_states.size()) {
-    if (id >= kMaxStates) id = 0;  // never in practice: a million distinct callbacks
+    if (id >= kMaxStates)
+      id = 0;  // never in practice: a million distinct callbacks
     else {
       if (d.call && PyList_Append(g_held, d.call) < 0) throw nb::python_error();
       g_states.push_back(d);
@@ -151,9 +152,11 @@ void report_event(const FpEvent& e) {
     if (mode == FpMode::Ignore) continue;
     std::string msg = std::string(kFlagText[i]) + " encountered in " + e.op;
     switch (mode) {
-      case FpMode::Ignore: break;
+      case FpMode::Ignore:
+        break;
       case FpMode::Warn:
-        if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), user_stack_level()) < 0) throw_current();
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), user_stack_level()) < 0)
+          throw_current();
         break;
       case FpMode::Raise:
         PyErr_SetString(PyExc_FloatingPointError, msg.c_str());
@@ -215,8 +218,9 @@ void bind_errstate(nb::module_& m) {
   }
   set_fp_state_hook(&capture_state);
   set_fp_report_hook(&report_events);
-  m.def("_fp_state", [] { return capture_state(); },
-        "The errstate word an op recorded now captures (tests).");
+  m.def(
+      "_fp_state", [] { return capture_state(); },
+      "The errstate word an op recorded now captures (tests).");
 }
 
 }  // namespace nf::py

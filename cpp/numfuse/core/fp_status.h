@@ -72,10 +72,9 @@ void report_fp_events();
 // cycles) is cheap enough after every step of a run; clearing goes through fenv (both units).
 
 inline uint8_t fp_flags_from_fenv(int e) {
-  return static_cast<uint8_t>(((e & FE_DIVBYZERO) ? kFpDivide : 0) |
-                              ((e & FE_OVERFLOW) ? kFpOverflow : 0) |
-                              ((e & FE_UNDERFLOW) ? kFpUnderflow : 0) |
-                              ((e & FE_INVALID) ? kFpInvalid : 0));
+  return static_cast<uint8_t>(
+      ((e & FE_DIVBYZERO) ? kFpDivide : 0) | ((e & FE_OVERFLOW) ? kFpOverflow : 0) |
+      ((e & FE_UNDERFLOW) ? kFpUnderflow : 0) | ((e & FE_INVALID) ? kFpInvalid : 0));
 }
 
 // The flags this thread raised since the last clear, as FpFlag bits.

@@ -15,7 +15,8 @@ const char* ufunc_numpy_name(UFunc u) {
     return N;
     NF_FOR_EACH_UFUNC(NF_UFUNC_NAME_)
 #undef NF_UFUNC_NAME_
-    case UFunc::kCount: break;
+    case UFunc::kCount:
+      break;
   }
   return "?";
 }
@@ -25,7 +26,9 @@ namespace {
 // Element i of an operand as bits: 1 NaN, 2 infinite, 4 zero, 0 anything else (other integers,
 // bools). A complex number carries the NaN and inf bits of both parts.
 uint8_t value_class(DType d, const void* p, int64_t i) {
-  auto of = [](auto v) -> uint8_t { return std::isnan(v) ? 1 : std::isinf(v) ? 2 : v == 0 ? 4 : 0; };
+  auto of = [](auto v) -> uint8_t {
+    return std::isnan(v) ? 1 : std::isinf(v) ? 2 : v == 0 ? 4 : 0;
+  };
   switch (d) {
     case DType::Float16: {
       uint16_t b;
@@ -34,8 +37,10 @@ uint8_t value_class(DType d, const void* p, int64_t i) {
       if (((b >> 10) & 0x1f) != 0x1f) return 0;
       return (b & 0x3ff) ? 1 : 2;
     }
-    case DType::Float32: return of(static_cast<const float*>(p)[i]);
-    case DType::Float64: return of(static_cast<const double*>(p)[i]);
+    case DType::Float32:
+      return of(static_cast<const float*>(p)[i]);
+    case DType::Float64:
+      return of(static_cast<const double*>(p)[i]);
     case DType::Complex64: {
       const float* z = static_cast<const float*>(p) + 2 * i;
       const uint8_t a = of(z[0]), b = of(z[1]);
@@ -46,7 +51,8 @@ uint8_t value_class(DType d, const void* p, int64_t i) {
       const uint8_t a = of(z[0]), b = of(z[1]);
       return ((a | b) & 3) | (a & b & 4);  // both parts' NaN and inf bits
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 }  // namespace
@@ -86,34 +92,68 @@ uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const
 uint8_t fp_reportable(const ElementwiseOp& op) {
   switch (op.kind) {
     case ElementwiseOp::Kind::Select:
-    case ElementwiseOp::Kind::Generate: return 0;
-    case ElementwiseOp::Kind::Copy: return kFpAllFlags;  // float -> int of NaN, f64 -> f16 overflow
-    case ElementwiseOp::Kind::UFunc: break;
+    case ElementwiseOp::Kind::Generate:
+      return 0;
+    case ElementwiseOp::Kind::Copy:
+      return kFpAllFlags;  // float -> int of NaN, f64 -> f16 overflow
+    case ElementwiseOp::Kind::UFunc:
+      break;
   }
   switch (op.ufunc) {
     // NumPy's loops for these clear (or never raise) the flags: checked against numpy 2.4
     // (tests/test_errstate.py compares every ufunc on 0, inf and NaN operands).
-    case UFunc::Maximum: case UFunc::Minimum: case UFunc::Fmax: case UFunc::Fmin:
-    case UFunc::Equal: case UFunc::NotEqual: case UFunc::Less: case UFunc::LessEqual:
-    case UFunc::Greater: case UFunc::GreaterEqual: case UFunc::LogicalAnd:
-    case UFunc::LogicalOr: case UFunc::LogicalXor: case UFunc::LogicalNot:
-    case UFunc::BitwiseAnd: case UFunc::BitwiseOr: case UFunc::BitwiseXor: case UFunc::Invert:
-    case UFunc::LeftShift: case UFunc::RightShift: case UFunc::Copysign: case UFunc::Heaviside:
-    case UFunc::Negative: case UFunc::Positive: case UFunc::Absolute: case UFunc::Fabs:
-    case UFunc::Sign: case UFunc::Conjugate: case UFunc::Floor: case UFunc::Ceil:
-    case UFunc::Trunc: case UFunc::Rint: case UFunc::Isnan: case UFunc::Isinf:
-    case UFunc::Isfinite: case UFunc::Signbit:
+    case UFunc::Maximum:
+    case UFunc::Minimum:
+    case UFunc::Fmax:
+    case UFunc::Fmin:
+    case UFunc::Equal:
+    case UFunc::NotEqual:
+    case UFunc::Less:
+    case UFunc::LessEqual:
+    case UFunc::Greater:
+    case UFunc::GreaterEqual:
+    case UFunc::LogicalAnd:
+    case UFunc::LogicalOr:
+    case UFunc::LogicalXor:
+    case UFunc::LogicalNot:
+    case UFunc::BitwiseAnd:
+    case UFunc::BitwiseOr:
+    case UFunc::BitwiseXor:
+    case UFunc::Invert:
+    case UFunc::LeftShift:
+    case UFunc::RightShift:
+    case UFunc::Copysign:
+    case UFunc::Heaviside:
+    case UFunc::Negative:
+    case UFunc::Positive:
+    case UFunc::Absolute:
+    case UFunc::Fabs:
+    case UFunc::Sign:
+    case UFunc::Conjugate:
+    case UFunc::Floor:
+    case UFunc::Ceil:
+    case UFunc::Trunc:
+    case UFunc::Rint:
+    case UFunc::Isnan:
+    case UFunc::Isinf:
+    case UFunc::Isfinite:
+    case UFunc::Signbit:
       return 0;
-    default: return kFpAllFlags;
+    default:
+      return kFpAllFlags;
   }
 }
 
 const char* fp_op_name(const ElementwiseOp& op) {
   switch (op.kind) {
-    case ElementwiseOp::Kind::UFunc: return ufunc_numpy_name(op.ufunc);
-    case ElementwiseOp::Kind::Copy: return "cast";
-    case ElementwiseOp::Kind::Select: return "where";
-    case ElementwiseOp::Kind::Generate: return generator_name(op.gen.kind);
+    case ElementwiseOp::Kind::UFunc:
+      return ufunc_numpy_name(op.ufunc);
+    case ElementwiseOp::Kind::Copy:
+      return "cast";
+    case ElementwiseOp::Kind::Select:
+      return "where";
+    case ElementwiseOp::Kind::Generate:
+      return generator_name(op.gen.kind);
   }
   return "?";
 }
@@ -128,7 +168,8 @@ void record_step_flags(const Node* node, const ElementwiseOp& op, uint8_t flags)
 void record_reduce_flags(ReduceOp op, FpState state, uint8_t flags) {
   if (op == ReduceOp::Var) {
     // NumPy's var divides by n - ddof last ("divide") and squares the deviations ("square")
-    const uint8_t divide = flags & (kFpDivide | kFpInvalid), square = flags & (kFpOverflow | kFpUnderflow);
+    const uint8_t divide = flags & (kFpDivide | kFpInvalid),
+                  square = flags & (kFpOverflow | kFpUnderflow);
     if (divide & fp_watched(state)) record_fp_event("divide", divide, state);
     if (square & fp_watched(state)) record_fp_event("square", square, state);
     return;
