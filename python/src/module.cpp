@@ -72,4 +72,5 @@ NB_MODULE(_core, m) {
   bind_cuda(m);
   bind_advanced_indexing(m);
   bind_reductions(m);
+  bind_errstate(m);
 }

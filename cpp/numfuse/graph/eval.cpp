@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
@@ -12,6 +13,7 @@
 #include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/fp_status.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
 #include "numfuse/graph/planner.h"
@@ -33,6 +35,18 @@ WriteRedirect& write_redirect() {
   thread_local WriteRedirect r;
   return r;
 }
+
+namespace {
+// Floating-point events are handed to the front end (warnings, FloatingPointError, callbacks:
+// Python code) once the outermost evaluation of the thread is over and the graph lock is
+// released, never while it is held (core/fp_status.h).
+struct EvalScope {
+  int unwinding = std::uncaught_exceptions();
+  EvalScope() { fp_enter_evaluation(); }
+  ~EvalScope() { fp_leave_evaluation(std::uncaught_exceptions() > unwinding); }
+};
+void report_fp_events_if_outermost() { fp_report_if_outermost(); }
+}  // namespace
 
 uint64_t new_graph_mark() { return g_epoch.fetch_add(1, std::memory_order_relaxed); }
 
@@ -183,7 +197,7 @@ void run_reduction_group(const Group& g, size_t r) {
       detach_group(g, program, r);
       run_reduction_alone();
     } else if (red->device.is_cpu()) {
-      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
+      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0], red->fp_state);
       detach_group(g, program, r);
     } else {
       const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
@@ -291,14 +305,22 @@ std::vector<Node*> pending_graph(const Array& a) {
   return topo_sort({a.storage->producer.get()});
 }
 
-void eval_pending(const Array& a, FlushReason why) {
+static void eval_pending_locked(const Array& a, FlushReason why) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   if (!a.storage || !a.storage->producer) return;
   if (try_eval_single(a.storage->producer.get(), why)) return;
   eval_nodes({a.storage->producer}, why);
 }
 
-void eval(const std::vector<Array>& arrays, FlushReason why) {
+void eval_pending(const Array& a, FlushReason why) {
+  {
+    EvalScope scope;
+    eval_pending_locked(a, why);
+  }
+  report_fp_events_if_outermost();
+}
+
+static void eval_locked(const std::vector<Array>& arrays, FlushReason why) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
     if (try_eval_single(arrays[0].storage->producer.get(), why)) return;
@@ -310,17 +332,29 @@ void eval(const std::vector<Array>& arrays, FlushReason why) {
   if (!roots.empty()) eval_nodes(std::move(roots), why);
 }
 
-void prepare_write(const Array& dst) {
-  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
-  Storage* s = dst.storage.get();
-  std::vector<std::shared_ptr<Node>> roots;
-  if (s->producer) roots.push_back(s->producer);
-  for (auto& w : s->readers) {
-    auto reader = w.lock();
-    if (reader && !reader->done) roots.push_back(std::move(reader));
+void eval(const std::vector<Array>& arrays, FlushReason why) {
+  {
+    EvalScope scope;
+    eval_locked(arrays, why);
   }
-  s->readers.clear();
-  if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+  report_fp_events_if_outermost();
+}
+
+void prepare_write(const Array& dst) {
+  {
+    EvalScope scope;
+    std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+    Storage* s = dst.storage.get();
+    std::vector<std::shared_ptr<Node>> roots;
+    if (s->producer) roots.push_back(s->producer);
+    for (auto& w : s->readers) {
+      auto reader = w.lock();
+      if (reader && !reader->done) roots.push_back(std::move(reader));
+    }
+    s->readers.clear();
+    if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+  }
+  report_fp_events_if_outermost();
 }
 
 namespace {
@@ -347,7 +381,19 @@ std::pair<int64_t, int64_t> byte_extent(const Array& a) {
 }
 }  // namespace
 
+static bool eval_into_locked(const Array& src, const Array& dst);
+
 bool eval_into(const Array& src, const Array& dst) {
+  bool done;
+  {
+    EvalScope scope;
+    done = eval_into_locked(src, dst);
+  }
+  report_fp_events_if_outermost();
+  return done;
+}
+
+static bool eval_into_locked(const Array& src, const Array& dst) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   Node* root = src.storage->producer.get();
   if (!root || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) return false;
@@ -426,7 +472,18 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 
 // Registers `node` (inputs, out_dtypes and out_shapes set) and writes its n pending outputs to
 // `outs`; applies the graph limits.
+static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n);
+
 static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
+  node->fp_state = current_fp_state();
+  {
+    EvalScope scope;  // a graph limit may evaluate here
+    register_pending_locked(node, outs, n);
+  }
+  report_fp_events_if_outermost();
+}
+
+static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
