@@ -50,6 +50,9 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_cast&) {
+      // A Python argument of the wrong type reached a typed conversion: NumPy's class for it.
+      PyErr_SetString(PyExc_TypeError, "an argument has a type numfuse cannot use here");
     }
   });
 }
@@ -70,4 +73,5 @@ NB_MODULE(_core, m) {
   bind_cuda(m);
   bind_advanced_indexing(m);
   bind_reductions(m);
+  bind_errstate(m);
 }

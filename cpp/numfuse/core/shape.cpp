@@ -176,16 +176,26 @@ bool reshape_strides(const Shape& shape, const Strides& strides, const Shape& ne
   return true;
 }
 
+namespace {
+// NumPy's spelling of a requested shape in reshape errors: the unknown dimension is "newaxis".
+std::string reshape_str(const Shape& requested) {
+  std::string s = "(";
+  for (size_t i = 0; i < requested.size(); ++i) {
+    if (i) s += ",";
+    s += requested[i] < 0 ? "newaxis" : std::to_string(requested[i]);
+  }
+  return s + (requested.size() == 1 ? ",)" : ")");
+}
+}  // namespace
+
 Shape infer_reshape(const Shape& requested, int64_t size) {
   Shape out = requested;
   int unknown = -1;
   int64_t known = 1;
   for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == -1) {
+    if (out[i] < 0) {  // NumPy 2 takes any negative size (-1, -2 ...) as the unknown one
       if (unknown >= 0) throw ValueError("can only specify one unknown dimension");
       unknown = static_cast<int>(i);
-    } else if (out[i] < 0) {
-      throw ValueError("negative dimensions not allowed");
     } else {
       known *= out[i];
     }
@@ -193,7 +203,7 @@ Shape infer_reshape(const Shape& requested, int64_t size) {
   if (unknown >= 0) {
     if (known == 0 || size % known != 0) {
       throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                       shape_str(requested));
+                       reshape_str(requested));
     }
     out[unknown] = size / known;
   } else if (known != size) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <new>
 
@@ -15,6 +16,7 @@
 #include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/fp_status.h"
 #include "numfuse/core/interrupt.h"
 #include "numfuse/graph/fork.h"
 #include "numfuse/graph/group_program.h"
@@ -150,6 +152,18 @@ WriteRedirect& write_redirect() {
   thread_local WriteRedirect r;
   return r;
 }
+
+namespace {
+// Floating-point events are handed to the front end (warnings, FloatingPointError, callbacks:
+// Python code) once the outermost evaluation of the thread is over and the graph lock is
+// released, never while it is held (core/fp_status.h).
+struct EvalScope {
+  int unwinding = std::uncaught_exceptions();
+  EvalScope() { fp_enter_evaluation(); }
+  ~EvalScope() { fp_leave_evaluation(std::uncaught_exceptions() > unwinding); }
+};
+void report_fp_events_if_outermost() { fp_report_if_outermost(); }
+}  // namespace
 
 uint64_t new_graph_mark() { return g_epoch.fetch_add(1, std::memory_order_relaxed); }
 
@@ -317,7 +331,7 @@ void run_reduction_group(const Group& g, size_t r) {
       detach_group(g, program, r);
       run_reduction_alone();
     } else if (red->device.is_cpu()) {
-      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
+      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0], red->fp_state);
       detach_group(g, program, r);
     } else {
       const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
@@ -485,50 +499,75 @@ std::vector<Node*> pending_graph(const Array& a) {
   return topo_sort({a.storage->producer.get()});
 }
 
+// Each entry point: the floating-point events of the evaluation (B's EvalScope) are reported once
+// run_entry has retaken the GIL and let go of the graph lock.
 void eval_pending(const Array& a, FlushReason why) {
-  run_entry([&] {
-    GraphLock lk = lock_graph();
-    if (!a.storage || !a.storage->producer) return;
-    if (try_eval_single(lk, a.storage->producer.get())) return;
-    eval_nodes(lk, {a.storage->producer}, why);
-  });
+  {
+    EvalScope scope;
+    run_entry([&] {
+      GraphLock lk = lock_graph();
+      if (!a.storage || !a.storage->producer) return;
+      if (try_eval_single(lk, a.storage->producer.get())) return;
+      eval_nodes(lk, {a.storage->producer}, why);
+    });
+  }
+  report_fp_events_if_outermost();
 }
 
 void eval(const std::vector<Array>& arrays, FlushReason why) {
-  run_entry([&] {
-    GraphLock lk = lock_graph();
-    if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
-      if (try_eval_single(lk, arrays[0].storage->producer.get())) return;
-    }
-    std::vector<std::shared_ptr<Node>> roots;
-    for (const Array& a : arrays) {
-      if (a.storage && a.storage->producer) roots.push_back(a.storage->producer);
-    }
-    if (!roots.empty()) eval_nodes(lk, std::move(roots), why);
-  });
+  {
+    EvalScope scope;
+    run_entry([&] {
+      GraphLock lk = lock_graph();
+      if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
+        if (try_eval_single(lk, arrays[0].storage->producer.get())) return;
+      }
+      std::vector<std::shared_ptr<Node>> roots;
+      for (const Array& a : arrays) {
+        if (a.storage && a.storage->producer) roots.push_back(a.storage->producer);
+      }
+      if (!roots.empty()) eval_nodes(lk, std::move(roots), why);
+    });
+  }
+  report_fp_events_if_outermost();
 }
 
 void prepare_write(const Array& dst) {
-  run_entry([&] {
-    GraphLock lk = lock_graph();
-    Storage* s = dst.storage.get();
-    // Again until none is left: a reader another thread registered while this evaluation ran its
-    // kernels (the lock released) must see the old values too.
-    for (;;) {
-      std::vector<std::shared_ptr<Node>> roots;
-      if (s->producer) roots.push_back(s->producer);
-      for (auto& w : s->readers) {
-        auto reader = w.lock();
-        if (reader && !reader->done) roots.push_back(std::move(reader));
+  {
+    EvalScope scope;
+    run_entry([&] {
+      GraphLock lk = lock_graph();
+      Storage* s = dst.storage.get();
+      // Again until none is left: a reader another thread registered while this evaluation ran
+      // its kernels (the lock released) must see the old values too.
+      for (;;) {
+        std::vector<std::shared_ptr<Node>> roots;
+        if (s->producer) roots.push_back(s->producer);
+        for (auto& w : s->readers) {
+          auto reader = w.lock();
+          if (reader && !reader->done) roots.push_back(std::move(reader));
+        }
+        if (roots.empty()) break;
+        eval_nodes(lk, std::move(roots), FlushReason::Write);
       }
-      if (roots.empty()) break;
-      eval_nodes(lk, std::move(roots), FlushReason::Write);
-    }
-    s->readers.clear();
-  });
+      s->readers.clear();
+    });
+  }
+  report_fp_events_if_outermost();
 }
 
 namespace {
+// Whether `from` broadcasts to `to` (inputs of other node kinds, matmul's transposed operand say,
+// need not).
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  }
+  return true;
+}
+
 std::pair<int64_t, int64_t> byte_extent(const Array& a) {
   int64_t lo = a.byte_offset, hi = a.byte_offset;
   const int64_t size = int64_t(a.itemsize());
@@ -553,7 +592,17 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
     return false;
   }
+  // src a view of dst's own pending storage (x[:] = x[:]): nothing to redirect.
+  if (src.storage == dst.storage) return false;
   std::shared_ptr<Node> hold = src.storage->producer;
+  // A pending destination is materialised first, so that every input of src's graph that shares
+  // its memory is materialised too and the overlap check below sees it: the pending case takes
+  // the materialised case's path. Evaluating dst may evaluate src with it (src was part of dst's
+  // graph): then there is nothing left to redirect.
+  if (dst.storage->producer) {
+    eval_nodes(lk, {dst.storage->producer}, FlushReason::Write);  // the lock held once, as eval's
+    if (root->done || root->in_flight) return false;
+  }
   // out= on materialised operands (the common case): one node, no walk and no plan.
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
@@ -568,12 +617,13 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
       if (in.storage != dst.storage || in.storage->producer) continue;
       auto [lo, hi] = byte_extent(in);
       bool overlap = lo < dhi && dlo < hi;
-      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype && in.strides == dst.strides &&
-                  (in.shape == dst.shape || broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
+      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype &&
+                  (in.shape == dst.shape ? in.strides == dst.strides
+                                         : broadcasts_to(in.shape, dst.shape) &&
+                                               broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
       if (overlap && !same) return false;
     }
   }
-  if (dst.storage->producer) eval_nodes(lk, {dst.storage->producer}, FlushReason::Write);
   // Pending readers of dst outside src's graph must see the old values.
   std::vector<std::shared_ptr<Node>> others;
   for (auto& w : dst.storage->readers) {
@@ -603,10 +653,16 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
 }
 
 bool eval_into(const Array& src, const Array& dst) {
-  return run_entry([&] {
-    GraphLock lk = lock_graph();
-    return eval_into_locked(lk, src, dst);
-  });
+  bool done;
+  {
+    EvalScope scope;
+    done = run_entry([&] {
+      GraphLock lk = lock_graph();
+      return eval_into_locked(lk, src, dst);
+    });
+  }
+  report_fp_events_if_outermost();
+  return done;
 }
 
 // Remembers that `node` reads `s`, dropping entries of nodes already gone or evaluated.
@@ -627,7 +683,18 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 
 // Registers `node` (inputs, out_dtypes and out_shapes set) and writes its n pending outputs to
 // `outs`; applies the graph limits.
+static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n);
+
 static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
+  node->fp_state = current_fp_state();
+  {
+    EvalScope scope;  // a graph limit may evaluate here
+    register_pending_locked(node, outs, n);
+  }
+  report_fp_events_if_outermost();
+}
+
+static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
   std::unique_lock<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;

@@ -7,6 +7,7 @@
 
 #include "numfuse/core/array.h"
 #include "numfuse/core/block_pool.h"
+#include "numfuse/core/fp_status.h"
 
 namespace nf {
 
@@ -41,6 +42,8 @@ struct Node {
   // another thread's evaluation that needs it waits for it instead of running it twice.
   bool in_flight = false;
   uint8_t times_recomputed = 0;  // evaluations that recomputed this generator and left it pending
+  // numpy.errstate when the op was recorded: the conditions its evaluation reports, and how.
+  FpState fp_state = kFpDefaultState;
 
   virtual ~Node();
   virtual NodeKind kind() const = 0;

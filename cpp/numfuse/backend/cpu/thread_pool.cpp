@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "numfuse/core/fp_status.h"
 #include "numfuse/core/interrupt.h"
 
 namespace nf::cpu {
@@ -159,7 +160,10 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   const int64_t per = (n + chunks - 1) / chunks;
   std::atomic<int64_t> next{0};
   const std::atomic<bool>* flag = interrupt_flag();
-  auto task = [&](int) {
+  // The floating-point status flags the workers raise are the caller's once the region ends
+  // (numpy.errstate): as if one thread had done all the work. Part 0 runs on the caller.
+  std::atomic<uint8_t> worker_flags{0};
+  auto task = [&](int part) {
     bool was = t_in_parallel;
     t_in_parallel = true;
     InterruptScope watch(flag);  // a worker polls the flag of the thread whose region it runs
@@ -167,14 +171,19 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
       bool v;
       ~Reset() { t_in_parallel = v; }
     } reset{was};
+    if (part != 0) fp_hw_take();  // a worker's flags from earlier regions are not this one's
     for (int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
-      if (interrupt_requested()) return;
+      if (interrupt_requested()) break;
       int64_t b = c * per, e = std::min(n, b + per);
       if (b < e) fn(b, e);
+    }
+    if (part != 0) {
+      if (uint8_t f = fp_hw_take()) worker_flags.fetch_or(f, std::memory_order_relaxed);
     }
   };
   const int parts = static_cast<int>(std::min<int64_t>(threads, chunks));
   if (threads <= 1 || !pool().try_run(parts, task)) task(0);  // busy pool: the caller does it all
+  if (uint8_t f = worker_flags.load(std::memory_order_relaxed)) fp_hw_raise(f);
   check_interrupt();
 }
 
