@@ -12,6 +12,38 @@ int64_t numel(const Shape& shape) {
   return n;
 }
 
+const char* const kArrayTooBig =
+    "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.";
+
+int64_t checked_size_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw ValueError(kArrayTooBig);
+  return r;
+}
+
+int64_t checked_size_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw ValueError(kArrayTooBig);
+  return r;
+}
+
+int64_t checked_nbytes(const Shape& shape, size_t itemsize) {
+  int64_t bytes = static_cast<int64_t>(itemsize);
+  bool empty = false;
+  for (int64_t s : shape) {
+    if (s < 0) throw ValueError("negative dimensions are not allowed");
+    // As NumPy: a zero dim makes the array empty but does not excuse the others' product.
+    if (s == 0) {
+      empty = true;
+      continue;
+    }
+    bytes = checked_size_mul(bytes, s);
+  }
+  return empty ? 0 : bytes;
+}
+
+int64_t checked_numel(const Shape& shape) { return checked_nbytes(shape, 1); }
+
 Strides contiguous_strides(const Shape& shape) {
   Strides st(shape.size());
   int64_t acc = 1;
@@ -186,8 +218,10 @@ Shape infer_reshape(const Shape& requested, int64_t size) {
       unknown = static_cast<int>(i);
     } else if (out[i] < 0) {
       throw ValueError("negative dimensions not allowed");
-    } else {
-      known *= out[i];
+    } else if (__builtin_mul_overflow(known, out[i], &known)) {
+      // As NumPy's _fix_unknown_dimension: a product past int64 cannot be the array's size.
+      throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
+                       shape_str(requested));
     }
   }
   if (unknown >= 0) {

@@ -10,6 +10,7 @@
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/group_program.h"
@@ -405,6 +406,14 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 // Registers `node` (inputs, out_dtypes and out_shapes set) and writes its n pending outputs to
 // `outs`; applies the graph limits.
 static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
+  // Sizes first, before anything is registered: an impossible output fails at the call, as in
+  // NumPy (ValueError past int64, MemoryError past what the device can ever hold).
+  SmallVector<int64_t, 4> out_bytes(n);
+  for (size_t i = 0; i < n; ++i) {
+    out_bytes[i] = checked_nbytes(node->out_shapes[i], itemsize(node->out_dtypes[i]));
+    check_allocatable(static_cast<uint64_t>(out_bytes[i]), node->out_shapes[i], node->out_dtypes[i],
+                      node->device);
+  }
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
@@ -422,7 +431,7 @@ static void register_pending(const std::shared_ptr<Node>& node, Array* outs, siz
     a.shape = node->out_shapes[i];
     a.strides = contiguous_strides(a.shape);
     a.storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
-    a.storage->nbytes = static_cast<size_t>(numel(a.shape)) * itemsize(a.dtype);
+    a.storage->nbytes = static_cast<size_t>(out_bytes[i]);
     a.storage->device = node->device;
     a.storage->producer = node;
     a.storage->producer_output = static_cast<int>(i);
