@@ -208,6 +208,20 @@ bool reshape_strides(const Shape& shape, const Strides& strides, const Shape& ne
   return true;
 }
 
+namespace {
+// NumPy's reshape error (convert_shape_to_string): a negative dim prints as "newaxis", leading
+// ones not at all, and only a 1-d request gets the trailing comma.
+[[noreturn]] void throw_reshape_mismatch(const Shape& requested, int64_t size) {
+  size_t i = 0;
+  while (i < requested.size() && requested[i] < 0) ++i;
+  std::string s;
+  if (i < requested.size()) s = std::to_string(requested[i++]);
+  for (; i < requested.size(); ++i) s += requested[i] < 0 ? ",newaxis" : "," + std::to_string(requested[i]);
+  s = requested.size() == 1 && !s.empty() ? "(" + s + ",)" : "(" + s + ")";
+  throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " + s);
+}
+}  // namespace
+
 Shape infer_reshape(const Shape& requested, int64_t size) {
   Shape out = requested;
   int unknown = -1;
@@ -220,19 +234,16 @@ Shape infer_reshape(const Shape& requested, int64_t size) {
       throw ValueError("negative dimensions not allowed");
     } else if (__builtin_mul_overflow(known, out[i], &known)) {
       // As NumPy's _fix_unknown_dimension: a product past int64 cannot be the array's size.
-      throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                       shape_str(requested));
+      throw_reshape_mismatch(requested, size);
     }
   }
   if (unknown >= 0) {
     if (known == 0 || size % known != 0) {
-      throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                       shape_str(requested));
+      throw_reshape_mismatch(requested, size);
     }
     out[unknown] = size / known;
   } else if (known != size) {
-    throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                     shape_str(requested));
+    throw_reshape_mismatch(requested, size);
   }
   return out;
 }
