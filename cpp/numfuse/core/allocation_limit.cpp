@@ -20,7 +20,8 @@ namespace {
 uint64_t read_limit(const char* path) {
   std::ifstream f(path);
   std::string s;
-  if (!(f >> s) || s.empty() || s == "max" || s.find_first_not_of("0123456789") != std::string::npos) {
+  if (!(f >> s) || s.empty() || s == "max" ||
+      s.find_first_not_of("0123456789") != std::string::npos) {
     return 0;
   }
   return std::stoull(s);
@@ -64,7 +65,8 @@ uint64_t host_capacity() {
   uint64_t c = cap;
   // The address-space limit can be changed at run time (resource.setrlimit): read it each time.
   struct rlimit rl {};
-  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) c = std::min<uint64_t>(c, rl.rlim_cur);
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    c = std::min<uint64_t>(c, rl.rlim_cur);
   return c;
 }
 
@@ -123,7 +125,8 @@ void check_allocatable(uint64_t nbytes, const Shape& shape, DType dtype, Device 
   if (nbytes < (uint64_t(1) << 28)) return;
   if (nbytes <= allocation_capacity(device)) return;
   if (device.is_cpu()) throw MemoryError(allocation_error_message(nbytes, shape, dtype));
-  throw CUDAOutOfMemoryError(allocation_error_message(nbytes, shape, dtype) + " on " + device.str());
+  throw CUDAOutOfMemoryError(allocation_error_message(nbytes, shape, dtype) + " on " +
+                             device.str());
 }
 
 }  // namespace nf

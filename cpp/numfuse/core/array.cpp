@@ -86,8 +86,9 @@ Array Array::empty(const Shape& shape, DType dtype, Device device) {
   } catch (const std::bad_alloc&) {
     throw MemoryError(allocation_error_message(static_cast<uint64_t>(nbytes), shape, dtype));
   } catch (const CUDAOutOfMemoryError& e) {
-    throw CUDAOutOfMemoryError(allocation_error_message(static_cast<uint64_t>(nbytes), shape, dtype) +
-                               " (" + e.what() + ")");
+    throw CUDAOutOfMemoryError(
+        allocation_error_message(static_cast<uint64_t>(nbytes), shape, dtype) + " (" + e.what() +
+        ")");
   }
   return a;
 }

@@ -216,7 +216,9 @@ namespace {
   while (i < requested.size() && requested[i] < 0) ++i;
   std::string s;
   if (i < requested.size()) s = std::to_string(requested[i++]);
-  for (; i < requested.size(); ++i) s += requested[i] < 0 ? ",newaxis" : "," + std::to_string(requested[i]);
+  for (; i < requested.size(); ++i) {
+    s += requested[i] < 0 ? ",newaxis" : "," + std::to_string(requested[i]);
+  }
   s = requested.size() == 1 && !s.empty() ? "(" + s + ",)" : "(" + s + ")";
   throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " + s);
 }
