@@ -16,12 +16,6 @@ __all__ = [
 ]
 
 
-def _shape(shape):
-    if isinstance(shape, (int, _np.integer)):
-        return (operator.index(shape),)
-    return tuple(operator.index(s) for s in shape)
-
-
 def _default_float(dtype):
     return _np.float64 if dtype is None else dtype
 
@@ -86,16 +80,17 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     return res
 
 
+# Shapes go to C++ as given: py_shape reads them with NumPy's errors (floats, None, huge sizes).
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
-    return _core.empty(_shape(shape), _np.dtype(dtype), device)
+    return _core.empty(shape, _np.dtype(dtype), device)
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return _core.zeros(_shape(shape), _np.dtype(dtype), device)
+    return _core.zeros(shape, _np.dtype(dtype), device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return _core.ones(_shape(shape), _np.dtype(_default_float(dtype)), device)
+    return _core.ones(shape, _np.dtype(_default_float(dtype)), device)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
@@ -106,7 +101,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
         out = empty(shape, dtype, device=device)
         out[...] = fill_value
         return out
-    return _core.full(_shape(shape), fill_value, _np.dtype(dtype), device)
+    return _core.full(shape, fill_value, _np.dtype(dtype), device)
 
 
 def _like(a, dtype, shape):
@@ -144,9 +139,25 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     if dtype is None:
         dtype = _np.result_type(*(_np.asarray(v) for v in (start, stop, step)))
     dtype = _np.dtype(dtype)
-    n = max(0, math.ceil((stop - start) / step)) if not isinstance(stop - start, complex) \
-        else max(0, math.ceil(((stop - start) / step).real))
-    return _core.arange(float(_np.real(start)), float(_np.real(step)), int(n), dtype, device)
+    n = _arange_length(start, stop, step)
+    return _core.arange(float(_np.real(start)), float(_np.real(step)), n, dtype, device)
+
+
+_MAX_LENGTH = 2 ** 63 - 1
+
+
+def _arange_length(start, stop, step):
+    """ceil((stop - start) / step), at least 0, with NumPy's errors for NaN, inf and lengths past
+    the largest array (ValueError, never a Python OverflowError)."""
+    span = (stop - start) / step
+    if isinstance(span, complex):
+        span = span.real
+    span = float(span)
+    if math.isnan(span):
+        raise ValueError("arange: cannot compute length")
+    if span > _MAX_LENGTH:  # inf included
+        raise ValueError("Maximum allowed size exceeded")
+    return max(0, math.ceil(span))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
@@ -184,8 +195,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
-    return _core.eye(operator.index(N), operator.index(N if M is None else M), operator.index(k),
-                     _np.dtype(dtype), device)
+    return _core.eye(N, N if M is None else M, k, _np.dtype(dtype), device)  # checked in C++
 
 
 def identity(n, dtype=None, *, like=None, device=None):

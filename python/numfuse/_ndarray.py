@@ -4,6 +4,8 @@ Everything hot (operators, properties, indexing) is bound in C++ (python/src/bin
 Host conversions go through a NumPy view of the evaluated buffer, so printing, tolist() and
 scalar conversion behave exactly as NumPy's.
 """
+import builtins
+
 import numpy as _np
 
 from ._core import ndarray
@@ -69,19 +71,19 @@ def to_device(self, device, /, *, stream=None):
 
 
 def __iter__(self):
-    if self.ndim == 0:
+    if self.ndim == 0:  # at iter(), as NumPy raises it, not at the first next()
         raise TypeError("iteration over a 0-d array")
-    for i in range(self.shape[0]):
-        yield self[i]
+    return (self[i] for i in range(self.shape[0]))
 
 
 _methods = {
     "flags": property(Flags),
-    "base": property(lambda self: None),
     "__array__": __array__,
     "get": get,
     "to_device": to_device,
     "__iter__": __iter__,
+    # NumPy: `v in a` is (a == v).any() for every shape (iterating rows would compare arrays).
+    "__contains__": lambda self, value: builtins.bool((self == value).any()),
     "tolist": lambda self: _host(self).tolist(),
     "item": lambda self, *args: _host(self).item(*args),
     "tobytes": lambda self, order="C": _host(self).tobytes(order),

@@ -84,7 +84,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):
         try:
-            axis = int(operator.index(axis))
+            axis = int(axis)  # as NumPy: int(), so axis=1.0 is accepted
         except Exception as e:
             raise TypeError("'axis' must be None, an integer or a tuple of integers") from e
         axis = (axis,)

@@ -81,6 +81,13 @@ def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
 
 def _arg(name, a, axis, out, keepdims):
     a = _arr(a)
+    if out is not None and isinstance(out, ndarray) and out.dtype != _np.intp:
+        raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') according "
+                        "to the rule 'safe'")
+    if axis is not None and a.ndim == 0:
+        # NumPy makes a 0-d input 1-d, then checks the axis: axis 0 and -1 give the one element.
+        _normalize_axis_index(_core_index(axis), 1)
+        return _reduce(name, a, None, False, None, out)
     if axis is not None:
         axis = _normalize_axis_index(_core_index(axis), a.ndim)
     res = _reduce(name, a, axis, keepdims and axis is not None, None,
@@ -95,6 +102,8 @@ def _arg(name, a, axis, out, keepdims):
 
 def _core_index(axis):
     import operator
+    if isinstance(axis, (builtins.bool, _np.bool_)):  # NumPy refuses bools as axes
+        raise TypeError("an integer is required for the axis")
     return operator.index(axis)
 
 
@@ -139,6 +148,10 @@ def _count(a, axis, keepdims, where):
 
 def _finish(res, out):
     if out is not None:
+        # A reduction's out= has the result's shape exactly, as NumPy's reductions check it.
+        if isinstance(out, ndarray) and out.shape != res.shape:
+            raise ValueError(f"output parameter for reduction has the wrong shape: found {out.shape}, "
+                             f"expected {res.shape}")
         out[...] = res
         return out
     return res
@@ -187,7 +200,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         re, im = x.real, x.imag
         x = _u.add(_u.multiply(re, re), _u.multiply(im, im))
     else:
-        x = _u.multiply(x, x)
+        x = _u.square(x)  # NumPy squares here: an overflow warns "in square"
     res = _reduce("sum", x, axis, keepdims, dtype, None, None, _where(where))
     dof = builtins.max(n - ddof, 0) if isinstance(n, int) else _u.maximum(n - ddof, 0)
     res = _u.true_divide(res, dof, dtype=res.dtype, casting="unsafe")

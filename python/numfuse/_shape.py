@@ -25,10 +25,13 @@ _REV = slice(None, None, -1)
 
 
 def _shape_tuple(shape):
+    """A shape argument (an int or a sequence of them) as a tuple, with NumPy's errors."""
     try:
-        return tuple(operator.index(s) for s in shape)
-    except TypeError:
         return (operator.index(shape),)
+    except TypeError:
+        if not hasattr(shape, "__iter__"):
+            raise
+    return tuple(operator.index(s) for s in shape)
 
 
 # ---- views ----------------------------------------------------------------------------------
@@ -125,6 +128,8 @@ def broadcast_to(array, shape, subok=False):
     shape = _shape_tuple(shape)
     if any(s < 0 for s in shape):
         raise ValueError("all elements of broadcast shape must be non-negative")
+    if any(s >= 2 ** 63 for s in shape):
+        raise ValueError("Maximum allowed dimension exceeded")
     if a.ndim > len(shape):
         raise ValueError("input operand has more dimensions than allowed by the axis remapping")
     for s, t in zip(a.shape[::-1], shape[::-1]):

@@ -24,6 +24,7 @@ __all__ = ["Generator", "RandomState", "default_rng", "seed", "random", "rand", 
            "ranf", "choice"]
 
 _MASK64 = (1 << 64) - 1
+_MAX_DIM = (1 << 63) - 1
 
 
 def _seed_to_u64(seed):
@@ -35,8 +36,12 @@ def _seed_to_u64(seed):
 def _size_tuple(size):
     if size is None:
         return None
-    if isinstance(size, (int, _np.integer)):
+    try:
         return (operator.index(size),)
+    except TypeError:
+        pass
+    if not hasattr(size, "__iter__") or isinstance(size, str):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{size!r}'")
     return tuple(operator.index(s) for s in size)
 
 
@@ -60,6 +65,15 @@ class Generator:
 
     def __repr__(self):
         return f"Generator(Philox) at 0x{id(self):X}"
+
+    # pickle and copy.deepcopy: the state, without the lock (a new one on the other side)
+    def __getstate__(self):
+        with self._lock:
+            return {"seed": self._seed, "stream": self._stream, "offset": self._offset}
+
+    def __setstate__(self, state):
+        self._lock = threading.Lock()
+        self._seed, self._stream, self._offset = state["seed"], state["stream"], state["offset"]
 
     # ---- the state ------------------------------------------------------------------------------
 
@@ -85,9 +99,12 @@ class Generator:
         return kids
 
     def _draw(self, shape, dtype, dist, a=0.0, b=1.0, low=0, rng=0):
-        n = math.prod(shape)
+        # Checked before the state moves: a refused draw leaves the generator as it was.
         if any(s < 0 for s in shape):
             raise ValueError("negative dimensions are not allowed")
+        if any(s > _MAX_DIM for s in shape):
+            raise ValueError("Maximum allowed dimension exceeded")
+        n = math.prod(shape)
         with self._lock:
             # The offset counts 64-bit words of the Philox stream (kernels/philox.h): a uniform
             # takes one word, a normal or an integer one whole block (two words, block-aligned).

@@ -24,7 +24,7 @@ std::vector<KeyItem> key_items(nb::handle items) {
     } else if (PySlice_Check(p)) {
       key.push_back(KeyItem::of(slice_item(p)));
     } else {
-      key.push_back(KeyItem::of(IndexItem::integer(py_to_int64(nb::steal(PyNumber_Index(p))))));
+      key.push_back(KeyItem::of(IndexItem::integer(py_index(h, IntUse::Index))));
     }
   }
   return key;
@@ -43,13 +43,13 @@ void bind_advanced_indexing(nb::module_& m) {
     return getitem(a, key_items(items));
   });
   m.def("_advanced_setitem", [](const Array& a, nb::handle items, nb::handle value) {
-    setitem(a, key_items(items), operand_from_py(value, a.device()));
-  });
+    setitem(a, key_items(items), value_from_py(value, a.dtype, a.device()));
+  }, nb::arg("a"), nb::arg("items"), nb::arg("value").none());
   m.def("nonzero", [](const Array& a) { return to_tuple(nonzero(a)); });
   m.def("_count_nonzero", [](const Array& a) { return count_nonzero(a); });
   // numfuse._shape's broadcast_to: a read-only view with zero strides.
-  m.def("_broadcast_to", [](const Array& a, const std::vector<int64_t>& shape) {
-    return broadcast_to(a, shape);
+  m.def("_broadcast_to", [](nb::pointer_and_handle<Array> a, nb::handle shape) {
+    return as_view_of(a.h, broadcast_to(*a.p, py_shape(shape)));
   });
 }
 

@@ -20,26 +20,31 @@ nb::tuple to_tuple(const std::vector<int64_t>& v) {
 }
 
 // Shapes and axes arrive as an int, a sequence, or several ints (*args).
-std::vector<int64_t> int_list(nb::handle obj) {
+std::vector<int64_t> int_list(nb::handle obj, IntUse use = IntUse::Plain) {
   std::vector<int64_t> out;
-  if (PyLong_Check(obj.ptr()) || nb::hasattr(obj, "__index__")) {
-    if (!PySequence_Check(obj.ptr())) {
-      out.push_back(py_to_int64(nb::steal(PyNumber_Index(obj.ptr()))));
-      return out;
-    }
+  if (PyIndex_Check(obj.ptr()) && !PySequence_Check(obj.ptr())) {
+    out.push_back(py_index(obj, use));
+    return out;
   }
-  for (nb::handle h : obj) out.push_back(py_to_int64(nb::steal(PyNumber_Index(h.ptr()))));
+  if (!PySequence_Check(obj.ptr())) py_index(obj);  // NumPy's TypeError for floats, None...
+  for (nb::handle h : obj) out.push_back(py_index(h, use));
   return out;
 }
 
-std::vector<int64_t> args_to_ints(const nb::args& args) {
-  if (args.size() == 1) return int_list(args[0]);
+std::vector<int64_t> args_to_ints(const nb::args& args, IntUse use = IntUse::Plain) {
+  if (args.size() == 1) return int_list(args[0], use);
   std::vector<int64_t> out;
-  for (nb::handle h : args) out.push_back(py_to_int64(nb::steal(PyNumber_Index(h.ptr()))));
+  for (nb::handle h : args) out.push_back(py_index(h, use));
   return out;
 }
 
-char order_char(const std::string& order) {
+// order= as NumPy reads it: None is the default, anything else must be one of the letters.
+char order_char(nb::handle obj, char none_means) {
+  if (obj.is_none()) return none_means;
+  if (!PyUnicode_Check(obj.ptr())) {
+    throw TypeError("order must be str, not " + std::string(Py_TYPE(obj.ptr())->tp_name));
+  }
+  std::string order = nb::cast<std::string>(obj);
   if (order.size() != 1 || std::string("CFAK").find(order[0]) == std::string::npos) {
     throw ValueError("order must be one of 'C', 'F', 'A', or 'K' (got '" + order + "')");
   }
@@ -107,6 +112,53 @@ bool to_bool(const Array& a) {
   return real_value(host_scalar(a)) != 0.0;
 }
 
+// a.strides = (...): deprecated by NumPy 2.4 but allowed, with NumPy's checks that the new
+// strides stay inside the memory the array can reach. Strides count elements in numfuse, so
+// byte strides that are not a multiple of the itemsize are refused.
+void set_strides(Array& a, nb::handle value) {
+  if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                   "Setting the strides on a NumPy array has been deprecated in NumPy 2.4.\n"
+                   "As an alternative, you can create a new view using "
+                   "np.lib.stride_tricks.as_strided.", 1) < 0) {
+    throw nb::python_error();
+  }
+  std::vector<int64_t> bytes;
+  if (!PySequence_Check(value.ptr())) throw TypeError("invalid strides");
+  for (nb::handle h : value) {
+    if (!PyIndex_Check(h.ptr())) throw TypeError("invalid strides");
+    bytes.push_back(py_index(h));
+  }
+  if (static_cast<int>(bytes.size()) != a.ndim()) {
+    throw ValueError("strides must be  same length as shape (" + std::to_string(a.ndim()) + ")");
+  }
+  const int64_t item = static_cast<int64_t>(a.itemsize());
+  int64_t lo = a.byte_offset, hi = a.byte_offset + item;  // bytes reached, [lo, hi)
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (a.shape[d] == 0) {
+      lo = hi = a.byte_offset;
+      break;
+    }
+    const int64_t span = (a.shape[d] - 1) * bytes[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  if (a.size() > 0 && (lo < 0 || hi > static_cast<int64_t>(a.storage->nbytes))) {
+    throw ValueError("strides is not compatible with available memory");
+  }
+  Strides st(a.ndim());
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (bytes[d] % item != 0) {
+      throw ValueError("numfuse arrays take strides that are multiples of the itemsize (" +
+                       std::to_string(item) + "), got " + std::to_string(bytes[d]));
+    }
+    st[d] = bytes[d] / item;
+  }
+  eval(a, FlushReason::Explicit);  // the new strides read the memory as it is now
+  a.strides = st;
+}
+
+// A method's self: the Array and its Python object (views record the object as their base).
+using Self = nb::pointer_and_handle<Array>;
+
 }  // namespace
 
 // nanobind 3.1 keeps dead instances of a pooled type for reuse: every op of a Python loop
@@ -125,7 +177,7 @@ void bind_array(nb::module_& m) {
   cls.def_prop_rw(
          "shape", [](const Array& a) { return to_tuple(a.shape); },
          [](Array& a, nb::handle shape) {
-           Shape s = infer_reshape(int_list(shape), a.size());
+           Shape s = infer_reshape(int_list(shape, IntUse::Dim), a.size());
            Strides st;
            if (!reshape_strides(a.shape, a.strides, s, &st)) {
              throw nb::attribute_error("Incompatible shape for in-place modification. Use "
@@ -139,28 +191,30 @@ void bind_array(nb::module_& m) {
       .def_prop_ro("size", &Array::size)
       .def_prop_ro("itemsize", [](const Array& a) { return a.itemsize(); })
       .def_prop_ro("nbytes", [](const Array& a) { return a.nbytes(); })
-      .def_prop_ro("strides",
+      .def_prop_rw("strides",
                    [](const Array& a) {
                      std::vector<int64_t> b;
                      for (int64_t s : a.strides) b.push_back(s * int64_t(a.itemsize()));
                      return to_tuple(b);
-                   })
+                   },
+                   &set_strides)
       .def_prop_ro("device", [](const Array& a) { return a.device().str(); })
-      .def_prop_ro("T", [](const Array& a) { return transpose(a); })
+      .def_prop_ro("T", [](Self self) { return as_view_of(self.h, transpose(*self.p)); })
       .def_prop_ro("mT",
-                   [](const Array& a) {
-                     if (a.ndim() < 2) {
+                   [](Self self) {
+                     if (self.p->ndim() < 2) {
                        throw ValueError("matrix transpose with ndim < 2 is undefined");
                      }
-                     return swapaxes(a, -1, -2);
+                     return as_view_of(self.h, swapaxes(*self.p, -1, -2));
                    })
+      .def_prop_ro("base", [](const Array& a) { return base_of(a); })
       .def_prop_rw(
-          "real", [](const Array& a) { return real_part(a); },
+          "real", [](Self self) { return as_view_of(self.h, real_part(*self.p)); },
           [](const Array& a, nb::handle v) {
             assign(real_part(a), array_from_py(v, std::nullopt, a.device()));
           })
       .def_prop_rw(
-          "imag", [](const Array& a) { return imag_part(a); },
+          "imag", [](Self self) { return as_view_of(self.h, imag_part(*self.p)); },
           [](const Array& a, nb::handle v) {
             if (!is_complex(a.dtype)) throw TypeError("array does not have imaginary part to set");
             assign(imag_part(a), array_from_py(v, std::nullopt, a.device()));
@@ -178,72 +232,99 @@ void bind_array(nb::module_& m) {
           })
       .def_prop_ro("_pending", &Array::pending)
       .def("astype",
-           [](const Array& a, nb::handle dtype, const std::string& order, const std::string& casting,
-              bool subok, bool copy_flag) {
-             DType d = dtype_from_py(dtype);
+           [](const Array& a, nb::handle dtype, nb::handle order, nb::handle casting_obj,
+              nb::handle subok, nb::handle copy_obj) {
+             DType d = dtype.is_none() ? DType::Float64 : dtype_from_py(dtype);
+             if (!PyUnicode_Check(casting_obj.ptr())) {
+               throw TypeError("casting must be str, not " +
+                               std::string(Py_TYPE(casting_obj.ptr())->tp_name));
+             }
+             std::string casting = nb::cast<std::string>(casting_obj);
              Casting c = casting_from_str(casting);
+             int copy_flag = PyObject_IsTrue(copy_obj.ptr());
+             if (copy_flag < 0) throw nb::python_error();
              if (!can_cast(a.dtype, d, c)) {
                throw TypeError(std::string("Cannot cast array data from dtype('") +
                                dtype_name(a.dtype) + "') to dtype('" + dtype_name(d) +
                                "') according to the rule '" + casting + "'");
              }
-             char o = order_char(order);
-             Array r = astype(a, d, copy_flag);
+             char o = order_char(order, 'K');
+             Array r = astype(a, d, copy_flag != 0);
              if (o == 'F' && copy_flag) r = transpose(copy(transpose(r)));
              return r;
            },
-           nb::arg("dtype"), nb::arg("order") = "K", nb::arg("casting") = "unsafe",
-           nb::arg("subok") = true, nb::arg("copy") = true)
+           nb::arg("dtype").none(), nb::arg("order").none() = "K", nb::arg("casting").none() = "unsafe",
+           nb::arg("subok").none() = true, nb::arg("copy").none() = true)
       .def("copy",
-           [](const Array& a, const std::string& order) {
-             char o = order_char(order);
+           [](const Array& a, nb::handle order) {
+             char o = order_char(order, 'C');
              if (o == 'F' || (o == 'A' && a.f_contiguous() && !a.c_contiguous())) {
                return transpose(copy(transpose(a)));
              }
              return copy(a);
            },
-           nb::arg("order") = "C")
+           nb::arg("order").none() = "C")
       .def("__copy__", [](const Array& a) { return copy(a); })
       .def("__deepcopy__", [](const Array& a, nb::handle) { return copy(a); })
       .def("view",
-           [](const Array& a, nb::handle dtype) {
-             if (dtype.is_none()) return a.view(a.shape, a.strides, a.byte_offset);
-             return a.view_as_dtype(dtype_from_py(dtype));
+           [](Self self, nb::handle dtype) {
+             const Array& a = *self.p;
+             if (dtype.is_none()) return as_view_of(self.h, a.view(a.shape, a.strides, a.byte_offset));
+             return as_view_of(self.h, a.view_as_dtype(dtype_from_py(dtype)));
            },
            nb::arg("dtype").none() = nb::none())
       .def("reshape",
-           [](const Array& a, nb::args shape, const std::string& order) {
+           [](Self self, nb::args shape, nb::handle order) {
              if (shape.size() == 0) throw TypeError("reshape() takes exactly 1 argument (0 given)");
-             return reshape(a, args_to_ints(shape), order_char(order));
+             if (shape.size() == 1 && shape[0].is_none()) {  // NumPy: reshape(None) keeps the shape
+               return as_view_of(self.h, self.p->view(self.p->shape, self.p->strides, self.p->byte_offset));
+             }
+             return as_view_of(self.h, reshape(*self.p, args_to_ints(shape, IntUse::Dim), order_char(order, 'C')));
            },
-           nb::arg("shape"), nb::kw_only(), nb::arg("order") = "C")
-      .def("ravel", [](const Array& a, const std::string& order) { return ravel(a, order_char(order)); },
-           nb::arg("order") = "C")
+           nb::arg("shape"), nb::kw_only(), nb::arg("order").none() = "C")
+      .def("ravel",
+           [](Self self, nb::handle order) { return as_view_of(self.h, ravel(*self.p, order_char(order, 'C'))); },
+           nb::arg("order").none() = "C")
       .def("flatten",
-           [](const Array& a, const std::string& order) {
-             char o = order_char(order);
+           [](const Array& a, nb::handle order) {
+             char o = order_char(order, 'C');
              return o == 'F' ? ravel(copy(transpose(a)), 'C') : ravel(copy(a), 'C');
            },
-           nb::arg("order") = "C")
+           nb::arg("order").none() = "C")
       .def("transpose",
-           [](const Array& a, nb::args axes) {
-             if (axes.size() == 0 || (axes.size() == 1 && axes[0].is_none())) return transpose(a);
-             return transpose(a, args_to_ints(axes));
+           [](Self self, nb::args axes) {
+             if (axes.size() == 0 || (axes.size() == 1 && axes[0].is_none())) {
+               return as_view_of(self.h, transpose(*self.p));
+             }
+             return as_view_of(self.h, transpose(*self.p, args_to_ints(axes, IntUse::Dim)));
            },
            nb::arg("axes"))
-      .def("swapaxes", &swapaxes, nb::arg("axis1"), nb::arg("axis2"))
+      .def("swapaxes",
+           [](Self self, nb::handle axis1, nb::handle axis2) {
+             return as_view_of(self.h, swapaxes(*self.p, py_index(axis1), py_index(axis2)));
+           },
+           nb::arg("axis1"), nb::arg("axis2"))
       .def("squeeze",
-           [](const Array& a, nb::handle axis) {
-             if (axis.is_none()) return squeeze(a);
-             return squeeze(a, int_list(axis));
+           [](Self self, nb::handle axis) {
+             const Array& a = *self.p;
+             if (axis.is_none()) return as_view_of(self.h, squeeze(a));
+             std::vector<int64_t> axes = int_list(axis, IntUse::Axis);  // axis=(): nothing, as in NumPy
+             // NumPy accepts a single axis 0 or -1 (not a tuple) on a 0-d array.
+             const bool single = !PySequence_Check(axis.ptr());
+             if (a.ndim() == 0 && single && (axes[0] == 0 || axes[0] == -1)) axes.clear();
+             return as_view_of(self.h, squeeze(a, axes));
            },
            nb::arg("axis").none() = nb::none())
-      .def("diagonal", &diagonal, nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
+      .def("diagonal",
+           [](Self self, nb::handle offset, nb::handle axis1, nb::handle axis2) {
+             return as_view_of(self.h, diagonal(*self.p, py_index(offset), py_index(axis1), py_index(axis2)));
+           },
+           nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
       .def("fill",
            [](const Array& a, nb::handle value) {
-             Operand v = operand_from_py(value, a.device());
-             assign(a, v.array, Casting::Unsafe);
-           })
+             assign(a, value_from_py(value, a.dtype, a.device()));  // NumPy's checks of the scalar
+           },
+           nb::arg("value").none())
       .def("_eval", [](const Array& a) { eval(a, FlushReason::Explicit); })
       .def("__float__", &to_float)
       .def("__int__", &to_int)

@@ -12,15 +12,7 @@ namespace nf::py {
 
 namespace {
 
-Shape shape_arg(nb::handle obj) {
-  Shape s;
-  if (PySequence_Check(obj.ptr())) {
-    for (nb::handle h : obj) s.push_back(py_to_int64(nb::steal(PyNumber_Index(h.ptr()))));
-  } else {
-    s.push_back(py_to_int64(nb::steal(PyNumber_Index(obj.ptr()))));
-  }
-  return s;
-}
+Shape shape_arg(nb::handle obj) { return py_shape(obj); }
 
 Device device_arg(nb::handle obj) {
   if (obj.is_none()) return default_device();
@@ -41,7 +33,7 @@ void bind_creation(nb::module_& m) {
         [](nb::handle obj, nb::handle dtype, nb::handle device) {
           return array_from_py(obj, optional_dtype(dtype), device_arg(device));
         },
-        nb::arg("obj"), nb::arg("dtype").none() = nb::none(), nb::arg("device").none() = nb::none());
+        nb::arg("obj").none(), nb::arg("dtype").none() = nb::none(), nb::arg("device").none() = nb::none());
   m.def("to_device", [](const Array& a, nb::handle device) { return to_device(a, device_arg(device)); },
         nb::arg("a"), nb::arg("device"));
   m.def("from_numpy", [](nb::handle arr, nb::handle device) {
@@ -49,26 +41,32 @@ void bind_creation(nb::module_& m) {
   }, nb::arg("arr"), nb::arg("device").none() = nb::none());
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return Array::empty(shape_arg(shape), dtype_from_py(dtype), device_arg(device));
-  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  }, nb::arg("shape").none(), nb::arg("dtype"), nb::arg("device").none() = nb::none());
   m.def("full", [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle device) {
     DType d = dtype_from_py(dtype);
     Device dev = device_arg(device);
-    Operand v = operand_from_py(value, dev);
+    Operand v = value_from_py(value, d, dev);
     Array out = Array::empty({}, d, Device::cpu());
-    assign(out, v);  // casts the fill value once, with NumPy's checks
+    // Cast once, as NumPy's full does: a Python int must fit, a float NaN or a complex casts.
+    if (v.weak == WeakKind::PyInt) check_scalar_storable(v, d);
+    if (d == DType::Bool && v.weak == WeakKind::PyInt && v.array.dtype == DType::UInt64) {
+      throw OverflowError("Python int too large to convert to C long");  // NumPy's full() does so
+    }
+    assign(out, v.array, Casting::Unsafe);
     return full(shape_arg(shape), d, out.data(), dev);
-  }, nb::arg("shape"), nb::arg("value"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  }, nb::arg("shape").none(), nb::arg("value").none(), nb::arg("dtype"), nb::arg("device").none() = nb::none());
   m.def("zeros", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return zeros(shape_arg(shape), dtype_from_py(dtype), device_arg(device));
-  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  }, nb::arg("shape").none(), nb::arg("dtype"), nb::arg("device").none() = nb::none());
   m.def("ones", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return ones(shape_arg(shape), dtype_from_py(dtype), device_arg(device));
-  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device").none() = nb::none());
+  }, nb::arg("shape").none(), nb::arg("dtype"), nb::arg("device").none() = nb::none());
   m.def("arange", [](double start, double step, int64_t n, nb::handle dtype, nb::handle device) {
     return arange(start, step, n, dtype_from_py(dtype), device_arg(device));
   }, nb::arg("start"), nb::arg("step"), nb::arg("n"), nb::arg("dtype"), nb::arg("device").none());
-  m.def("eye", [](int64_t n, int64_t mcols, int64_t k, nb::handle dtype, nb::handle device) {
-    return eye(n, mcols, k, dtype_from_py(dtype), device_arg(device));
+  m.def("eye", [](nb::handle n, nb::handle mcols, nb::handle k, nb::handle dtype, nb::handle device) {
+    return eye(py_index(n, IntUse::Dim), py_index(mcols, IntUse::Dim), py_index(k, IntUse::Clamped), dtype_from_py(dtype),
+               device_arg(device));
   }, nb::arg("n"), nb::arg("m"), nb::arg("k"), nb::arg("dtype"), nb::arg("device").none());
   m.def("eval", [](nb::args arrays) {
     // The common call, one small array: no vector, no GIL release (it would cost more than it saves).

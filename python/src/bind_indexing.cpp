@@ -18,7 +18,9 @@ bool is_integer_like(PyObject* p) {
 }
 
 // Basic items, or false if the key needs advanced indexing.
-bool parse_basic(nb::handle key, std::vector<IndexItem>* items) {
+// Integers past int64 are IndexError (NumPy's invalid-index message), except that NumPy's writes
+// raise OverflowError for those below 2**64.
+bool parse_basic(nb::handle key, std::vector<IndexItem>* items, IntUse int_use = IntUse::Index) {
   auto one = [&](nb::handle k) -> bool {
     PyObject* p = k.ptr();
     if (p == Py_None) {
@@ -28,7 +30,7 @@ bool parse_basic(nb::handle key, std::vector<IndexItem>* items) {
     } else if (PySlice_Check(p)) {
       items->push_back(slice_item(p));
     } else if (is_integer_like(p)) {
-      items->push_back(IndexItem::integer(py_to_int64(nb::steal(PyNumber_Index(p)))));
+      items->push_back(IndexItem::integer(py_index(k, int_use)));
     } else {
       return false;
     }
@@ -53,13 +55,13 @@ void bind_indexing(nb::class_<Array>& cls) {
   cls.def("__getitem__", [](nb::handle self, nb::handle key) -> nb::object {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<IndexItem> items;
-    if (parse_basic(key, &items)) return nb::cast(basic_index(a, items));
+    if (parse_basic(key, &items)) return nb::cast(as_view_of(self, basic_index(a, items)));
     return advanced("getitem")(self, key);
   }, nb::arg("key").none());
   cls.def("__setitem__", [](nb::handle self, nb::handle key, nb::handle value) {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<IndexItem> items;
-    if (!parse_basic(key, &items)) {
+    if (!parse_basic(key, &items, IntUse::SetIndex)) {
       advanced("setitem")(self, key, value);
       return;
     }
@@ -67,7 +69,7 @@ void bind_indexing(nb::class_<Array>& cls) {
     // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
     // result of an expression nobody can read again, so its kernel may write into dst directly.
     bool temporary = nb::isinstance<Array>(value) && Py_REFCNT(value.ptr()) == 1;
-    Operand v = operand_from_py(value, a.device());
+    Operand v = value_from_py(value, a.dtype, a.device());
     bool element = static_cast<int>(items.size()) == a.ndim() &&
                    std::all_of(items.begin(), items.end(), [](const IndexItem& it) {
                      return it.kind == IndexItem::Kind::Integer;
@@ -86,7 +88,10 @@ void bind_indexing(nb::class_<Array>& cls) {
       temporary = false;
     }
     assign(dst, v, temporary);
-  }, nb::arg("key").none(), nb::arg("value"));
+  }, nb::arg("key").none(), nb::arg("value").none());
+  cls.def("__delitem__", [](const Array&, nb::handle) {
+    throw ValueError("cannot delete array elements");
+  }, nb::arg("key").none());
 }
 
 }  // namespace nf::py

@@ -14,17 +14,52 @@ PyObject* result(Array r) { return new_array_object(std::move(r)); }
 
 // x op y, where x or y (or both) is an ndarray: the reflected form when only y is.
 template <UFunc op>
+PyObject* binary(PyObject* x, PyObject* y) {
+  if (is_array(x)) {
+    const Array& a = as_array(x);
+    return result(ufunc2(op, Operand::of(a), operand_from_py(y, a.device())));
+  }
+  if (is_array(y)) {
+    const Array& b = as_array(y);
+    return result(ufunc2(op, operand_from_py(x, b.device()), Operand::of(b)));
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+template <UFunc op>
 PyObject* binary_slot(PyObject* x, PyObject* y) {
   try {
-    if (is_array(x)) {
-      const Array& a = as_array(x);
-      return result(ufunc2(op, Operand::of(a), operand_from_py(y, a.device())));
+    try {
+      return binary<op>(x, y);
+    } catch (const UnsupportedOperand&) {
+      raise_no_loop(op, {x, y});  // `a + 'x'`: NumPy's UFuncTypeError
     }
-    if (is_array(y)) {
-      const Array& b = as_array(y);
-      return result(ufunc2(op, operand_from_py(x, b.device()), Operand::of(b)));
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+// NumPy compares an array with values it holds as strings or Python objects (`a == None`,
+// `a == 'x'`, `a < None`) through its own loops: an array of False for ==, NumPy's TypeError
+// for <. Such comparisons take NumPy's answer, computed on the host, as it is.
+PyObject* compare_on_host(PyObject* self, PyObject* other, int cmp) {
+  const Array& a = as_array(self);
+  nb::object view = host_numpy_view(a);
+  PyObject* r = PyObject_RichCompare(view.ptr(), other, cmp);
+  if (!r) throw nb::python_error();
+  nb::object res = nb::steal(r);
+  if (res.is(nb::handle(Py_NotImplemented))) return res.release().ptr();
+  return result(array_from_py(res, std::nullopt, a.device()));
+}
+
+template <UFunc op>
+PyObject* compare_slot(PyObject* self, PyObject* other, int cmp) {
+  try {
+    try {
+      return binary<op>(self, other);
+    } catch (const UnsupportedOperand&) {
+      return compare_on_host(self, other, cmp);
     }
-    Py_RETURN_NOTIMPLEMENTED;
   } catch (...) {
     return raise_from_slot(std::current_exception());
   }
@@ -38,7 +73,13 @@ PyObject* inplace_slot(PyObject* self, PyObject* y) {
     const Array& a = as_array(self);
     UFuncOptions opts;
     opts.out.push_back(a);
-    ufunc(op, {Operand::of(a), operand_from_py(y, a.device())}, opts);
+    Operand v = Operand::of(a);
+    try {
+      v = operand_from_py(y, a.device());
+    } catch (const UnsupportedOperand&) {
+      raise_no_loop(op, {self, y});
+    }
+    ufunc(op, {Operand::of(a), v}, opts);
     Py_INCREF(self);
     return self;
   } catch (...) {
@@ -89,14 +130,36 @@ PyObject* inplace_power_slot(PyObject* self, PyObject* y, PyObject* mod) {
   return inplace_slot<UFunc::Power>(self, y);
 }
 
+// divmod(x, y) and divmod(y, x): NumPy's divmod ufunc, a tuple (floor quotient, remainder).
+PyObject* divmod_slot(PyObject* x, PyObject* y) {
+  try {
+    try {
+      const bool left = is_array(x);
+      if (!left && !is_array(y)) Py_RETURN_NOTIMPLEMENTED;
+      const Device device = as_array(left ? x : y).device();
+      std::vector<Operand> ins;
+      ins.push_back(left ? Operand::of(as_array(x)) : operand_from_py(x, device));
+      ins.push_back(left ? operand_from_py(y, device) : Operand::of(as_array(y)));
+      std::vector<Array> r = ufunc(UFunc::Divmod, ins, UFuncOptions{});
+      nb::object q = nb::steal(result(std::move(r[0])));
+      nb::object m = nb::steal(result(std::move(r[1])));
+      return nb::make_tuple(q, m).release().ptr();
+    } catch (const UnsupportedOperand&) {
+      raise_no_loop(UFunc::Divmod, {x, y});
+    }
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
 PyObject* richcompare_slot(PyObject* self, PyObject* other, int cmp) {
   switch (cmp) {
-    case Py_LT: return binary_slot<UFunc::Less>(self, other);
-    case Py_LE: return binary_slot<UFunc::LessEqual>(self, other);
-    case Py_EQ: return binary_slot<UFunc::Equal>(self, other);
-    case Py_NE: return binary_slot<UFunc::NotEqual>(self, other);
-    case Py_GT: return binary_slot<UFunc::Greater>(self, other);
-    case Py_GE: return binary_slot<UFunc::GreaterEqual>(self, other);
+    case Py_LT: return compare_slot<UFunc::Less>(self, other, cmp);
+    case Py_LE: return compare_slot<UFunc::LessEqual>(self, other, cmp);
+    case Py_EQ: return compare_slot<UFunc::Equal>(self, other, cmp);
+    case Py_NE: return compare_slot<UFunc::NotEqual>(self, other, cmp);
+    case Py_GT: return compare_slot<UFunc::Greater>(self, other, cmp);
+    case Py_GE: return compare_slot<UFunc::GreaterEqual>(self, other, cmp);
   }
   Py_RETURN_NOTIMPLEMENTED;
 }
@@ -119,6 +182,7 @@ PyType_Slot g_operator_slots[] = {
     slot(Py_nb_inplace_floor_divide, &inplace_slot<UFunc::FloorDivide>),
     slot(Py_nb_remainder, &binary_slot<UFunc::Remainder>),
     slot(Py_nb_inplace_remainder, &inplace_slot<UFunc::Remainder>),
+    slot(Py_nb_divmod, &divmod_slot),
     slot(Py_nb_power, &power_slot),
     slot(Py_nb_inplace_power, &inplace_power_slot),
     slot(Py_nb_and, &binary_slot<UFunc::BitwiseAnd>),

@@ -10,7 +10,7 @@ namespace nf::py {
 
 void bind_random(nb::module_& m) {
   m.def("random_draw",
-        [](const std::vector<int64_t>& shape, nb::handle dtype, const std::string& dist,
+        [](nb::handle shape, nb::handle dtype, const std::string& dist,
            uint64_t seed, uint64_t stream, uint64_t offset, double a, double b, uint64_t low,
            uint64_t range) {
           RandomSpec spec;
@@ -30,7 +30,7 @@ void bind_random(nb::module_& m) {
           spec.b = b;
           spec.low = low;
           spec.range = range;
-          return random(shape, dtype_from_py(dtype), spec, default_device());
+          return random(py_shape(shape), dtype_from_py(dtype), spec, default_device());
         },
         nb::arg("shape"), nb::arg("dtype"), nb::arg("dist"), nb::arg("seed"), nb::arg("stream"),
         nb::arg("offset"), nb::arg("a") = 0.0, nb::arg("b") = 1.0, nb::arg("low") = 0,

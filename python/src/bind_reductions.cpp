@@ -9,17 +9,13 @@ namespace nf::py {
 
 namespace {
 
-int64_t index_arg(nb::handle h) {
-  PyObject* i = PyNumber_Index(h.ptr());
-  if (!i) throw nb::python_error();
-  return py_to_int64(nb::steal(i));
-}
+int64_t index_arg(nb::handle h) { return py_index(h, IntUse::Axis); }
 
 // axis=None, an int, or a tuple of ints.
 std::optional<std::vector<int64_t>> axis_arg(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;
   std::vector<int64_t> axes;
-  if (nb::isinstance<nb::tuple>(obj) || nb::isinstance<nb::list>(obj)) {
+  if (nb::isinstance<nb::tuple>(obj)) {  // a list is no axis to NumPy's reductions
     for (nb::handle h : obj) axes.push_back(index_arg(h));
   } else {
     axes.push_back(index_arg(obj));
@@ -60,14 +56,20 @@ void bind_reductions(nb::module_& m) {
          nb::handle out, nb::handle initial, nb::handle where) {
         // Helper arrays go where the input lives, not to the default device.
         Device device = nb::isinstance<Array>(a) ? nb::cast<const Array&>(a).device() : default_device();
+        Array arr = array_from_py(a, std::nullopt, device);
         ReduceOptions opts;
         opts.axis = axis_arg(axis);
+        // NumPy's ufunc reductions accept a single axis 0 or -1 on a 0-d array (not a tuple).
+        const bool single = !nb::isinstance<nb::tuple>(axis);
+        if (arr.ndim() == 0 && single && opts.axis && ((*opts.axis)[0] == 0 || (*opts.axis)[0] == -1)) {
+          opts.axis = std::nullopt;  // every axis of a 0-d array: none
+        }
         opts.keepdims = keepdims;
         opts.dtype = optional_dtype(dtype);
         opts.out = out_arg(out);
-        if (!initial.is_none()) opts.initial = operand_from_py(initial, device).array;
+        if (!initial.is_none()) opts.initial = value_from_py(initial, arr.dtype, device).array;
         if (!where.is_none() && where.ptr() != Py_True) opts.where = array_from_py(where, DType::Bool, device);
-        return reduce(reduce_op_arg(op), array_from_py(a, std::nullopt, device), opts);
+        return reduce(reduce_op_arg(op), arr, opts);
       },
       nb::arg("op"), nb::arg("a"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
       nb::arg("dtype").none() = nb::none(), nb::arg("out").none() = nb::none(),

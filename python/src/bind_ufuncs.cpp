@@ -14,6 +14,16 @@ struct UFuncObject {
   UFunc op;
 };
 
+// where= as NumPy takes it: anything that casts safely to bool (TypeError otherwise).
+Array where_mask(nb::handle value, Device device) {
+  Array w = array_from_py(value, std::nullopt, device);
+  if (!can_cast(w.dtype, DType::Bool, Casting::Safe)) {
+    throw TypeError(std::string("Cannot cast array data from dtype('") + dtype_name(w.dtype) +
+                    "') to dtype('bool') according to the rule 'safe'");
+  }
+  return w;
+}
+
 nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs) {
   const int nin = ufunc_nin(self.op), nout = ufunc_nout(self.op);
   const size_t nargs = args.size();
@@ -24,6 +34,7 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
   }
   UFuncOptions opts;
   nb::object out_obj = nb::none();
+  bool out_keyword = false;  // out= given, None included (NumPy's way to silence the where= warning)
   if (nargs > size_t(nin)) {
     nb::list outs;
     for (size_t i = nin; i < nargs; ++i) outs.append(args[i]);
@@ -45,11 +56,15 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
     if (k == "out") {
       if (!out_obj.is_none()) throw TypeError("cannot specify 'out' as both a positional and keyword argument");
       out_obj = nb::borrow(value);
+      out_keyword = true;
     } else if (k == "where") {
-      if (!(value.ptr() == Py_True)) opts.where = array_from_py(value, DType::Bool, device);
+      if (value.ptr() != Py_True && !value.is_none()) opts.where = where_mask(value, device);
     } else if (k == "dtype") {
       opts.dtype = optional_dtype(value);
     } else if (k == "casting") {
+      if (!PyUnicode_Check(value.ptr())) {
+        throw TypeError(std::string("casting must be str, not ") + Py_TYPE(value.ptr())->tp_name);
+      }
       opts.casting = casting_from_str(nb::cast<std::string>(value));
     } else if (k == "order" || k == "subok") {
       // Results are always C-ordered base-class arrays.
@@ -79,9 +94,21 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
       take(out_obj);
     }
   }
+  if (opts.where && out_obj.is_none() && !out_keyword &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "'where' used without 'out', expect unitialized memory in output. If this is "
+                   "intentional, use out=None.", 1) != 0) {
+    throw nb::python_error();
+  }
   std::vector<Operand> ins;
   ins.reserve(static_cast<size_t>(nin));
-  for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
+  try {
+    for (int i = 0; i < nin; ++i) ins.push_back(operand_from_py(args[i], device));
+  } catch (const UnsupportedOperand&) {
+    std::vector<nb::handle> given;
+    for (int i = 0; i < nin; ++i) given.push_back(args[i]);
+    raise_no_loop(self.op, given);
+  }
   std::vector<Array> res = ufunc(self.op, ins, opts);
   // NumPy returns the given out= objects themselves.
   auto result = [&](int j) -> nb::object {

@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "numfuse/core/array.h"
+#include "numfuse/core/error.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/indexing.h"
 
@@ -24,6 +25,7 @@ void bind_random(nb::module_& m);
 void bind_cuda(nb::module_& m);  // numfuse._core.cuda
 void bind_advanced_indexing(nb::module_& m);
 void bind_reductions(nb::module_& m);
+void bind_errstate(nb::module_& m);  // numpy.errstate hooks of the core
 void init_slots(nb::module_& m);  // before any raw slot runs
 
 // Raw type slots (slots.cpp): a C++ exception caught in a slot, raised as nanobind would
@@ -61,11 +63,52 @@ nb::object host_numpy_copy(const Array& a);
 // `a` on `device` (itself when already there; otherwise a copy).
 Array to_device(const Array& a, Device device);
 
+// `r`, computed from the array object `self`: when r is a view of self's memory it records the
+// owner of that memory as its base (view_base.cpp), as NumPy's ndarray.base does.
+Array as_view_of(nb::handle self, Array r);
+// ndarray.base: the owner object of a view's memory, None for an array that owns its memory.
+nb::object base_of(const Array& a);
+
 // A Python slice object as an index item (bounds still unadjusted: None stays "not given").
 IndexItem slice_item(PyObject* slice);
 
 // Python int -> int64 with OverflowError past its range.
 int64_t py_to_int64(nb::handle obj);
+
+// What an integer argument is for: each use reads non-integers and values past int64 as NumPy
+// does (TypeError "'float' object cannot be interpreted as an integer" for every use, then):
+enum class IntUse {
+  Plain,       // offsets, counts: OverflowError past int64
+  Axis,        // an axis: as Plain, and bools are refused as NumPy refuses them
+  Dim,         // a shape entry: ValueError "Maximum allowed dimension exceeded"
+  Index,       // an integer index: IndexError (NumPy's "only integers, slices ..." message)
+  SetIndex,    // an integer index of a write: as Index, but OverflowError in (2**63, 2**64)
+  SliceBound,  // slice start/stop/step: clamped to int64, as Python's slices are
+  Clamped,     // an offset whose far values all mean the same (eye's k): clamped to int64
+};
+// The checked conversion every integer argument goes through (PyNumber_Index, then int64).
+int64_t py_index(nb::handle obj, IntUse use = IntUse::Plain);
+// A shape: one integer or a sequence of them, with NumPy's errors ("expected a sequence of
+// integers or a single integer, got '2.0'", "Use () not None as shape arguments").
+Shape py_shape(nb::handle obj);
+// NumPy's message for a key item that is no valid index.
+extern const char* const kBadIndexMessage;
+
+// A value to be stored into an array of `target` dtype (setitem, fill, full): as
+// operand_from_py, except that values NumPy reads as strings, objects or other dtypes numfuse
+// lacks are converted to `target` by NumPy itself, with its results ('1.5' -> 1.5, None -> nan)
+// and its errors (ValueError "could not convert string to float: 'abc'").
+Operand value_from_py(nb::handle obj, DType target, Device device);
+
+// An operand whose NumPy dtype has no numfuse loops (strings, objects, datetimes): ufunc entry
+// points turn it into NumPy's UFuncTypeError naming the ufunc and the operand dtypes; the
+// comparison operators hand the comparison to NumPy (`a == None` is an array of False).
+struct UnsupportedOperand : UFuncTypeError {
+  using UFuncTypeError::UFuncTypeError;
+};
+// NumPy's "ufunc 'add' did not contain a loop with signature matching types (dtype('int64'),
+// dtype('<U1')) -> None" for these operands.
+[[noreturn]] void raise_no_loop(UFunc op, const std::vector<nb::handle>& operands);
 Casting casting_from_str(const std::string& s);
 
 }  // namespace nf::py

@@ -2,6 +2,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cstring>
+#include <limits>
 
 #include "bindings.h"
 #include "numfuse/backend/backend.h"
@@ -65,6 +66,12 @@ bool dtype_from_kind(char kind, int64_t size, DType* out) {
   return false;
 }
 
+// Whether a numpy.dtype is one numfuse has (not strings, objects, datetimes, void...).
+bool supported_numpy_dtype(nb::handle dt) {
+  DType d;
+  return dtype_from_kind(nb::cast<std::string>(dt.attr("kind"))[0], nb::cast<int64_t>(dt.attr("itemsize")), &d);
+}
+
 }  // namespace
 
 DType dtype_from_py(nb::handle obj) {
@@ -97,11 +104,68 @@ int64_t py_to_int64(nb::handle obj) {
   return v;
 }
 
+const char* const kBadIndexMessage =
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+    "boolean arrays are valid indices";
+
+int64_t py_index(nb::handle obj, IntUse use) {
+  PyObject* p = obj.ptr();
+  if (use == IntUse::SliceBound && !PyIndex_Check(p)) {
+    throw TypeError("slice indices must be integers or None or have an __index__ method");
+  }
+  // NumPy reads integer arguments through __index__: floats, strings and None are TypeErrors
+  // here, and the error of an __index__ that raises (a float 0-d array) is kept as it is.
+  // NumPy refuses bools as sizes and axes (they are ints to Python): zeros(True), sum(axis=True).
+  if (PyBool_Check(p) && use == IntUse::Dim) throw TypeError("an integer is required");
+  if (PyBool_Check(p) && use == IntUse::Axis) throw TypeError("an integer is required for the axis");
+  PyObject* i = PyNumber_Index(p);
+  if (!i) throw nb::python_error();
+  nb::object n = nb::steal(i);
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (!overflow) return v;
+  switch (use) {
+    case IntUse::Plain:
+    case IntUse::Axis: break;
+    case IntUse::Dim: throw ValueError("Maximum allowed dimension exceeded");
+    case IntUse::SetIndex:
+      if (overflow > 0) {
+        PyLong_AsUnsignedLongLong(i);  // NumPy's setitem reads it as an unsigned long first
+        if (!PyErr_Occurred()) throw OverflowError("Python int too large to convert to C long");
+        PyErr_Clear();
+      }
+      throw IndexError(kBadIndexMessage);
+    case IntUse::Index: throw IndexError(kBadIndexMessage);
+    case IntUse::SliceBound:
+    case IntUse::Clamped:
+      return overflow > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  throw OverflowError("Python int too large to convert to C long");
+}
+
+Shape py_shape(nb::handle obj) {
+  PyObject* p = obj.ptr();
+  if (p == Py_None) throw TypeError("Use () not None as shape arguments");
+  Shape s;
+  if (PyIndex_Check(p) && !(is_array(p) && nb::inst_ptr<Array>(obj)->ndim() > 0)) {
+    s.push_back(py_index(obj, IntUse::Dim));
+    return s;
+  }
+  if (!PySequence_Check(p) || PyUnicode_Check(p) || PyBytes_Check(p)) {
+    if (PyUnicode_Check(p)) py_index(obj);  // NumPy: "'str' object cannot be interpreted ..."
+    throw TypeError("expected a sequence of integers or a single integer, got '" +
+                    nb::cast<std::string>(nb::str(obj)) + "'");
+  }
+  for (nb::handle h : obj) s.push_back(py_index(h, IntUse::Dim));
+  return s;
+}
+
 IndexItem slice_item(PyObject* slice) {
   auto* s = reinterpret_cast<PySliceObject*>(slice);
   auto get = [](PyObject* o, int64_t* v) {
     if (o == Py_None) return false;
-    *v = py_to_int64(nb::steal(PyNumber_Index(o)));
+    *v = py_index(o, IntUse::SliceBound);
     return true;
   };
   int64_t start = 0, stop = 0, step = 1;
@@ -145,8 +209,42 @@ Operand operand_from_py(nb::handle obj, Device device) {
   }
   // NumPy scalars and other 0-d values stay on the host: kernels take them as parameters.
   nb::object np_arr = numpy().attr("asarray")(obj);
+  if (!supported_numpy_dtype(np_arr.attr("dtype"))) {
+    throw UnsupportedOperand("numfuse does not support " +
+                             nb::cast<std::string>(nb::repr(np_arr.attr("dtype"))));
+  }
   const bool scalar = nb::cast<int64_t>(np_arr.attr("ndim")) == 0;
   return Operand::of(array_from_numpy(np_arr, scalar ? Device::cpu() : device));
+}
+
+Operand value_from_py(nb::handle obj, DType target, Device device) {
+  try {
+    return operand_from_py(obj, device);
+  } catch (const UnsupportedOperand&) {
+    // NumPy's setitem converts such values to the target dtype itself ('1.5', None -> nan).
+    nb::object np_arr = numpy().attr("asarray")(obj, dtype_to_py(target));
+    const bool scalar = nb::cast<int64_t>(np_arr.attr("ndim")) == 0;
+    return Operand::of(array_from_numpy(np_arr, scalar ? Device::cpu() : device));
+  }
+}
+
+namespace {
+nb::object dtype_repr_of(nb::handle obj) {
+  if (is_array(obj.ptr())) return nb::repr(dtype_to_py(nb::inst_ptr<Array>(obj)->dtype));
+  nb::object dt = numpy().attr("asarray")(obj).attr("dtype");
+  return nb::repr(dt);
+}
+}  // namespace
+
+void raise_no_loop(UFunc op, const std::vector<nb::handle>& operands) {
+  std::string types;
+  for (nb::handle h : operands) {
+    if (!types.empty()) types += ", ";
+    types += nb::cast<std::string>(dtype_repr_of(h));
+  }
+  throw UFuncTypeError(std::string("ufunc '") + ufunc_name(op) +
+                       "' did not contain a loop with signature matching types (" + types +
+                       ") -> None");
 }
 
 Array array_from_numpy(nb::handle np_array, Device device) {

@@ -52,6 +52,9 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_cast&) {
+      // A Python argument of the wrong type reached a typed conversion: NumPy's class for it.
+      PyErr_SetString(PyExc_TypeError, "an argument has a type numfuse cannot use here");
     }
   });
 }
@@ -71,4 +74,5 @@ NB_MODULE(_core, m) {
   bind_cuda(m);
   bind_advanced_indexing(m);
   bind_reductions(m);
+  bind_errstate(m);
 }

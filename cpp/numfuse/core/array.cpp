@@ -39,6 +39,7 @@ Array Array::view(Shape new_shape, Strides new_strides, int64_t new_byte_offset)
   v.storage = storage;
   v.writeable = writeable;
   v.is_view = true;
+  v.base = base;
   return v;
 }
 

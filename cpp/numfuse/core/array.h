@@ -40,6 +40,9 @@ class Array {
   std::shared_ptr<Storage> storage;
   bool writeable = true;
   bool is_view = false;     // NumPy's OWNDATA is !is_view
+  // The front end's object whose memory a view shows (ndarray.base), opaque to the core and
+  // empty for arrays that own their memory; views made from a view keep the same one.
+  std::shared_ptr<void> base;
 
   int ndim() const { return static_cast<int>(shape.size()); }
   int64_t size() const { return numel(shape); }

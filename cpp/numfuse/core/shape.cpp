@@ -229,11 +229,9 @@ Shape infer_reshape(const Shape& requested, int64_t size) {
   int unknown = -1;
   int64_t known = 1;
   for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == -1) {
+    if (out[i] < 0) {  // NumPy 2 takes any negative size (-1, -2 ...) as the unknown one
       if (unknown >= 0) throw ValueError("can only specify one unknown dimension");
       unknown = static_cast<int>(i);
-    } else if (out[i] < 0) {
-      throw ValueError("negative dimensions not allowed");
     } else if (__builtin_mul_overflow(known, out[i], &known)) {
       // As NumPy's _fix_unknown_dimension: a product past int64 cannot be the array's size.
       throw_reshape_mismatch(requested, size);

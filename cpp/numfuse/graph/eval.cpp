@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
@@ -13,6 +14,7 @@
 #include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/fp_status.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
 #include "numfuse/graph/planner.h"
@@ -34,6 +36,18 @@ WriteRedirect& write_redirect() {
   thread_local WriteRedirect r;
   return r;
 }
+
+namespace {
+// Floating-point events are handed to the front end (warnings, FloatingPointError, callbacks:
+// Python code) once the outermost evaluation of the thread is over and the graph lock is
+// released, never while it is held (core/fp_status.h).
+struct EvalScope {
+  int unwinding = std::uncaught_exceptions();
+  EvalScope() { fp_enter_evaluation(); }
+  ~EvalScope() { fp_leave_evaluation(std::uncaught_exceptions() > unwinding); }
+};
+void report_fp_events_if_outermost() { fp_report_if_outermost(); }
+}  // namespace
 
 uint64_t new_graph_mark() { return g_epoch.fetch_add(1, std::memory_order_relaxed); }
 
@@ -184,7 +198,7 @@ void run_reduction_group(const Group& g, size_t r) {
       detach_group(g, program, r);
       run_reduction_alone();
     } else if (red->device.is_cpu()) {
-      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0]);
+      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0], red->fp_state);
       detach_group(g, program, r);
     } else {
       const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
@@ -292,14 +306,22 @@ std::vector<Node*> pending_graph(const Array& a) {
   return topo_sort({a.storage->producer.get()});
 }
 
-void eval_pending(const Array& a, FlushReason why) {
+static void eval_pending_locked(const Array& a, FlushReason why) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   if (!a.storage || !a.storage->producer) return;
   if (try_eval_single(a.storage->producer.get(), why)) return;
   eval_nodes({a.storage->producer}, why);
 }
 
-void eval(const std::vector<Array>& arrays, FlushReason why) {
+void eval_pending(const Array& a, FlushReason why) {
+  {
+    EvalScope scope;
+    eval_pending_locked(a, why);
+  }
+  report_fp_events_if_outermost();
+}
+
+static void eval_locked(const std::vector<Array>& arrays, FlushReason why) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
     if (try_eval_single(arrays[0].storage->producer.get(), why)) return;
@@ -311,20 +333,43 @@ void eval(const std::vector<Array>& arrays, FlushReason why) {
   if (!roots.empty()) eval_nodes(std::move(roots), why);
 }
 
-void prepare_write(const Array& dst) {
-  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
-  Storage* s = dst.storage.get();
-  std::vector<std::shared_ptr<Node>> roots;
-  if (s->producer) roots.push_back(s->producer);
-  for (auto& w : s->readers) {
-    auto reader = w.lock();
-    if (reader && !reader->done) roots.push_back(std::move(reader));
+void eval(const std::vector<Array>& arrays, FlushReason why) {
+  {
+    EvalScope scope;
+    eval_locked(arrays, why);
   }
-  s->readers.clear();
-  if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+  report_fp_events_if_outermost();
+}
+
+void prepare_write(const Array& dst) {
+  {
+    EvalScope scope;
+    std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+    Storage* s = dst.storage.get();
+    std::vector<std::shared_ptr<Node>> roots;
+    if (s->producer) roots.push_back(s->producer);
+    for (auto& w : s->readers) {
+      auto reader = w.lock();
+      if (reader && !reader->done) roots.push_back(std::move(reader));
+    }
+    s->readers.clear();
+    if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+  }
+  report_fp_events_if_outermost();
 }
 
 namespace {
+// Whether `from` broadcasts to `to` (inputs of other node kinds, matmul's transposed operand say,
+// need not).
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  }
+  return true;
+}
+
 std::pair<int64_t, int64_t> byte_extent(const Array& a) {
   int64_t lo = a.byte_offset, hi = a.byte_offset;
   const int64_t size = int64_t(a.itemsize());
@@ -337,7 +382,19 @@ std::pair<int64_t, int64_t> byte_extent(const Array& a) {
 }
 }  // namespace
 
+static bool eval_into_locked(const Array& src, const Array& dst);
+
 bool eval_into(const Array& src, const Array& dst) {
+  bool done;
+  {
+    EvalScope scope;
+    done = eval_into_locked(src, dst);
+  }
+  report_fp_events_if_outermost();
+  return done;
+}
+
+static bool eval_into_locked(const Array& src, const Array& dst) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   Node* root = src.storage->producer.get();
   if (!root || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) return false;
@@ -345,7 +402,17 @@ bool eval_into(const Array& src, const Array& dst) {
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
     return false;
   }
+  // src a view of dst's own pending storage (x[:] = x[:]): nothing to redirect.
+  if (src.storage == dst.storage) return false;
   std::shared_ptr<Node> hold = src.storage->producer;
+  // A pending destination is materialised first, so that every input of src's graph that shares
+  // its memory is materialised too and the overlap check below sees it: the pending case takes
+  // the materialised case's path. Evaluating dst may evaluate src with it (src was part of dst's
+  // graph): then there is nothing left to redirect.
+  if (dst.storage->producer) {
+    eval(dst, FlushReason::Write);
+    if (root->done) return false;
+  }
   // out= on materialised operands (the common case): one node, no walk and no plan.
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
@@ -358,12 +425,13 @@ bool eval_into(const Array& src, const Array& dst) {
       if (in.storage != dst.storage || in.storage->producer) continue;
       auto [lo, hi] = byte_extent(in);
       bool overlap = lo < dhi && dlo < hi;
-      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype && in.strides == dst.strides &&
-                  (in.shape == dst.shape || broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
+      bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype &&
+                  (in.shape == dst.shape ? in.strides == dst.strides
+                                         : broadcasts_to(in.shape, dst.shape) &&
+                                               broadcast_strides(in.shape, in.strides, dst.shape) == dst.strides);
       if (overlap && !same) return false;
     }
   }
-  if (dst.storage->producer) eval(dst, FlushReason::Write);
   // Pending readers of dst outside src's graph must see the old values.
   std::vector<std::shared_ptr<Node>> others;
   for (auto& w : dst.storage->readers) {
@@ -405,15 +473,25 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 
 // Registers `node` (inputs, out_dtypes and out_shapes set) and writes its n pending outputs to
 // `outs`; applies the graph limits.
+static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n);
+
 static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
   // Sizes first, before anything is registered: an impossible output fails at the call, as in
   // NumPy (ValueError past int64, MemoryError past what the device can ever hold).
-  SmallVector<int64_t, 4> out_bytes(n);
   for (size_t i = 0; i < n; ++i) {
-    out_bytes[i] = checked_nbytes(node->out_shapes[i], itemsize(node->out_dtypes[i]));
-    check_allocatable(static_cast<uint64_t>(out_bytes[i]), node->out_shapes[i], node->out_dtypes[i],
+    const int64_t nbytes = checked_nbytes(node->out_shapes[i], itemsize(node->out_dtypes[i]));
+    check_allocatable(static_cast<uint64_t>(nbytes), node->out_shapes[i], node->out_dtypes[i],
                       node->device);
   }
+  node->fp_state = current_fp_state();
+  {
+    EvalScope scope;  // a graph limit may evaluate here
+    register_pending_locked(node, outs, n);
+  }
+  report_fp_events_if_outermost();
+}
+
+static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
   std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
@@ -431,7 +509,7 @@ static void register_pending(const std::shared_ptr<Node>& node, Array* outs, siz
     a.shape = node->out_shapes[i];
     a.strides = contiguous_strides(a.shape);
     a.storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
-    a.storage->nbytes = static_cast<size_t>(out_bytes[i]);
+    a.storage->nbytes = static_cast<size_t>(numel(a.shape)) * itemsize(a.dtype);
     a.storage->device = node->device;
     a.storage->producer = node;
     a.storage->producer_output = static_cast<int>(i);

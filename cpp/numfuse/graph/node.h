@@ -7,6 +7,7 @@
 
 #include "numfuse/core/array.h"
 #include "numfuse/core/block_pool.h"
+#include "numfuse/core/fp_status.h"
 
 namespace nf {
 
@@ -38,6 +39,8 @@ struct Node {
   bool done = false;           // evaluated: outputs are materialised, inputs dropped
   bool eval_root = false;      // asked for by an evaluation (a generator then is materialised)
   uint8_t times_recomputed = 0;  // evaluations that recomputed this generator and left it pending
+  // numpy.errstate when the op was recorded: the conditions its evaluation reports, and how.
+  FpState fp_state = kFpDefaultState;
 
   virtual ~Node();
   virtual NodeKind kind() const = 0;

@@ -136,7 +136,15 @@ Array flags_of(const Array& a) {
 
 }  // namespace
 
-IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
+void check_index_bounds(const IndexPlan& plan, bool arrays) {
+  if (arrays && numel(plan.bshape) == 0) return;
+  for (size_t j = 0; j < plan.indices.size(); ++j) {
+    if (plan.scalar_index[j] == arrays) continue;
+    check_index(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
+  }
+}
+
+IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key, bool check_arrays) {
   int consumed = 0, ellipses = 0;
   bool has_array = false;
   for (const KeyItem& k : key) {
@@ -233,7 +241,9 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
       add(idx);
     } else {
       for (int d = 0; d < arr.ndim(); ++d) {
-        if (arr.shape[d] != a.shape[axis + d]) {
+        // NumPy leaves a boolean axis of length 0 unchecked (it selects nothing anyway):
+        // x[np.zeros(0, bool)] is empty whatever len(x) is.
+        if (arr.shape[d] != 0 && arr.shape[d] != a.shape[axis + d]) {
           throw IndexError("boolean index did not match indexed array along axis " +
                            std::to_string(axis + d) + "; size of axis is " +
                            std::to_string(a.shape[axis + d]) +
@@ -262,15 +272,11 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key) {
     throw IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes " + s);
   }
   // NumPy checks the bounds of every index at the call: integers first, then the arrays (only
-  // when the broadcast result is not empty).
-  const bool empty = numel(plan.bshape) == 0;
+  // when the broadcast result is not empty; a write checks its value's shape in between).
   eval(plan.indices, FlushReason::DataDependent);
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t j = 0; j < plan.indices.size(); ++j) {
-      if (pass == 0 ? !scalar_index[j] : (scalar_index[j] || empty)) continue;
-      check_index(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
-    }
-  }
+  plan.scalar_index = scalar_index;
+  check_index_bounds(plan, /*arrays=*/false);
+  if (check_arrays) check_index_bounds(plan, /*arrays=*/true);
   // Checked where they live (a host index never waits for the device); the kernels read them
   // where the array lives.
   for (Array& idx : plan.indices) {
@@ -394,13 +400,14 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
     }
   }
 
-  IndexPlan plan = plan_index(a, key);
+  IndexPlan plan = plan_index(a, key, /*check_arrays=*/false);
   Array v = strip_leading_ones(value.array, plan.result_shape.size());
   if (!broadcasts_to(v.shape, plan.result_shape)) {
     throw ValueError("shape mismatch: value array of shape " + shape_str(value.array.shape) +
                      " could not be broadcast to indexing result of shape " +
                      shape_str(plan.result_shape));
   }
+  check_index_bounds(plan, /*arrays=*/true);
   Operand op = value;
   op.array = v;
   v = value_as(op, a.dtype);

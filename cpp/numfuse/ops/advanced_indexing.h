@@ -33,11 +33,16 @@ struct IndexPlan {
   bool adjacent = true;          // the arrays were one run of the key: B goes where they were
   int pos = 0;                   // the result dim where B starts
   Shape result_shape;
+  std::vector<bool> scalar_index;  // per index: it came from an integer of the key
 };
 
 // Analyses `key` against `a`, with NumPy's errors (IndexError for bad or out-of-bounds
 // indices). Boolean masks and pending index arrays are evaluated (FlushReason::DataDependent).
-IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key);
+// check_arrays=false leaves the bounds of array indices to check_index_bounds (a write checks
+// its value's shape first, as NumPy does).
+IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key, bool check_arrays = true);
+// The bounds of the integer indices (arrays=false) or of the array indices (true) of a plan.
+void check_index_bounds(const IndexPlan& plan, bool arrays);
 
 // src[indices] as a pending node: inputs are (view, int64 index arrays...), all on the node's
 // device, every index already checked against its dim (the kernels never read out of bounds).

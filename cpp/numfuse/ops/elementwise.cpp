@@ -1,5 +1,6 @@
 #include "numfuse/ops/elementwise.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -10,6 +11,7 @@
 #include "numfuse/graph/node.h"
 #include "numfuse/ops/creation.h"
 #include "numfuse/ops/nodes.h"
+#include "numfuse/ops/reduction.h"
 
 namespace nf {
 
@@ -131,6 +133,20 @@ void check_weak_int_fits(const Operand& op, DType target) {
   if (op.weak == WeakKind::PyInt) check_pyint_fits(pyint_value(op), target);
 }
 
+// Whether an integer array holds a negative value (a 0-d host value is read directly; anything
+// else through a min reduction on its device).
+bool min_is_negative(const Array& a) {
+  if (a.size() == 0) return false;
+  Array m = a;
+  if (a.size() > 1 || a.pending() || !a.device().is_cpu()) {
+    m = astype(reduce(ReduceOp::Min, a), DType::Int64, false);
+    eval(m, FlushReason::DataDependent);
+  }
+  Array h = Array::empty({}, DType::Int64, Device::cpu());
+  backend::copy_into(m, h);
+  return *h.data_as<int64_t>() < 0;
+}
+
 // The array an operand contributes to a loop whose input dtype is `loop`: weak scalars are
 // converted now (they are kernel parameters), arrays keep their dtype (cast while loading).
 Array loop_input(const Operand& op, DType loop) {
@@ -201,17 +217,11 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
     }
   }
 
-  // NumPy refuses integer powers with a negative exponent. Scalar exponents are checked here;
-  // arrays of exponents are not inspected (that would force their evaluation).
-  if (op == UFunc::Power && is_integer(sig.in[1]) && !is_unsigned(ins[1]->array.dtype) &&
-      ins[1]->array.ndim() == 0 && !ins[1]->array.pending()) {
-    Array e = Array::empty({}, DType::Int64, Device::cpu());
-    if (ins[1]->array.device().is_cpu()) {
-      backend::copy_into(ins[1]->array, e);
-      if (*e.data_as<int64_t>() < 0) {
-        throw ValueError("Integers to negative integer powers are not allowed.");
-      }
-    }
+  // NumPy refuses integer powers with a negative exponent, at the call: an array of exponents
+  // is evaluated and its minimum read for that, as NumPy's eager loop would have read it.
+  if (op == UFunc::Power && is_integer(sig.in[1]) && is_integer(ins[1]->array.dtype) &&
+      !is_unsigned(ins[1]->array.dtype) && min_is_negative(ins[1]->array)) {
+    throw ValueError("Integers to negative integer powers are not allowed.");
   }
 
   const Array* arrays[6];
@@ -223,6 +233,12 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
   if (opts.where) arrays[narrays++] = &*opts.where;
   Device device = common_device(arrays, narrays);
   Shape shape = nin == 1 ? ins[0]->array.shape : broadcast_shapes(ins[0]->array.shape, ins[1]->array.shape);
+  if (opts.where) {  // where= broadcasts with the operands (and may widen the result)
+    std::vector<Shape> all;
+    for (int i = 0; i < nin; ++i) all.push_back(ins[i]->array.shape);
+    all.push_back(opts.where->shape);
+    shape = broadcast_shapes(all);
+  }
 
   Array fresh[2];
   if (constant_result) {
@@ -386,8 +402,30 @@ void assign(const Array& dst, const Array& src, Casting casting, bool src_is_tem
   backend::copy_into(src, dst);
 }
 
+void check_scalar_storable(const Operand& value, DType target) {
+  if (target == DType::Bool) return;  // any Python scalar converts by truthiness
+  if (value.weak == WeakKind::PyInt) {
+    check_pyint_fits(pyint_value(value), target);
+  } else if (value.weak == WeakKind::PyComplex && !is_complex(target)) {
+    throw TypeError(is_integer(target) ? "int() argument must be a string, a bytes-like object or a real number, not 'complex'"
+                                       : "float() argument must be a string or a real number, not 'complex'");
+  } else if (value.weak == WeakKind::PyFloat && is_integer(target)) {
+    // NumPy stores a Python float into an integer array through int(value).
+    const double v = *value.array.data_as<double>();
+    if (std::isnan(v)) throw ValueError("cannot convert float NaN to integer");
+    if (std::isinf(v)) throw OverflowError("cannot convert float infinity to integer");
+    const double t = std::trunc(v);
+    PyIntValue iv;
+    iv.negative = t < 0;
+    const double mag = std::fabs(t);
+    iv.huge = mag >= 18446744073709551616.0;  // 2**64
+    iv.magnitude = iv.huge ? 0 : static_cast<uint64_t>(mag);
+    check_pyint_fits(iv, target);
+  }
+}
+
 void assign(const Array& dst, const Operand& value, bool value_is_temporary) {
-  check_weak_int_fits(value, dst.dtype);
+  check_scalar_storable(value, dst.dtype);
   assign(dst, value.array, Casting::Unsafe, value_is_temporary);
 }
 

@@ -53,6 +53,11 @@ void assign(const Array& dst, const Array& src, Casting casting = Casting::Unsaf
 // dst[...] = value for a ufunc-style operand: a weak Python int must fit dst's integer dtype.
 void assign(const Array& dst, const Operand& value, bool value_is_temporary = false);
 
+// Whether a Python scalar can be stored into an array of `target` as NumPy's setitem and fill
+// store it (through int()/float()): NaN, inf or an out-of-range value into an integer array, a
+// complex into a real one, raise NumPy's ValueError/OverflowError/TypeError. Arrays pass.
+void check_scalar_storable(const Operand& value, DType target);
+
 // Raises ValueError if the arrays live on different devices (host scalars go anywhere).
 Device common_device(const std::vector<const Array*>& arrays);
 Device common_device(const Array* const* arrays, size_t n);

@@ -1,5 +1,6 @@
 #include "numfuse/ops/scan.h"
 
+#include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/scan_cpu.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/elementwise.h"
@@ -8,15 +9,20 @@
 
 namespace nf {
 
-void ScanNode::eval_cpu(const std::vector<Array>& outs) { cpu::scan(op, axis, inputs[0], outs[0]); }
+void ScanNode::eval_cpu(const std::vector<Array>& outs) {
+  fp_hw_take();  // earlier work's flags are not this scan's
+  cpu::scan(op, axis, inputs[0], outs[0]);
+  if (uint8_t f = fp_hw_take()) cpu::record_scan_flags(fp_state, f);
+}
 
 Array scan(ScanOp op, const Array& a_in, std::optional<int64_t> axis, std::optional<DType> dtype,
            const std::optional<Array>& out) {
   Array a = a_in;
   int ax = 0;
-  if (!axis || a.ndim() == 0) {
-    a = ravel(a);  // NumPy flattens a 0-d input whatever the axis
+  if (!axis) {
+    a = ravel(a);
   } else {
+    if (a.ndim() == 0) a = ravel(a);  // NumPy makes a 0-d input 1-d, then checks the axis
     ax = normalize_axis(*axis, a.ndim());
   }
   DType dt = dtype ? *dtype : reduce_default_dtype(op == ScanOp::CumSum ? ReduceOp::Sum : ReduceOp::Prod, a.dtype);

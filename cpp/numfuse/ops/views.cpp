@@ -34,7 +34,6 @@ Array transpose(const Array& a) {
 }
 
 Array transpose(const Array& a, const std::vector<int64_t>& axes_in) {
-  if (axes_in.empty() && a.ndim() != 0) return transpose(a);  // 0-d: no axes, no recursion
   if (static_cast<int>(axes_in.size()) != a.ndim()) throw ValueError("axes don't match array");
   std::vector<bool> seen(a.ndim(), false);
   Shape shape(a.ndim());
@@ -90,7 +89,6 @@ Array squeeze(const Array& a) {
 }
 
 Array squeeze(const Array& a, const std::vector<int64_t>& axes) {
-  if (axes.empty()) return squeeze(a);
   std::vector<bool> mask = normalize_axes(axes, a.ndim());
   Shape shape;
   Strides strides;

@@ -9,11 +9,11 @@ namespace nf {
 // order 'C' or 'F'. A view when the strides allow it, else a pending copy.
 Array reshape(const Array& a, const Shape& shape, char order = 'C');
 Array ravel(const Array& a, char order = 'C');
-Array transpose(const Array& a, const std::vector<int64_t>& axes);  // empty: reverse
+Array transpose(const Array& a, const std::vector<int64_t>& axes);  // a permutation of every axis
 Array transpose(const Array& a);
 Array swapaxes(const Array& a, int64_t axis1, int64_t axis2);
 Array moveaxis(const Array& a, const std::vector<int64_t>& source, const std::vector<int64_t>& dest);
-Array squeeze(const Array& a, const std::vector<int64_t>& axes);  // empty: every unit dim
+Array squeeze(const Array& a, const std::vector<int64_t>& axes);  // empty: none (NumPy's axis=())
 Array squeeze(const Array& a);
 Array expand_dims(const Array& a, const std::vector<int64_t>& axes);
 Array broadcast_to(const Array& a, const Shape& shape);  // read-only view, as NumPy's

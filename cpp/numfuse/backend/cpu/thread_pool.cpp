@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "numfuse/core/fp_status.h"
+
 namespace nf::cpu {
 
 namespace {
@@ -131,16 +133,24 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   const int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, threads * 4);
   const int64_t per = (n + chunks - 1) / chunks;
   std::atomic<int64_t> next{0};
+  // The floating-point status flags the workers raise are the caller's once the region ends
+  // (numpy.errstate): as if one thread had done all the work.
+  std::atomic<uint8_t> worker_flags{0};
   const int parts = static_cast<int>(std::min<int64_t>(threads, chunks));
-  pool().run(parts, [&](int) {
+  pool().run(parts, [&](int part) {
     bool was = t_in_parallel;
     t_in_parallel = true;
     struct Reset { bool v; ~Reset() { t_in_parallel = v; } } reset{was};
+    if (part != 0) fp_hw_take();  // a worker's flags from earlier regions are not this one's
     for (int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
       int64_t b = c * per, e = std::min(n, b + per);
       if (b < e) fn(b, e);
     }
+    if (part != 0) {
+      if (uint8_t f = fp_hw_take()) worker_flags.fetch_or(f, std::memory_order_relaxed);
+    }
   });
+  if (uint8_t f = worker_flags.load(std::memory_order_relaxed)) fp_hw_raise(f);
 }
 
 }  // namespace nf::cpu
