@@ -14,6 +14,7 @@
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/fp_status.h"
@@ -686,6 +687,13 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n);
 
 static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
+  // Sizes first, before anything is registered: an impossible output fails at the call, as in
+  // NumPy (ValueError past int64, MemoryError past what the device can ever hold).
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t nbytes = checked_nbytes(node->out_shapes[i], itemsize(node->out_dtypes[i]));
+    check_allocatable(static_cast<uint64_t>(nbytes), node->out_shapes[i], node->out_dtypes[i],
+                      node->device);
+  }
   node->fp_state = current_fp_state();
   {
     EvalScope scope;  // a graph limit may evaluate here
