@@ -17,6 +17,10 @@ namespace nf::cpu {
 
 namespace {
 
+// Workers share themselves among the regions running at the time: each region (a job) is open
+// to up to `parts` participants, its caller first; an idle worker joins the open job with the
+// fewest participants. Two evaluations in two threads therefore split the cores between them
+// instead of one waiting for the other, or running alone on its caller.
 class Pool {
  public:
   explicit Pool(int n) { resize(n); }
@@ -27,24 +31,18 @@ class Pool {
   void resize(int n) {
     stop();
     stopping_ = false;
-    // A new worker has seen the regions already run: starting from 0 it took the last one's
-    // (finished, dangling) task for a new one (set_num_threads after use crashed).
-    for (int i = 1; i < n; ++i)
-      workers_.emplace_back([this, i, seen = generation_] { work(i, seen); });
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { work(); });
   }
 
-  // Runs task(i) for i in [0, parts): part 0 on the caller, the rest on workers. Returns false,
-  // running nothing, when another thread's region holds the workers (one region at a time).
-  bool try_run(int parts, const std::function<void(int)>& task) {
-    std::unique_lock<std::mutex> run_lock(run_mutex_, std::try_to_lock);
-    if (!run_lock.owns_lock()) return false;
+  // Runs task(i) for distinct i in [0, parts): part 0 on the caller, the others on whichever
+  // workers are free to join (task claims its own work, so fewer participants is correct).
+  void run(int parts, const std::function<void(int)>& task) {
+    Job job;
+    job.task = &task;
+    job.parts = parts;
     {
       std::lock_guard<std::mutex> lk(m_);
-      task_ = &task;
-      parts_ = parts;
-      remaining_ = parts - 1;
-      error_ = nullptr;
-      ++generation_;
+      jobs_.push_back(&job);
     }
     cv_.notify_all();
     std::exception_ptr caller_error;
@@ -54,34 +52,50 @@ class Pool {
       caller_error = std::current_exception();
     }
     std::unique_lock<std::mutex> lk(m_);
-    done_cv_.wait(lk, [this] { return remaining_ == 0; });
-    task_ = nullptr;
+    jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));  // closed to new participants
+    done_cv_.wait(lk, [&] { return job.finished == job.joined - 1; });
     if (caller_error) std::rethrow_exception(caller_error);
-    if (error_) std::rethrow_exception(error_);
-    return true;
+    if (job.error) std::rethrow_exception(job.error);
   }
 
  private:
-  void work(int index, uint64_t seen) {
+  struct Job {
+    const std::function<void(int)>* task = nullptr;
+    int parts = 1;
+    int joined = 1;    // participants so far, the caller included
+    int finished = 0;  // workers that have returned from task
+    std::exception_ptr error;
+  };
+
+  Job* open_job() {  // under m_: the job with the fewest participants that wants more
+    Job* best = nullptr;
+    for (Job* j : jobs_) {
+      if (j->joined < j->parts && (!best || j->joined < best->joined)) best = j;
+    }
+    return best;
+  }
+
+  void work() {
     for (;;) {
-      const std::function<void(int)>* task;
+      Job* job;
+      int part;
       {
         std::unique_lock<std::mutex> lk(m_);
-        cv_.wait(lk, [&] { return stopping_ || generation_ != seen; });
+        cv_.wait(lk, [&] { return stopping_ || open_job(); });
         if (stopping_) return;
-        seen = generation_;
-        if (index >= parts_) continue;
-        task = task_;
+        job = open_job();
+        part = job->joined++;
       }
       std::exception_ptr err;
       try {
-        (*task)(index);
+        (*job->task)(part);
       } catch (...) {
         err = std::current_exception();
       }
       std::lock_guard<std::mutex> lk(m_);
-      if (err && !error_) error_ = err;
-      if (--remaining_ == 0) done_cv_.notify_one();
+      if (err && !job->error) job->error = err;
+      ++job->finished;
+      done_cv_.notify_all();
     }
   }
 
@@ -96,13 +110,10 @@ class Pool {
   }
 
   std::vector<std::thread> workers_;
-  std::mutex run_mutex_, m_;
+  std::mutex m_;
   std::condition_variable cv_, done_cv_;
-  const std::function<void(int)>* task_ = nullptr;
-  int parts_ = 0, remaining_ = 0;
-  uint64_t generation_ = 0;
+  std::vector<Job*> jobs_;  // regions open to workers
   bool stopping_ = false;
-  std::exception_ptr error_;
 };
 
 int default_threads() {
@@ -182,7 +193,11 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     }
   };
   const int parts = static_cast<int>(std::min<int64_t>(threads, chunks));
-  if (threads <= 1 || !pool().try_run(parts, task)) task(0);  // busy pool: the caller does it all
+  if (threads <= 1) {
+    task(0);
+  } else {
+    pool().run(parts, task);
+  }
   if (uint8_t f = worker_flags.load(std::memory_order_relaxed)) fp_hw_raise(f);
   check_interrupt();
 }

@@ -9,9 +9,9 @@ int num_threads();
 void set_num_threads(int n);
 
 // Runs fn(begin, end) over [0, n) split into contiguous ranges of at least `grain` items (a few
-// per thread, claimed dynamically). Small ranges run inline on the caller without the pool; so
-// does a region started while another thread's region holds the pool (two evaluations in two
-// threads then run side by side instead of one waiting for the other). Between ranges the
+// per thread, claimed dynamically). Small ranges run inline on the caller without the pool.
+// Regions of several threads share the workers (two evaluations in two threads run side by side,
+// each on part of the cores, instead of one waiting for the other). Between ranges the
 // caller's interrupt flag is polled (core/interrupt.h): an interrupted region throws Interrupted.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
