@@ -36,7 +36,9 @@ def case(name, fn, xfail=None):
 
 BAD_SHAPES = {"float": 2.0, "none": None, "str": "a", "nested": [2, [3]], "neg": -1,
               "neg_in_tuple": (2, -1), "float_in_tuple": (2, 2.0), "big": BIG, "huge": HUGE,
-              "huge_in_tuple": (2, HUGE), "object": object(), "float_array": numpy.array(2.0)}
+              "huge_in_tuple": (2, HUGE), "object": object(), "float_array": numpy.array(2.0),
+              "bool": True, "bool_in_tuple": (2, True), "int_1d_array": numpy.array([2, 1]),
+              "int_0d_array": numpy.array(2), "bool_0d_array": numpy.array(True), "bytes": b"\x02"}
 for fname in ("zeros", "ones", "empty"):
     for sname, shape in BAD_SHAPES.items():
         case(f"{fname}-{sname}", lambda xp, f=fname, s=shape: getattr(xp, f)(s))
@@ -98,7 +100,9 @@ SWAP = {"out_of_range": (0, 2), "neg_out": (-3, 0), "float": (0.0, 1), "huge": (
 for sname, args in SWAP.items():
     case(f"swapaxes-{sname}", lambda xp, a=args: xp.swapaxes(arr(xp), *a))
 SQUEEZE = {"non_unit": 1, "out_of_range": 5, "empty_tuple": (), "float": 0.0,
-           "repeated": (0, 0), "unit_ok": 0, "tuple_unit": (0, 2)}
+           "repeated": (0, 0), "unit_ok": 0, "tuple_unit": (0, 2), "list": [0],
+           "0d_array": numpy.array(0), "1d_array": numpy.array([0]), "bool": True,
+           "bool_in_tuple": (True,), "huge": HUGE}
 for sname, axis in SQUEEZE.items():
     case(f"squeeze-{sname}", lambda xp, a=axis: xp.squeeze(arr(xp, (1, 3, 1)), axis=a))
 for axis in (0, -1, 1, (0,), ()):
@@ -179,11 +183,22 @@ GET_KEYS = {
     "fancy_mismatch": ([0, 1], [0, 1, 2]), "none_float": (None, 1.5), "dict": {},
     "np_bool_slice": slice(numpy.True_, 2), "bool_scalar": True, "np_int": numpy.int64(1),
     "uint_slice": slice(numpy.int64(0), numpy.uint64(2)), "0d_int_array": numpy.array(1),
+    # NumPy's order: integers converted, then the count of indices, then left to right the
+    # bounds of integers and the reading of slices; 2**63 fits uint64 (OverflowError)
+    "big_int": BIG, "big_int_in_tuple": (0, BIG), "neg_huge_int": -BIG - 1, "huge": HUGE,
+    "out_of_bounds_then_float_slice": (5, slice(1.0, None)),
+    "float_slice_then_out_of_bounds": (slice(1.0, None), 5),
+    "too_many_float_slice": (0, 0, slice(1.0, None)), "too_many_zero_step": (0, 0, slice(None, None, 0)),
+    "ellipsis_out_of_bounds_float_slice": (Ellipsis, 5, slice(1.0, None)),
+    "zero_step_then_out_of_bounds": (slice(None, None, 0), 5),
 }
 for kname, key in GET_KEYS.items():
     xf = None
     case(f"getitem-{kname}", lambda xp, k=key: arr(xp)[k], xf)
 case("getitem-0d-index", lambda xp: arr(xp, ())[0])
+for kname, key in {"float_slice": slice(1.0, None), "array_slice": slice(numpy.array([1])),
+                   "zero_step": slice(None, None, 0), "big_int": BIG}.items():
+    case(f"getitem-0d-{kname}", lambda xp, k=key: arr(xp, ())[k])
 case("getitem-0d-empty-tuple", lambda xp: arr(xp, ())[()])
 case("getitem-numfuse-float-index", lambda xp: arr(xp)[xp.asarray([1.0])])
 case("getitem-numfuse-0d-float-slice", lambda xp: arr(xp, (5,))[:xp.asarray(2.0)])
@@ -199,7 +214,8 @@ SET_CASES = {
     "fancy_str": ([0, 1], "a"), "fancy_none": ([0, 1], None), "mask_count": (numpy.array([[True, False, True]] * 2), [1.0, 2.0, 3.0]),
     "empty_mask": (numpy.zeros((0, 3), bool), 5.0), "out_of_bounds": (5, 1.0), "float_key": (1.0, 2.0),
     "complex_into_float": ((0, 0), 1j), "object": ((0, 0), object()), "dict": ((0, 0), {}),
-    "float_slice": (slice(0.0, 1), 2.0),
+    "float_slice": (slice(0.0, 1), 2.0), "big_int": (BIG, 1.0), "huge_int": (HUGE, 1.0),
+    "out_of_bounds_then_float_slice": ((5, slice(1.0, None)), 1.0),
 }
 for sname, (key, value) in SET_CASES.items():
     def body(xp, k=key, v=value):

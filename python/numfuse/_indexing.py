@@ -123,7 +123,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     else:
         if a.ndim == 0:  # NumPy makes a 0-d input 1-d, then checks the axis
             a = a.reshape(1)
-        axis = normalize_axis_index(operator.index(axis), a.ndim)
+        axis = normalize_axis_index(_core._axis(axis), a.ndim)  # NumPy refuses bools
     idx = _apply_mode(_index_array(indices), a.shape[axis], mode)
     return _write_out(out, getitem(a, (slice(None),) * axis + (idx,)))
 

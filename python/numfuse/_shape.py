@@ -25,13 +25,9 @@ _REV = slice(None, None, -1)
 
 
 def _shape_tuple(shape):
-    """A shape argument (an int or a sequence of them) as a tuple, with NumPy's errors."""
-    try:
-        return (operator.index(shape),)
-    except TypeError:
-        if not hasattr(shape, "__iter__"):
-            raise
-    return tuple(operator.index(s) for s in shape)
+    """A shape argument (an int or a sequence of them) as a tuple, with NumPy's errors (bools
+    refused, a 1-d array read as a sequence, a 0-d one as an int)."""
+    return tuple(_core._shape(shape))
 
 
 # ---- views ----------------------------------------------------------------------------------

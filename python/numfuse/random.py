@@ -36,13 +36,7 @@ def _seed_to_u64(seed):
 def _size_tuple(size):
     if size is None:
         return None
-    try:
-        return (operator.index(size),)
-    except TypeError:
-        pass
-    if not hasattr(size, "__iter__") or isinstance(size, str):
-        raise TypeError(f"expected a sequence of integers or a single integer, got '{size!r}'")
-    return tuple(operator.index(s) for s in size)
+    return tuple(_core._shape(size))  # NumPy's reading of a shape: bools refused, 1-d arrays
 
 
 def _is_scalar(x):
