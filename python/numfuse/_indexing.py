@@ -182,8 +182,20 @@ def _flat_setitem(a, idx, values):
     setitem(a, tuple(reversed(key)), values)
 
 
+def _put_indices(ind):
+    """put's indices as NumPy reads them: arrays cast safely to intp, other objects converted by
+    value (NumPy's errors: '1' is 1, 1.5 is 1, 2**63 an OverflowError)."""
+    if isinstance(ind, (ndarray, _np.ndarray)):
+        if not _np.can_cast(ind.dtype, _np.intp, "safe"):
+            what = "scalar" if ind.ndim == 0 else "array data"
+            raise TypeError(f"Cannot cast {what} from {ind.dtype!r} to dtype('int64') according "
+                            "to the rule 'safe'")
+        return _index_array(ind)
+    return asarray(_np.array(ind, dtype=_np.intp))
+
+
 def put(a, ind, v, mode="raise"):
-    idx = _index_array(ind).ravel()
+    idx = _put_indices(ind).ravel()
     v = asarray(v).ravel()
     if idx.size == 0 or v.size == 0:
         return None

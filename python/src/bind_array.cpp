@@ -304,7 +304,7 @@ void bind_array(nb::module_& m) {
            nb::arg("axes"))
       .def("swapaxes",
            [](Self self, nb::handle axis1, nb::handle axis2) {
-             return as_view_of(self.h, swapaxes(*self.p, py_index(axis1), py_index(axis2)));
+             return as_view_of(self.h, swapaxes(*self.p, py_index(axis1, IntUse::CInt), py_index(axis2, IntUse::CInt)));
            },
            nb::arg("axis1"), nb::arg("axis2"))
       .def("squeeze",
@@ -320,7 +320,8 @@ void bind_array(nb::module_& m) {
            nb::arg("axis").none() = nb::none())
       .def("diagonal",
            [](Self self, nb::handle offset, nb::handle axis1, nb::handle axis2) {
-             return as_view_of(self.h, diagonal(*self.p, py_index(offset), py_index(axis1), py_index(axis2)));
+             return as_view_of(self.h, diagonal(*self.p, py_index(offset, IntUse::CInt), py_index(axis1, IntUse::CInt),
+                                                py_index(axis2, IntUse::CInt)));
            },
            nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
       .def("fill",

@@ -78,7 +78,9 @@ int64_t py_to_int64(nb::handle obj);
 // does (TypeError "'float' object cannot be interpreted as an integer" for every use, then):
 enum class IntUse {
   Plain,       // offsets, counts: OverflowError past int64
-  Axis,        // an axis: as Plain, and bools are refused as NumPy refuses them
+  Axis,        // an axis (NumPy's PyArray_AxisConverter): as Plain, bools refused, ValueError
+               // past a C int
+  CInt,        // a C int method argument (PyArg "i": swapaxes, diagonal): OverflowError past it
   Dim,         // a shape entry: ValueError "Maximum allowed dimension exceeded"
   Index,       // an integer index: OverflowError in (2**63, 2**64), IndexError (NumPy's "only
                // integers, slices ..." message) past those

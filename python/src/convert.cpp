@@ -124,10 +124,23 @@ int64_t py_index(nb::handle obj, IntUse use) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
   if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (!overflow) return v;
+  if (!overflow) {
+    // NumPy's axis converters read a C int (PyArray_PyIntAsInt): ValueError past its range.
+    if (use == IntUse::Axis && (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())) {
+      throw ValueError("integer won't fit into a C int");
+    }
+    if (use == IntUse::CInt && v > std::numeric_limits<int>::max()) {
+      throw OverflowError("signed integer is greater than maximum");
+    }
+    if (use == IntUse::CInt && v < std::numeric_limits<int>::min()) {
+      throw OverflowError("signed integer is less than minimum");
+    }
+    return v;
+  }
   switch (use) {
     case IntUse::Plain:
-    case IntUse::Axis: break;
+    case IntUse::Axis:
+    case IntUse::CInt: break;
     case IntUse::Dim: throw ValueError("Maximum allowed dimension exceeded");
     case IntUse::Index:
       // NumPy reads an int past int64 as an array: one that fits uint64 is a uint64 index that
