@@ -546,6 +546,139 @@ for mname, fn in METHODS.items():
     case(f"method-{mname}", fn)
 
 
+# ---- dtype= and out= of every public function that takes them -----------------------------------
+# One row per function: the call with `v` as its dtype= (or out=); every value of the kind is
+# tried. out= values are made from NumPy's own result of the call (its shape and dtype).
+
+DTYPE_KIND = {"unknown": "foo", "float": 1.5, "none": None, "name": "float32", "type": numpy.int16,
+              "dtype": numpy.dtype("uint8"), "char": "b", "bool": bool, "complex": complex}
+# dtypes numfuse has no arrays of (by design): where NumPy accepts them numfuse raises TypeError
+# naming the dtype; where NumPy refuses them too, numfuse raises NumPy's class or that TypeError.
+DTYPES_NUMFUSE_LACKS = {"object": object, "str_type": str, "structured": [("a", "f8")],
+                        "unicode": "U3", "datetime": "M8[s]", "void": "V8"}
+
+
+def _shape_dtype(r):
+    """What an uninitialised result is, not its values."""
+    return numpy.shape(r), numpy.asarray(r).dtype
+
+
+DTYPE_ROWS = {
+    **{f: (lambda xp, v, f=f: getattr(xp, f)(arr(xp), dtype=v))
+       for f in ("sum", "prod", "mean", "cumsum", "cumprod", "nansum", "nanprod", "nanmean",
+                 "nancumsum", "nancumprod", "std", "var", "nanstd", "nanvar")},
+    **{f"method_{f}": (lambda xp, v, f=f: getattr(arr(xp), f)(dtype=v))
+       for f in ("sum", "prod", "mean", "cumsum", "cumprod", "std", "var")},
+    "astype": lambda xp, v: arr(xp).astype(v),
+    "view": lambda xp, v: arr(xp).view(v),
+    "arange": lambda xp, v: xp.arange(3, dtype=v),
+    "array": lambda xp, v: xp.array([1, 0], dtype=v),
+    "asarray": lambda xp, v: xp.asarray([1, 0], dtype=v),
+    "ascontiguousarray": lambda xp, v: xp.ascontiguousarray([1, 0], dtype=v),
+    "zeros": lambda xp, v: xp.zeros(2, dtype=v), "ones": lambda xp, v: xp.ones(2, dtype=v),
+    "empty": lambda xp, v: _shape_dtype(xp.empty(2, dtype=v)),
+    "full": lambda xp, v: xp.full(2, 1, dtype=v), "eye": lambda xp, v: xp.eye(2, dtype=v),
+    "identity": lambda xp, v: xp.identity(2, dtype=v), "tri": lambda xp, v: xp.tri(2, dtype=v),
+    "linspace": lambda xp, v: xp.linspace(0, 1, 3, dtype=v),
+    "logspace": lambda xp, v: xp.logspace(0, 1, 3, dtype=v),
+    "zeros_like": lambda xp, v: xp.zeros_like(arr(xp), dtype=v),
+    "ones_like": lambda xp, v: xp.ones_like(arr(xp), dtype=v),
+    "empty_like": lambda xp, v: _shape_dtype(xp.empty_like(arr(xp), dtype=v)),
+    "full_like": lambda xp, v: xp.full_like(arr(xp), 1, dtype=v),
+    "frombuffer": lambda xp, v: xp.frombuffer(bytes(range(16)), dtype=v),
+    **{f: (lambda xp, v, f=f: getattr(xp, f)([arr(xp), arr(xp)], dtype=v))
+       for f in ("concatenate", "stack", "hstack", "vstack")},
+    "einsum": lambda xp, v: xp.einsum("ij->j", arr(xp), dtype=v),
+    "matmul": lambda xp, v: xp.matmul(arr(xp), arr(xp).T, dtype=v),
+    "ufunc_add": lambda xp, v: xp.add(arr(xp), 1, dtype=v),
+    "random": lambda xp, v: _shape_dtype(xp.random.default_rng(0).random(2, dtype=v)),
+    "standard_normal": lambda xp, v: _shape_dtype(xp.random.default_rng(0).standard_normal(2, dtype=v)),
+    "integers": lambda xp, v: _shape_dtype(xp.random.default_rng(0).integers(0, 2, 2, dtype=v)),
+    "randint": lambda xp, v: _shape_dtype(xp.random.randint(0, 2, 2, dtype=v)),
+}
+# Known differences, named so that they flip when fixed.
+INT_MEAN = "mean/var/std with an integer or bool dtype=: NumPy divides and casts back, numfuse has no loop"
+DTYPE_XFAIL = {(f"{m}{r}", v): INT_MEAN for m in ("", "method_") for r in ("mean", "std", "var")
+               for v in ("type", "dtype", "char", "bool")}
+for rname, fn in DTYPE_ROWS.items():
+    for vname, value in DTYPE_KIND.items():
+        case(f"dtype-{rname}-{vname}", lambda xp, f=fn, v=value: f(xp, v),
+             DTYPE_XFAIL.get((rname, vname)))
+
+
+@pytest.mark.parametrize("row,value", [pytest.param(fn, v, id=f"{r}-{vn}")
+                                       for r, fn in DTYPE_ROWS.items()
+                                       for vn, v in DTYPES_NUMFUSE_LACKS.items()])
+def test_dtype_numfuse_lacks(row, value, device):
+    import numfuse
+    try:
+        row(numpy, value)
+        expected = None
+    except Exception as e:  # noqa: BLE001 - any class NumPy raises is the one to compare
+        expected = type(e)
+    with pytest.raises(Exception) as got:
+        row(numfuse, value)
+    if expected is None or not isinstance(got.value, expected):
+        assert isinstance(got.value, TypeError) and "does not support dtype" in str(got.value), got.value
+
+OUT_KIND = {
+    "ok": lambda xp, ref: xp.zeros(ref.shape, ref.dtype),
+    "wrong_shape": lambda xp, ref: xp.zeros(ref.shape + (2,), ref.dtype),
+    "fewer_dims": lambda xp, ref: xp.zeros(ref.shape[1:], ref.dtype),
+    "int8": lambda xp, ref: xp.zeros(ref.shape, numpy.int8),
+    "complex": lambda xp, ref: xp.zeros(ref.shape, numpy.complex128),
+    "list": lambda xp, ref: numpy.zeros(ref.shape).tolist(),
+    "tuple": lambda xp, ref: (xp.zeros(ref.shape, ref.dtype),),
+    "readonly": lambda xp, ref: xp.broadcast_to(xp.zeros((), ref.dtype), ref.shape),
+    "scalar": lambda xp, ref: 0.0,
+}
+OUT_ROWS = {
+    **{f: (lambda xp, o, f=f: getattr(xp, f)(arr(xp), axis=0, out=o))
+       for f in ("sum", "prod", "mean", "max", "min", "all", "any", "argmax", "argmin", "ptp",
+                 "std", "var", "cumsum", "cumprod", "nansum", "nanmean", "nanmax", "nancumsum")},
+    **{f"method_{f}": (lambda xp, o, f=f: getattr(arr(xp), f)(axis=1, out=o))
+       for f in ("sum", "max", "argmax", "cumsum", "mean")},
+    "round": lambda xp, o: xp.round(arr(xp), 1, out=o),
+    "around": lambda xp, o: xp.around(arr(xp), out=o),
+    "clip": lambda xp, o: xp.clip(arr(xp), -1.0, 1.0, out=o),
+    "fix": lambda xp, o: xp.fix(arr(xp), out=o),
+    "isposinf": lambda xp, o: xp.isposinf(arr(xp), out=o),
+    "isneginf": lambda xp, o: xp.isneginf(arr(xp), out=o),
+    "compress": lambda xp, o: xp.compress([True, False], arr(xp), axis=0, out=o),
+    "take": lambda xp, o: xp.take(arr(xp), [0, 2], axis=1, out=o),
+    "concatenate": lambda xp, o: xp.concatenate([arr(xp), arr(xp)], out=o),
+    "dot": lambda xp, o: xp.dot(arr(xp), arr(xp).T, out=o),
+    "matmul": lambda xp, o: xp.matmul(arr(xp), arr(xp).T, out=o),
+    "einsum": lambda xp, o: xp.einsum("ij->j", arr(xp), out=o),
+    "outer": lambda xp, o: xp.outer(arr(xp, (2,)), arr(xp, (3,)), out=o),
+    "ufunc_add": lambda xp, o: xp.add(arr(xp), 1.0, out=o),
+    "random": lambda xp, o: _shape_dtype(xp.random.default_rng(0).random(out=o)),
+}
+
+
+def _out_call(xp, fn, make_out):
+    out = make_out(xp, numpy.asarray(fn(numpy, None)))
+    res = fn(xp, out)
+    return res is out, out
+
+
+REDUCE_CAST = "reductions into an int8 out=: numfuse casts the elements before summing, NumPy after"
+OUT_XFAIL = {
+    ("sum", "int8"): REDUCE_CAST, ("prod", "int8"): REDUCE_CAST, ("nansum", "int8"): REDUCE_CAST,
+    ("method_sum", "int8"): REDUCE_CAST,
+    ("std", "int8"): "std into an int8 out=: NumPy's sqrt refuses the cast, numfuse casts",
+    ("nanmean", "int8"): "nanmean into an int8 out=: NumPy refuses an exact out for inexact input",
+    **{("nanmean", v): "nanmean(out=non-array): NumPy's AttributeError is an accident of its code"
+       for v in ("list", "tuple", "scalar")},
+    **{(r, "wrong_shape"): "NumPy accepts an out= with an extra trailing dim here (broadcast)"
+       for r in ("cumsum", "cumprod", "nancumsum", "method_cumsum", "matmul")},
+}
+for rname, fn in OUT_ROWS.items():
+    for vname, make in OUT_KIND.items():
+        case(f"out-{rname}-{vname}", lambda xp, f=fn, m=make: _out_call(xp, f, m),
+             OUT_XFAIL.get((rname, vname)))
+
+
 @pytest.mark.parametrize("body", CASES)
 def test_bad_input(body, device):
     run_both(body, device=device)

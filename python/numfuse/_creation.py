@@ -145,6 +145,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
         dtype = _np.result_type(*(_np.asarray(v) for v in (start, stop, step)))
     dtype = _np.dtype(dtype)
     n = _arange_length(start, stop, step)
+    if dtype == bool and n > 2:  # NumPy: a bool range past [False, True] has no meaning
+        raise TypeError("arange() is only supported for booleans when the result has at most "
+                        "length 2.")
     return _core.arange(float(_np.real(start)), float(_np.real(step)), n, dtype, device)
 
 

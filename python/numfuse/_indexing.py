@@ -125,7 +125,17 @@ def take(a, indices, axis=None, out=None, mode="raise"):
             a = a.reshape(1)
         axis = normalize_axis_index(_core._axis(axis), a.ndim)  # NumPy refuses bools
     idx = _apply_mode(_index_array(indices), a.shape[axis], mode)
-    return _write_out(out, getitem(a, (slice(None),) * axis + (idx,)))
+    res = getitem(a, (slice(None),) * axis + (idx,))
+    if out is not None:
+        # NumPy's take: out= an array of the result's shape that a's dtype reads safely.
+        if not isinstance(out, ndarray):
+            raise TypeError("output must be an array")
+        if out.shape != res.shape:
+            raise ValueError("output array does not match result of ndarray.take")
+        if not _np.can_cast(out.dtype, a.dtype, "safe"):
+            raise TypeError(f"Cannot cast array data from {out.dtype!r} to {a.dtype!r} according "
+                            "to the rule 'safe'")
+    return _write_out(out, res)
 
 
 def _along_axis_key(arr_shape, indices, axis):

@@ -34,6 +34,13 @@ def _scan(op, a, axis=None, dtype=None, out=None):
     return res if out is None else _given(out)
 
 
+def _array_out(out):
+    """out= of NumPy's reduction functions (not ufunc.reduce): an array, never a tuple."""
+    if isinstance(out, tuple):
+        raise TypeError("return arrays must be of ArrayType")
+    return out
+
+
 def _given(out):
     """NumPy returns the out= object itself (out=(arr,) gives arr)."""
     return out[0] if isinstance(out, tuple) else out
@@ -54,35 +61,37 @@ def _where(where):
 # ---- the reductions the C++ core computes --------------------------------------------------------
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):  # noqa: A001
-    return _reduce("sum", a, axis, keepdims, dtype, out, _init(initial), _where(where))
+    return _reduce("sum", a, axis, keepdims, dtype, _array_out(out), _init(initial), _where(where))
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    return _reduce("prod", a, axis, keepdims, dtype, out, _init(initial), _where(where))
+    return _reduce("prod", a, axis, keepdims, dtype, _array_out(out), _init(initial), _where(where))
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):  # noqa: A001
-    return _reduce("max", a, axis, keepdims, None, out, _init(initial), _where(where))
+    return _reduce("max", a, axis, keepdims, None, _array_out(out), _init(initial), _where(where))
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):  # noqa: A001
-    return _reduce("min", a, axis, keepdims, None, out, _init(initial), _where(where))
+    return _reduce("min", a, axis, keepdims, None, _array_out(out), _init(initial), _where(where))
 
 
 amax, amin = max, min
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
-    return _reduce("any", a, axis, keepdims, None, out, None, _where(where))
+    return _reduce("any", a, axis, keepdims, None, _array_out(out), None, _where(where))
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
-    return _reduce("all", a, axis, keepdims, None, out, None, _where(where))
+    return _reduce("all", a, axis, keepdims, None, _array_out(out), None, _where(where))
 
 
 def _arg(name, a, axis, out, keepdims):
     a = _arr(a)
-    if out is not None and isinstance(out, ndarray) and out.dtype != _np.intp:
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("output must be an array")
+    if out is not None and not _np.can_cast(out.dtype, _np.intp, "safe"):  # as NumPy checks it
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') according "
                         "to the rule 'safe'")
     if axis is not None and a.ndim == 0:
@@ -122,6 +131,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 
 def ptp(a, axis=None, out=None, keepdims=False):
     a = _arr(a)
+    out = _array_out(out)
     return _u.subtract(max(a, axis, None, keepdims), min(a, axis, None, keepdims), out=out)
 
 
@@ -321,10 +331,14 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 # ---- scans ---------------------------------------------------------------------------------------
 
 def cumsum(a, axis=None, dtype=None, out=None):
+    if isinstance(out, tuple):  # NumPy's cumsum(), not ufunc.accumulate
+        raise TypeError("output must be an array")
     return _scan("cumsum", a, axis, dtype, out)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
+    if isinstance(out, tuple):  # NumPy's cumprod(), not ufunc.accumulate
+        raise TypeError("output must be an array")
     return _scan("cumprod", a, axis, dtype, out)
 
 

@@ -235,6 +235,8 @@ def _check_sequence(arrays):
 
 
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("'out' must be an array")
     if out is not None and dtype is not None:
         raise TypeError("concatenate() only takes `out` or `dtype` as an argument, "
                         "but both were provided.")
