@@ -374,9 +374,35 @@ BASES = {"slice": (lambda a: a[1:], True), "slice_of_slice": (lambda a: a[1:][:,
          "view": (lambda a: a.view(), True), "row": (lambda a: a[0], True),
          "ravel": (lambda a: a.ravel(), True), "fancy": (lambda a: a[[0]], False),
          "copy": (lambda a: a.copy(), False), "ufunc": (lambda a: a + 1, False),
-         "expand_dims": (lambda a: a[None], True), "fresh": (lambda a: a, False)}
+         "expand_dims": (lambda a: a[None], True), "fresh": (lambda a: a, False),
+         # NumPy's squeeze returns the array itself when nothing is squeezed: an owner's base
+         "squeeze_nothing": (lambda a: a.squeeze(), False),
+         "squeeze_empty_axes": (lambda a: a.squeeze(axis=()), False),
+         "squeeze_unit": (lambda a: a[:1].squeeze(), True)}
 for bname, (make, owner) in BASES.items():
     case(f"base-{bname}", lambda xp, m=make, o=owner: _base_is(xp, m, o))
+for sname, make in {"none": lambda a: a.squeeze(), "empty": lambda a: a.squeeze(axis=()),
+                    "np": lambda a: numpy.squeeze(a) if isinstance(a, numpy.ndarray) else
+                    __import__("numfuse").squeeze(a), "0d_axis0": lambda a: a[0, 0].squeeze(axis=0)}.items():
+    case(f"squeeze-is-self-{sname}", lambda xp, m=make: (lambda a: m(a) is a)(arr(xp)))
+
+
+def _error_class(fn):
+    """The exact class of what fn raises (TypeError, not its subclass UFuncTypeError)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class is the result
+        return type(e).__name__
+    return None
+
+
+OBJECT_LOOP = {"add_none": lambda a: a + None, "radd_none": lambda a: None + a,
+               "ufunc_none": lambda a: __import__("numpy" if isinstance(a, numpy.ndarray) else "numfuse").add(a, None),
+               "div_object": lambda a: a / object(), "pow_none": lambda a: a ** None,
+               "and_none": lambda a: a.astype(int) & None, "divmod_none": lambda a: divmod(a, None),
+               "add_str": lambda a: a + "a"}
+for oname, fn in OBJECT_LOOP.items():
+    case(f"object-loop-{oname}", lambda xp, f=fn: _error_class(lambda: f(arr(xp))))
 case("base-outlives-owner", lambda xp: (lambda v: v.base.shape)(arr(xp)[1:]))
 
 # ---- reductions and scans -----------------------------------------------------------------------

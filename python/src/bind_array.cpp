@@ -308,14 +308,22 @@ void bind_array(nb::module_& m) {
            },
            nb::arg("axis1"), nb::arg("axis2"))
       .def("squeeze",
-           [](Self self, nb::handle axis) {
+           [](Self self, nb::handle axis) -> nb::object {
              const Array& a = *self.p;
-             if (axis.is_none()) return as_view_of(self.h, squeeze(a));
-             std::vector<int64_t> axes = axis_tuple(axis);  // axis=(): nothing, as in NumPy
-             // NumPy accepts a single axis 0 or -1 (not a tuple) on a 0-d array.
-             const bool single = !PyTuple_Check(axis.ptr());
-             if (a.ndim() == 0 && single && (axes[0] == 0 || axes[0] == -1)) axes.clear();
-             return as_view_of(self.h, squeeze(a, axes));
+             Array r;
+             if (axis.is_none()) {
+               r = squeeze(a);
+             } else {
+               std::vector<int64_t> axes = axis_tuple(axis);  // axis=(): nothing, as in NumPy
+               // NumPy accepts a single axis 0 or -1 (not a tuple) on a 0-d array.
+               const bool single = !PyTuple_Check(axis.ptr());
+               if (a.ndim() == 0 && single && (axes[0] == 0 || axes[0] == -1)) axes.clear();
+               r = squeeze(a, axes);
+             }
+             // NumPy returns the array itself when nothing is squeezed (so its base is the
+             // array's own: None for an owner).
+             if (r.ndim() == a.ndim()) return nb::borrow(self.h);
+             return nb::cast(as_view_of(self.h, r));
            },
            nb::arg("axis").none() = nb::none())
       .def("diagonal",

@@ -271,7 +271,35 @@ nb::object dtype_repr_of(nb::handle obj) {
 }
 }  // namespace
 
+// NumPy runs its object loop for an operand of dtype object (None, an arbitrary object): the
+// error is the one Python's operator raises on the elements (`arange(3) + None`: a plain
+// TypeError "unsupported operand type(s) for +: 'int' and 'NoneType'"). The same ufunc of NumPy
+// on one-element stand-ins of the arrays raises it; whatever else happens, UFuncTypeError stays.
+void raise_object_loop_error(UFunc op, const std::vector<nb::handle>& operands) {
+  bool object_operand = false;
+  for (nb::handle h : operands) {
+    if (!is_array(h.ptr())) object_operand |= nb::cast<std::string>(dtype_repr_of(h)) == "dtype('O')";
+  }
+  if (!object_operand) return;
+  nb::object np = numpy();
+  if (!nb::hasattr(np, ufunc_name(op))) return;
+  nb::list args;
+  for (nb::handle h : operands) {
+    if (is_array(h.ptr())) {
+      args.append(np.attr("zeros")(1, dtype_to_py(nb::inst_ptr<Array>(h)->dtype)));
+    } else {
+      args.append(h);
+    }
+  }
+  try {
+    np.attr(ufunc_name(op))(*args);
+  } catch (nb::python_error& e) {
+    if (e.matches(PyExc_TypeError)) throw;
+  }
+}
+
 void raise_no_loop(UFunc op, const std::vector<nb::handle>& operands) {
+  raise_object_loop_error(op, operands);
   std::string types;
   for (nb::handle h : operands) {
     if (!types.empty()) types += ", ";
