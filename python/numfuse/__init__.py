@@ -41,6 +41,15 @@ def can_cast(from_, to, casting="safe"):
     return _np.can_cast(from_.dtype if isinstance(from_, ndarray) else from_, to, casting)
 
 
+# The floating-point error state is NumPy's own: numfuse.errstate is numpy.errstate, and either
+# module's seterr governs both. Each op captures the state current when it is called; the
+# warning (or FloatingPointError) comes when its value is computed (docs/decisions.md).
+errstate = _np.errstate
+seterr = _np.seterr
+geterr = _np.geterr
+seterrcall = _np.seterrcall
+geterrcall = _np.geterrcall
+
 promote_types = _np.promote_types
 min_scalar_type = _np.min_scalar_type
 

@@ -222,7 +222,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         re, im = x.real, x.imag
         x = _u.add(_u.multiply(re, re), _u.multiply(im, im))
     else:
-        x = _u.multiply(x, x)
+        x = _u.square(x)  # NumPy squares here: an overflow warns "in square"
     res = _reduce("sum", x, axis, keepdims, dtype, None, None, _where(where))
     if dof is None:
         dof = _u.maximum(n - ddof, 0)

@@ -4,6 +4,7 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/fp_status.h"
 
 namespace nf::backend {
 
@@ -56,7 +57,14 @@ void device_to_host(const Array& src, const Array& dst) {
 void copy_into(const Array& src, const Array& dst) {
   const Device sd = src.device(), dd = dst.device();
   if (sd.is_cpu() && dd.is_cpu()) {
+    // An assignment that casts (a[:] = floats into ints) warns as NumPy's astype does.
+    fp_hw_take();
     cpu::copy_cast(src, dst);
+    if (uint8_t f = fp_hw_take()) {
+      const FpState state = current_fp_state();
+      if (f & fp_watched(state)) record_fp_event("cast", f, state);
+      fp_report_if_outermost();
+    }
     return;
   }
   if (dst.size() == 0) return;

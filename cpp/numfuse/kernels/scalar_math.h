@@ -174,5 +174,22 @@ template <class T> NF_HD constexpr T ln2() { return T(0.693147180559945309417232
 template <class T> NF_HD constexpr T log2e() { return T(1.44269504088896340735992468100189214); }
 template <class T> NF_HD constexpr T log10e() { return T(0.434294481903251827651128918916605082); }
 
+// Quiet ordered comparisons: no invalid flag for a NaN operand (C's < raises it on the CPU), as
+// NumPy's isless/isgreater in npy_divmod. Kernels have no status flags to disturb.
+template <class T> NF_HD bool quiet_less(T a, T b) {
+#ifdef NF_DEVICE_CODE
+  return a < b;
+#else
+  return __builtin_isless(a, b);
+#endif
+}
+template <class T> NF_HD bool quiet_greater(T a, T b) {
+#ifdef NF_DEVICE_CODE
+  return a > b;
+#else
+  return __builtin_isgreater(a, b);
+#endif
+}
+
 }  // namespace m
 }  // namespace nf

@@ -15,6 +15,25 @@
 
 namespace nf {
 
+// ---- floating-point conditions that no FP instruction raises -------------------------------
+// NumPy reports integer division by zero (and MIN // -1) through the floating-point status, as
+// "divide by zero encountered in floor_divide": integer loops raise the same FpFlag bits
+// (core/fp_status.h) here. On the CPU they go to the thread's status flags, which the
+// interpreter reads after each step; in a generated kernel to the module's status word, which
+// the host reads and clears after the launch.
+enum FpRaise : unsigned { kRaiseDivide = 1, kRaiseOverflow = 2, kRaiseInvalid = 8 };
+#if defined(__CUDACC_RTC__)
+extern "C" {
+__device__ unsigned int nf_fp_status;
+}
+__device__ __forceinline__ void fp_raise(unsigned flags) { atomicOr(&nf_fp_status, flags); }
+#elif defined(__CUDACC__)
+__host__ __device__ __forceinline__ void fp_raise(unsigned) {}
+#else
+void fp_hw_raise(uint8_t flags);  // core/fp_status.cpp
+inline void fp_raise(unsigned flags) { fp_hw_raise(static_cast<uint8_t>(flags)); }
+#endif
+
 // ---- casts ------------------------------------------------------------------------------------
 namespace detail {
 
@@ -42,6 +61,20 @@ template <class To> NF_HD To float_to_int(double x) {
     return uint32_t(cvt_i32(x));
   } else {
     return To(cvt_i32(x));  // int8, uint8, int16, uint16 keep the low bits; int32 is exact
+  }
+}
+
+// Whether float_to_int<To>(x) left the range its hardware conversion handles: where NumPy's C
+// cast raises the invalid flag ("invalid value encountered in cast"). NaN is outside every range.
+template <class To> NF_HD bool float_to_int_invalid(double x) {
+  if constexpr (tt::is_same<To, int64_t>) {
+    return !(x >= -9223372036854775808.0 && x < 9223372036854775808.0);
+  } else if constexpr (tt::is_same<To, uint64_t>) {
+    return !(x >= -9223372036854775808.0 && x < 18446744073709551616.0);
+  } else if constexpr (tt::is_same<To, uint32_t>) {
+    return !(x > -2147483649.0 && x < 4294967296.0);
+  } else {
+    return !(x > -2147483649.0 && x < 2147483648.0);
   }
 }
 
@@ -94,12 +127,18 @@ namespace sop {
 
 // ---- integer and float division helpers ------------------------------------------------------
 
-// Python's floor division; x // 0 is 0 and MIN // -1 wraps to MIN, as NumPy (which also sets the
-// divide-by-zero / overflow flags; the interpreter does not track those).
+// Python's floor division; x // 0 is 0 and MIN // -1 wraps to MIN, as NumPy, which also raises
+// the divide-by-zero / overflow flags.
 template <class T> NF_HD T int_floor_div(T a, T b) {
-  if (b == 0) return T(0);
+  if (b == 0) {
+    fp_raise(kRaiseDivide);
+    return T(0);
+  }
   if constexpr (is_sint_v<T>) {
-    if (b == T(-1)) return T(wrap_t<T>(0) - wrap_t<T>(a));
+    if (b == T(-1)) {
+      if (a == T(T(1) << (sizeof(T) * 8 - 1))) fp_raise(kRaiseOverflow);
+      return T(wrap_t<T>(0) - wrap_t<T>(a));
+    }
     T q = T(a / b);
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -109,7 +148,10 @@ template <class T> NF_HD T int_floor_div(T a, T b) {
 }
 // Python's modulo: the sign of the divisor; x % 0 is 0.
 template <class T> NF_HD T int_remainder(T a, T b) {
-  if (b == 0) return T(0);
+  if (b == 0) {
+    fp_raise(kRaiseDivide);
+    return T(0);
+  }
   if constexpr (is_sint_v<T>) {
     if (b == T(-1)) return T(0);  // MIN % -1 traps on x86
     T r = T(a % b);
@@ -129,7 +171,7 @@ template <class T> NF_HD T flt_divmod(T a, T b, T* modulus) {
   }
   T div = (a - mod) / b;
   if (mod != 0) {
-    if ((b < 0) != (mod < 0)) {
+    if (m::quiet_less(b, T(0)) != m::quiet_less(mod, T(0))) {
       mod += b;
       div -= T(1);
     }
@@ -139,7 +181,7 @@ template <class T> NF_HD T flt_divmod(T a, T b, T* modulus) {
   T floordiv;
   if (div != 0) {
     floordiv = m::floor(div);
-    if (div - floordiv > T(0.5)) floordiv += T(1);
+    if (m::quiet_greater(div - floordiv, T(0.5))) floordiv += T(1);
   } else {
     floordiv = m::copysign(T(0), a / b);
   }
@@ -216,7 +258,10 @@ struct Divmod {
 
 struct Fmod {  // C semantics: the sign of the dividend
   template <class T, NF_REQUIRES(is_int_v<T>)> NF_HD T operator()(T a, T b) const {
-    if (b == 0) return T(0);
+    if (b == 0) {
+      fp_raise(kRaiseDivide);
+      return T(0);
+    }
     if constexpr (is_sint_v<T>) {
       if (b == T(-1)) return T(0);
     }

@@ -1,4 +1,5 @@
 // CPU entry points of the elementwise nodes: a node alone is a fused group of one.
+#include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
 #include "numfuse/core/type_resolution.h"
@@ -28,7 +29,14 @@ void UFuncNode::eval_cpu(const std::vector<Array>& outs) {
   if (direct) {
     DType out_dtypes[2];
     if (cpu::UFuncLoop loop = cpu::find_ufunc_loop(ufunc, in_loop.data(), out_dtypes)) {
-      if (n > 0) loop(in, step, out, n);
+      if (n > 0) {
+        fp_hw_take();  // flags left by earlier work on this thread are not this op's
+        loop(in, step, out, n);
+        if (uint8_t f = fp_hw_take()) {
+          const ElementwiseOp o = op();
+          cpu::record_step_flags(this, o, cpu::fp_justified_flags(o, in, step, out, n, f));
+        }
+      }
       return;
     }
   }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "numfuse/backend/backend.h"
+#include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/reduce_cpu.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
@@ -31,11 +32,13 @@ const char* reduce_op_name(ReduceOp op) {
 }
 
 void ReduceNode::eval_cpu(const std::vector<Array>& outs) {
+  fp_hw_take();  // earlier work's flags are not this reduction's
   if (spec.op == ReduceOp::Var) {
     cpu::variance(spec, inputs[0], outs[0]);
   } else {
     cpu::reduce(spec, inputs[0], outs[0]);
   }
+  if (uint8_t f = fp_hw_take()) cpu::record_reduce_flags(spec.op, fp_state, f);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/generate_cpu.h"
 #include "numfuse/backend/cpu/run_buffers.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
@@ -146,7 +147,13 @@ bool try_run_small(const GroupProgram& p) {
     }
     in[k] = a.data();
   }
-  if (n > 0) loop_for(st.op)(in, step, out, n);
+  if (n > 0) {
+    fp_hw_take();  // flags left by earlier work on this thread are not this step's
+    loop_for(st.op)(in, step, out, n);
+    if (uint8_t f = fp_hw_take()) {
+      record_step_flags(st.node, st.op, fp_justified_flags(st.op, in, step, out, n, f));
+    }
+  }
   return true;
 }
 }  // namespace
@@ -231,6 +238,8 @@ void run_program(const GroupProgram& p) {
   for (size_t j = 0; j < nout; ++j) out_base[j] = p.outputs[j].array.data();
   for (size_t l = 0; l < nleaf; ++l) leaf_base[l] = p.leaves[l].data();
   const int64_t run = slots <= 8 ? kRunElements : kRunElements / 4;
+  // The status flags each step raised, read after the step on every run (numpy.errstate).
+  StepFlags step_flags(nsteps);
 
   auto chunk = [&](int64_t begin, int64_t end) {
     thread_local RunScratch scratch;
@@ -238,6 +247,7 @@ void run_program(const GroupProgram& p) {
     SmallVector<const void*, 4> arg_ptr;
     SmallVector<int64_t, 4> arg_step;
     SmallVector<void*, 4> res_ptr;
+    fp_hw_take();  // this thread's earlier flags are not this program's
     for_each_run(sp, begin, end, run, [&](const int64_t* off, int64_t n) {
       for (size_t s = 0; s < nsteps; ++s) {
         const ProgramStep& st = p.steps[s];
@@ -278,6 +288,11 @@ void run_program(const GroupProgram& p) {
         } else {
           pl.fn(arg_ptr.data(), arg_step.data(), res_ptr.data(), n);
         }
+        if (uint8_t f = fp_hw_test()) {
+          fp_hw_clear();
+          f = fp_justified_flags(st.op, arg_ptr.data(), arg_step.data(), res_ptr.data(), n, f);
+          if (f) step_flags.add(s, f);
+        }
       }
       for (size_t j = 0; j < nout; ++j) {
         if (written_directly[j]) continue;
@@ -292,6 +307,11 @@ void run_program(const GroupProgram& p) {
     chunk(0, sp.size());  // what parallel_for would do, without wrapping the lambda
   } else {
     parallel_for(sp.size(), kParallelGrain, chunk);
+  }
+  if (step_flags.any()) {
+    for (size_t s = 0; s < nsteps; ++s) {
+      if (step_flags[s]) record_step_flags(p.steps[s].node, p.steps[s].op, step_flags[s]);
+    }
   }
 }
 

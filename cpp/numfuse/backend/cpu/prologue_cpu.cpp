@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/core/error.h"
 #include "numfuse/backend/cpu/run_buffers.h"
@@ -58,6 +59,7 @@ Prologue::Prologue(const GroupProgram& p) : p_(p) {
     slot_of[s] = st.out_slot;
     steps_.push_back(std::move(st));
   }
+  step_flags_.assign(steps_.size(), 0);
   for (const Array& l : p.leaves) {
     strides_.push_back(broadcast_strides(l.shape, l.strides, p.shape));
     leaf_size_.push_back(l.itemsize());
@@ -86,7 +88,12 @@ void Prologue::run(const int64_t* off, const int64_t* inner, int64_t n, char* ds
   const void* in[8];
   int64_t step[8];
   void* out[4];
-  for (const Step& st : steps_) {
+  if (uint8_t f = fp_hw_test()) {  // the reduction's, from the values of the previous fill
+    fp_hw_clear();
+    __atomic_fetch_or(&before_fills_, f, __ATOMIC_RELAXED);
+  }
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& st = steps_[i];
     for (size_t k = 0; k < st.args.size(); ++k) {
       const Arg& a = st.args[k];
       const char* ptr;
@@ -113,6 +120,17 @@ void Prologue::run(const int64_t* off, const int64_t* inner, int64_t n, char* ds
     } else {
       st.fn(in, step, out, n);
     }
+    if (uint8_t f = fp_hw_test()) {  // the step's own conditions, not the reduction's
+      fp_hw_clear();
+      if (!st.gen) f = fp_justified_flags(st.step->op, in, step, out, n, f);
+      if (f) __atomic_fetch_or(&step_flags_[i], f, __ATOMIC_RELAXED);
+    }
+  }
+}
+
+void Prologue::record_fp_flags() const {
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (step_flags_[i]) record_step_flags(steps_[i].step->node, steps_[i].step->op, step_flags_[i]);
   }
 }
 

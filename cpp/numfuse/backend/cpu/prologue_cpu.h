@@ -30,6 +30,11 @@ class Prologue {
   // contiguous. Thread-safe: scratch is per thread.
   void fill(const IterSpace& sp, int64_t first, int64_t n, char* dst) const;
 
+  // Records the floating-point conditions each step raised in the fills so far (numpy.errstate).
+  void record_fp_flags() const;
+  // The flags found set when a fill started: raised by the reduction between fills, not by a step.
+  uint8_t flags_before_fills() const { return before_fills_; }
+
  private:
   struct Arg {
     int leaf = -1;             // >= 0: a leaf; else the scratch slot of an earlier step's value
@@ -53,6 +58,8 @@ class Prologue {
   std::vector<size_t> leaf_size_;
   int position_ = -1;             // operand index of the position, when a step generates values
   int slots_ = 0;
+  mutable std::vector<uint8_t> step_flags_;  // per step, OR-ed atomically by the filling threads
+  mutable uint8_t before_fills_ = 0;
 };
 
 }  // namespace nf::cpu

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/prologue_cpu.h"
 #include "numfuse/backend/cpu/reduce_kernels.h"
 #include "numfuse/backend/cpu/run_buffers.h"
@@ -111,6 +112,7 @@ class FusedReducer {
         static_assert(kChunk % VecExtreme<T, op_kind>::kStep == 0, "pieces must keep the lanes");
         VecExtreme<T, op_kind> e;
         for (int64_t i = 0; i < n; i += kChunk) {
+          if (i % kInterruptCheckItems == 0) check_interrupt();
           const int64_t m = std::min(kChunk, n - i);
           pro_.fill(A_, f + i, m, vals);
           e.feed(reinterpret_cast<const T*>(vals), m);
@@ -121,6 +123,7 @@ class FusedReducer {
     if (cast_) {
       Acc acc = id_;
       for (int64_t i = 0; i < n; i += kChunk) {
+        if (i % kInterruptCheckItems == 0) check_interrupt();
         const int64_t m = std::min(kChunk, n - i);
         pro_.fill(A_, f + i, m, vals);
         acc = cast_chunks(acc, vals, m);
@@ -131,6 +134,7 @@ class FusedReducer {
       pro_.fill(A_, f, n, vals);
       return reduce_contig(r_, reinterpret_cast<const T*>(vals), n, id_);
     }
+    if (n > kInterruptCheckItems) check_interrupt();
     int64_t n2 = n / 2;  // pairwise_reduce's split; the halves in memory order
     n2 -= n2 % 8;
     const Acc lo = run_values(f, n2);
@@ -332,14 +336,26 @@ void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& 
 
 }  // namespace
 
-void run_reduction_program(const ReduceSpec& spec, const GroupProgram& p, const Array& out) {
+namespace {
+void reduce_program(const ReduceSpec& spec, const GroupProgram& p, const Array& out, const Prologue& pro);
+}  // namespace
+
+void run_reduction_program(const ReduceSpec& spec, const GroupProgram& p, const Array& out, FpState state) {
   if (out.size() == 0) return;
+  fp_hw_take();  // earlier work's flags are not this group's
+  Prologue pro(p);
+  reduce_program(spec, p, out, pro);
+  pro.record_fp_flags();  // the steps' flags were taken as they ran: what is left is the reduction's
+  if (uint8_t f = fp_hw_take() | pro.flags_before_fills()) record_reduce_flags(spec.op, state, f);
+}
+
+namespace {
+void reduce_program(const ReduceSpec& spec, const GroupProgram& p, const Array& out, const Prologue& pro) {
   const DType vt = p.dtype_of(p.reduced);
   if (numel(p.shape) == 0) {  // nothing to compute: every output is the initial value or identity
     reduce(spec, Array::empty(p.shape, vt, Device::cpu()), out);
     return;
   }
-  Prologue pro(p);
   if (spec.op == ReduceOp::Var) {  // the GPU's one-pass variance: here from the stored value
     Array stored = Array::empty(p.shape, vt, Device::cpu());
     std::vector<int> all(p.shape.size());
@@ -377,5 +393,7 @@ void run_reduction_program(const ReduceSpec& spec, const GroupProgram& p, const 
     }
   }
 }
+
+}  // namespace
 
 }  // namespace nf::cpu

@@ -13,6 +13,8 @@ namespace nf::cpu {
 // storing that value and calling reduce() on it, bit for bit: the same kernels see the same runs
 // of values in the same association (NumPy's pairwise sums included), split the same way between
 // threads.
-void run_reduction_program(const ReduceSpec& spec, const GroupProgram& prologue, const Array& out);
+// `state` is the reduction node's numpy.errstate (its prologue's steps carry their own).
+void run_reduction_program(const ReduceSpec& spec, const GroupProgram& prologue, const Array& out,
+                           FpState state = kFpDefaultState);
 
 }  // namespace nf::cpu

@@ -2,6 +2,7 @@
 // strided operands, and the lookup that instantiates them for the dtypes a functor accepts.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "numfuse/backend/cpu/mvec_decls.h"  // before any call to sin/exp/... is compiled
@@ -138,6 +139,14 @@ void binary_loop(const void* const* in, const int64_t* st, void* const* out, int
   } else {
     const Op op{};
     for (int64_t i = 0; i < n; ++i) o[i] = store<O>(op(load(a[i * sa]), load(b[i * sb])));
+  }
+  if constexpr (std::is_same_v<Op, sop::Power> && std::is_floating_point_v<C<A>>) {
+    // pow(±0, -inf) is inf without glibc raising divide-by-zero, which NumPy's loop reports
+    bool pole = false;
+    for (int64_t i = 0; i < n; ++i) {
+      pole |= load(a[i * sa]) == 0 && load(b[i * sb]) == -std::numeric_limits<C<B>>::infinity();
+    }
+    if (pole) fp_raise(kRaiseDivide);
   }
 }
 

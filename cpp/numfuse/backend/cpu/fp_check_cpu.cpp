@@ -1,0 +1,185 @@
+#include "numfuse/backend/cpu/fp_check_cpu.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "numfuse/ops/ufunc_list.h"
+
+namespace nf::cpu {
+
+namespace {
+const char* ufunc_numpy_name(UFunc u) {
+  switch (u) {
+#define NF_UFUNC_NAME_(E, N, I, O) \
+  case UFunc::E:                   \
+    return N;
+    NF_FOR_EACH_UFUNC(NF_UFUNC_NAME_)
+#undef NF_UFUNC_NAME_
+    case UFunc::kCount:
+      break;
+  }
+  return "?";
+}
+}  // namespace
+
+namespace {
+// Element i of an operand as bits: 1 NaN, 2 infinite, 4 zero, 0 anything else (other integers,
+// bools). A complex number carries the NaN and inf bits of both parts.
+uint8_t value_class(DType d, const void* p, int64_t i) {
+  auto of = [](auto v) -> uint8_t {
+    return std::isnan(v) ? 1 : std::isinf(v) ? 2 : v == 0 ? 4 : 0;
+  };
+  switch (d) {
+    case DType::Float16: {
+      uint16_t b;
+      std::memcpy(&b, static_cast<const char*>(p) + 2 * i, 2);
+      if ((b & 0x7fff) == 0) return 4;
+      if (((b >> 10) & 0x1f) != 0x1f) return 0;
+      return (b & 0x3ff) ? 1 : 2;
+    }
+    case DType::Float32:
+      return of(static_cast<const float*>(p)[i]);
+    case DType::Float64:
+      return of(static_cast<const double*>(p)[i]);
+    case DType::Complex64: {
+      const float* z = static_cast<const float*>(p) + 2 * i;
+      const uint8_t a = of(z[0]), b = of(z[1]);
+      return ((a | b) & 3) | (a & b & 4);  // both parts' NaN and inf bits
+    }
+    case DType::Complex128: {
+      const double* z = static_cast<const double*>(p) + 2 * i;
+      const uint8_t a = of(z[0]), b = of(z[1]);
+      return ((a | b) & 3) | (a & b & 4);  // both parts' NaN and inf bits
+    }
+    default:
+      return 0;
+  }
+}
+}  // namespace
+
+uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const int64_t* step,
+                           void* const* out, int64_t n, uint8_t flags) {
+  if (op.kind != ElementwiseOp::Kind::UFunc) return flags;
+  bool float_out = false;
+  for (size_t o = 0; o < op.out.size(); ++o) {
+    float_out |= is_floating(op.out[o]) || is_complex(op.out[o]);
+    for (size_t k = 0; k < op.in.size(); ++k) {
+      if (in[k] == out[o]) return flags;  // the operand is gone: nothing to judge by
+    }
+  }
+  if (!float_out) return flags;  // integer loops raise exactly what NumPy's do
+  // A pole (x / 0, log(0), 0 ** -1) makes an infinity from finite operands too, but one of them
+  // is zero: that justifies divide, not overflow (libmvec's pow raises both there).
+  bool nan_made = false, inf_made = false, inf_without_zero = false;
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t ins = 0;
+    for (size_t k = 0; k < op.in.size(); ++k) ins |= value_class(op.in[k], in[k], i * step[k]);
+    for (size_t o = 0; o < op.out.size(); ++o) {
+      const uint8_t c = value_class(op.out[o], out[o], i);
+      nan_made |= (c & 1) && !(ins & 1);
+      const bool inf = (c & 2) && !(ins & 3);
+      inf_made |= inf || ((c & 2) && (ins & 4) && !(ins & 1));  // 0 ** -inf: a pole too
+      inf_without_zero |= inf && !(ins & 4);
+    }
+  }
+  uint8_t keep = flags & kFpUnderflow;
+  if (nan_made) keep |= flags & kFpInvalid;
+  if (inf_made) keep |= flags & kFpDivide;
+  if (inf_without_zero) keep |= flags & kFpOverflow;
+  return keep;
+}
+
+uint8_t fp_reportable(const ElementwiseOp& op) {
+  switch (op.kind) {
+    case ElementwiseOp::Kind::Select:
+    case ElementwiseOp::Kind::Generate:
+      return 0;
+    case ElementwiseOp::Kind::Copy:
+      return kFpAllFlags;  // float -> int of NaN, f64 -> f16 overflow
+    case ElementwiseOp::Kind::UFunc:
+      break;
+  }
+  switch (op.ufunc) {
+    // NumPy's loops for these clear (or never raise) the flags: checked against numpy 2.4
+    // (tests/test_errstate.py compares every ufunc on 0, inf and NaN operands).
+    case UFunc::Maximum:
+    case UFunc::Minimum:
+    case UFunc::Fmax:
+    case UFunc::Fmin:
+    case UFunc::Equal:
+    case UFunc::NotEqual:
+    case UFunc::Less:
+    case UFunc::LessEqual:
+    case UFunc::Greater:
+    case UFunc::GreaterEqual:
+    case UFunc::LogicalAnd:
+    case UFunc::LogicalOr:
+    case UFunc::LogicalXor:
+    case UFunc::LogicalNot:
+    case UFunc::BitwiseAnd:
+    case UFunc::BitwiseOr:
+    case UFunc::BitwiseXor:
+    case UFunc::Invert:
+    case UFunc::LeftShift:
+    case UFunc::RightShift:
+    case UFunc::Copysign:
+    case UFunc::Heaviside:
+    case UFunc::Negative:
+    case UFunc::Positive:
+    case UFunc::Absolute:
+    case UFunc::Fabs:
+    case UFunc::Sign:
+    case UFunc::Conjugate:
+    case UFunc::Floor:
+    case UFunc::Ceil:
+    case UFunc::Trunc:
+    case UFunc::Rint:
+    case UFunc::Isnan:
+    case UFunc::Isinf:
+    case UFunc::Isfinite:
+    case UFunc::Signbit:
+      return 0;
+    default:
+      return kFpAllFlags;
+  }
+}
+
+const char* fp_op_name(const ElementwiseOp& op) {
+  switch (op.kind) {
+    case ElementwiseOp::Kind::UFunc:
+      return ufunc_numpy_name(op.ufunc);
+    case ElementwiseOp::Kind::Copy:
+      return "cast";
+    case ElementwiseOp::Kind::Select:
+      return "where";
+    case ElementwiseOp::Kind::Generate:
+      return generator_name(op.gen.kind);
+  }
+  return "?";
+}
+
+void record_step_flags(const Node* node, const ElementwiseOp& op, uint8_t flags) {
+  const FpState state = node ? node->fp_state : kFpDefaultState;
+  // The event keeps every reportable flag: a seterrcall callback gets them all, as NumPy's.
+  flags &= fp_reportable(op);
+  if (flags & fp_watched(state)) record_fp_event(fp_op_name(op), flags, state);
+}
+
+void record_reduce_flags(ReduceOp op, FpState state, uint8_t flags) {
+  if (op == ReduceOp::Var) {
+    // NumPy's var divides by n - ddof last ("divide") and squares the deviations ("square")
+    const uint8_t divide = flags & (kFpDivide | kFpInvalid),
+                  square = flags & (kFpOverflow | kFpUnderflow);
+    if (divide & fp_watched(state)) record_fp_event("divide", divide, state);
+    if (square & fp_watched(state)) record_fp_event("square", square, state);
+    return;
+  }
+  if (op != ReduceOp::Sum && op != ReduceOp::Prod) return;
+  if (flags & fp_watched(state)) record_fp_event("reduce", flags, state);
+}
+
+void record_scan_flags(FpState state, uint8_t flags) {
+  if (flags & fp_watched(state)) record_fp_event("accumulate", flags, state);
+}
+
+}  // namespace nf::cpu
