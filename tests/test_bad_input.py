@@ -36,7 +36,9 @@ def case(name, fn, xfail=None):
 
 BAD_SHAPES = {"float": 2.0, "none": None, "str": "a", "nested": [2, [3]], "neg": -1,
               "neg_in_tuple": (2, -1), "float_in_tuple": (2, 2.0), "big": BIG, "huge": HUGE,
-              "huge_in_tuple": (2, HUGE), "object": object(), "float_array": numpy.array(2.0)}
+              "huge_in_tuple": (2, HUGE), "object": object(), "float_array": numpy.array(2.0),
+              "bool": True, "bool_in_tuple": (2, True), "int_1d_array": numpy.array([2, 1]),
+              "int_0d_array": numpy.array(2), "bool_0d_array": numpy.array(True), "bytes": b"\x02"}
 for fname in ("zeros", "ones", "empty"):
     for sname, shape in BAD_SHAPES.items():
         case(f"{fname}-{sname}", lambda xp, f=fname, s=shape: getattr(xp, f)(s))
@@ -98,7 +100,9 @@ SWAP = {"out_of_range": (0, 2), "neg_out": (-3, 0), "float": (0.0, 1), "huge": (
 for sname, args in SWAP.items():
     case(f"swapaxes-{sname}", lambda xp, a=args: xp.swapaxes(arr(xp), *a))
 SQUEEZE = {"non_unit": 1, "out_of_range": 5, "empty_tuple": (), "float": 0.0,
-           "repeated": (0, 0), "unit_ok": 0, "tuple_unit": (0, 2)}
+           "repeated": (0, 0), "unit_ok": 0, "tuple_unit": (0, 2), "list": [0],
+           "0d_array": numpy.array(0), "1d_array": numpy.array([0]), "bool": True,
+           "bool_in_tuple": (True,), "huge": HUGE}
 for sname, axis in SQUEEZE.items():
     case(f"squeeze-{sname}", lambda xp, a=axis: xp.squeeze(arr(xp, (1, 3, 1)), axis=a))
 for axis in (0, -1, 1, (0,), ()):
@@ -179,11 +183,22 @@ GET_KEYS = {
     "fancy_mismatch": ([0, 1], [0, 1, 2]), "none_float": (None, 1.5), "dict": {},
     "np_bool_slice": slice(numpy.True_, 2), "bool_scalar": True, "np_int": numpy.int64(1),
     "uint_slice": slice(numpy.int64(0), numpy.uint64(2)), "0d_int_array": numpy.array(1),
+    # NumPy's order: integers converted, then the count of indices, then left to right the
+    # bounds of integers and the reading of slices; 2**63 fits uint64 (OverflowError)
+    "big_int": BIG, "big_int_in_tuple": (0, BIG), "neg_huge_int": -BIG - 1, "huge": HUGE,
+    "out_of_bounds_then_float_slice": (5, slice(1.0, None)),
+    "float_slice_then_out_of_bounds": (slice(1.0, None), 5),
+    "too_many_float_slice": (0, 0, slice(1.0, None)), "too_many_zero_step": (0, 0, slice(None, None, 0)),
+    "ellipsis_out_of_bounds_float_slice": (Ellipsis, 5, slice(1.0, None)),
+    "zero_step_then_out_of_bounds": (slice(None, None, 0), 5),
 }
 for kname, key in GET_KEYS.items():
     xf = None
     case(f"getitem-{kname}", lambda xp, k=key: arr(xp)[k], xf)
 case("getitem-0d-index", lambda xp: arr(xp, ())[0])
+for kname, key in {"float_slice": slice(1.0, None), "array_slice": slice(numpy.array([1])),
+                   "zero_step": slice(None, None, 0), "big_int": BIG}.items():
+    case(f"getitem-0d-{kname}", lambda xp, k=key: arr(xp, ())[k])
 case("getitem-0d-empty-tuple", lambda xp: arr(xp, ())[()])
 case("getitem-numfuse-float-index", lambda xp: arr(xp)[xp.asarray([1.0])])
 case("getitem-numfuse-0d-float-slice", lambda xp: arr(xp, (5,))[:xp.asarray(2.0)])
@@ -199,7 +214,8 @@ SET_CASES = {
     "fancy_str": ([0, 1], "a"), "fancy_none": ([0, 1], None), "mask_count": (numpy.array([[True, False, True]] * 2), [1.0, 2.0, 3.0]),
     "empty_mask": (numpy.zeros((0, 3), bool), 5.0), "out_of_bounds": (5, 1.0), "float_key": (1.0, 2.0),
     "complex_into_float": ((0, 0), 1j), "object": ((0, 0), object()), "dict": ((0, 0), {}),
-    "float_slice": (slice(0.0, 1), 2.0),
+    "float_slice": (slice(0.0, 1), 2.0), "big_int": (BIG, 1.0), "huge_int": (HUGE, 1.0),
+    "out_of_bounds_then_float_slice": ((5, slice(1.0, None)), 1.0),
 }
 for sname, (key, value) in SET_CASES.items():
     def body(xp, k=key, v=value):
@@ -358,9 +374,35 @@ BASES = {"slice": (lambda a: a[1:], True), "slice_of_slice": (lambda a: a[1:][:,
          "view": (lambda a: a.view(), True), "row": (lambda a: a[0], True),
          "ravel": (lambda a: a.ravel(), True), "fancy": (lambda a: a[[0]], False),
          "copy": (lambda a: a.copy(), False), "ufunc": (lambda a: a + 1, False),
-         "expand_dims": (lambda a: a[None], True), "fresh": (lambda a: a, False)}
+         "expand_dims": (lambda a: a[None], True), "fresh": (lambda a: a, False),
+         # NumPy's squeeze returns the array itself when nothing is squeezed: an owner's base
+         "squeeze_nothing": (lambda a: a.squeeze(), False),
+         "squeeze_empty_axes": (lambda a: a.squeeze(axis=()), False),
+         "squeeze_unit": (lambda a: a[:1].squeeze(), True)}
 for bname, (make, owner) in BASES.items():
     case(f"base-{bname}", lambda xp, m=make, o=owner: _base_is(xp, m, o))
+for sname, make in {"none": lambda a: a.squeeze(), "empty": lambda a: a.squeeze(axis=()),
+                    "np": lambda a: numpy.squeeze(a) if isinstance(a, numpy.ndarray) else
+                    __import__("numfuse").squeeze(a), "0d_axis0": lambda a: a[0, 0].squeeze(axis=0)}.items():
+    case(f"squeeze-is-self-{sname}", lambda xp, m=make: (lambda a: m(a) is a)(arr(xp)))
+
+
+def _error_class(fn):
+    """The exact class of what fn raises (TypeError, not its subclass UFuncTypeError)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class is the result
+        return type(e).__name__
+    return None
+
+
+OBJECT_LOOP = {"add_none": lambda a: a + None, "radd_none": lambda a: None + a,
+               "ufunc_none": lambda a: __import__("numpy" if isinstance(a, numpy.ndarray) else "numfuse").add(a, None),
+               "div_object": lambda a: a / object(), "pow_none": lambda a: a ** None,
+               "and_none": lambda a: a.astype(int) & None, "divmod_none": lambda a: divmod(a, None),
+               "add_str": lambda a: a + "a"}
+for oname, fn in OBJECT_LOOP.items():
+    case(f"object-loop-{oname}", lambda xp, f=fn: _error_class(lambda: f(arr(xp))))
 case("base-outlives-owner", lambda xp: (lambda v: v.base.shape)(arr(xp)[1:]))
 
 # ---- reductions and scans -----------------------------------------------------------------------
@@ -528,6 +570,139 @@ METHODS = {
 }
 for mname, fn in METHODS.items():
     case(f"method-{mname}", fn)
+
+
+# ---- dtype= and out= of every public function that takes them -----------------------------------
+# One row per function: the call with `v` as its dtype= (or out=); every value of the kind is
+# tried. out= values are made from NumPy's own result of the call (its shape and dtype).
+
+DTYPE_KIND = {"unknown": "foo", "float": 1.5, "none": None, "name": "float32", "type": numpy.int16,
+              "dtype": numpy.dtype("uint8"), "char": "b", "bool": bool, "complex": complex}
+# dtypes numfuse has no arrays of (by design): where NumPy accepts them numfuse raises TypeError
+# naming the dtype; where NumPy refuses them too, numfuse raises NumPy's class or that TypeError.
+DTYPES_NUMFUSE_LACKS = {"object": object, "str_type": str, "structured": [("a", "f8")],
+                        "unicode": "U3", "datetime": "M8[s]", "void": "V8"}
+
+
+def _shape_dtype(r):
+    """What an uninitialised result is, not its values."""
+    return numpy.shape(r), numpy.asarray(r).dtype
+
+
+DTYPE_ROWS = {
+    **{f: (lambda xp, v, f=f: getattr(xp, f)(arr(xp), dtype=v))
+       for f in ("sum", "prod", "mean", "cumsum", "cumprod", "nansum", "nanprod", "nanmean",
+                 "nancumsum", "nancumprod", "std", "var", "nanstd", "nanvar")},
+    **{f"method_{f}": (lambda xp, v, f=f: getattr(arr(xp), f)(dtype=v))
+       for f in ("sum", "prod", "mean", "cumsum", "cumprod", "std", "var")},
+    "astype": lambda xp, v: arr(xp).astype(v),
+    "view": lambda xp, v: arr(xp).view(v),
+    "arange": lambda xp, v: xp.arange(3, dtype=v),
+    "array": lambda xp, v: xp.array([1, 0], dtype=v),
+    "asarray": lambda xp, v: xp.asarray([1, 0], dtype=v),
+    "ascontiguousarray": lambda xp, v: xp.ascontiguousarray([1, 0], dtype=v),
+    "zeros": lambda xp, v: xp.zeros(2, dtype=v), "ones": lambda xp, v: xp.ones(2, dtype=v),
+    "empty": lambda xp, v: _shape_dtype(xp.empty(2, dtype=v)),
+    "full": lambda xp, v: xp.full(2, 1, dtype=v), "eye": lambda xp, v: xp.eye(2, dtype=v),
+    "identity": lambda xp, v: xp.identity(2, dtype=v), "tri": lambda xp, v: xp.tri(2, dtype=v),
+    "linspace": lambda xp, v: xp.linspace(0, 1, 3, dtype=v),
+    "logspace": lambda xp, v: xp.logspace(0, 1, 3, dtype=v),
+    "zeros_like": lambda xp, v: xp.zeros_like(arr(xp), dtype=v),
+    "ones_like": lambda xp, v: xp.ones_like(arr(xp), dtype=v),
+    "empty_like": lambda xp, v: _shape_dtype(xp.empty_like(arr(xp), dtype=v)),
+    "full_like": lambda xp, v: xp.full_like(arr(xp), 1, dtype=v),
+    "frombuffer": lambda xp, v: xp.frombuffer(bytes(range(16)), dtype=v),
+    **{f: (lambda xp, v, f=f: getattr(xp, f)([arr(xp), arr(xp)], dtype=v))
+       for f in ("concatenate", "stack", "hstack", "vstack")},
+    "einsum": lambda xp, v: xp.einsum("ij->j", arr(xp), dtype=v),
+    "matmul": lambda xp, v: xp.matmul(arr(xp), arr(xp).T, dtype=v),
+    "ufunc_add": lambda xp, v: xp.add(arr(xp), 1, dtype=v),
+    "random": lambda xp, v: _shape_dtype(xp.random.default_rng(0).random(2, dtype=v)),
+    "standard_normal": lambda xp, v: _shape_dtype(xp.random.default_rng(0).standard_normal(2, dtype=v)),
+    "integers": lambda xp, v: _shape_dtype(xp.random.default_rng(0).integers(0, 2, 2, dtype=v)),
+    "randint": lambda xp, v: _shape_dtype(xp.random.randint(0, 2, 2, dtype=v)),
+}
+# Known differences, named so that they flip when fixed.
+INT_MEAN = "mean/var/std with an integer or bool dtype=: NumPy divides and casts back, numfuse has no loop"
+DTYPE_XFAIL = {(f"{m}{r}", v): INT_MEAN for m in ("", "method_") for r in ("mean", "std", "var")
+               for v in ("type", "dtype", "char", "bool")}
+for rname, fn in DTYPE_ROWS.items():
+    for vname, value in DTYPE_KIND.items():
+        case(f"dtype-{rname}-{vname}", lambda xp, f=fn, v=value: f(xp, v),
+             DTYPE_XFAIL.get((rname, vname)))
+
+
+@pytest.mark.parametrize("row,value", [pytest.param(fn, v, id=f"{r}-{vn}")
+                                       for r, fn in DTYPE_ROWS.items()
+                                       for vn, v in DTYPES_NUMFUSE_LACKS.items()])
+def test_dtype_numfuse_lacks(row, value, device):
+    import numfuse
+    try:
+        row(numpy, value)
+        expected = None
+    except Exception as e:  # noqa: BLE001 - any class NumPy raises is the one to compare
+        expected = type(e)
+    with pytest.raises(Exception) as got:
+        row(numfuse, value)
+    if expected is None or not isinstance(got.value, expected):
+        assert isinstance(got.value, TypeError) and "does not support dtype" in str(got.value), got.value
+
+OUT_KIND = {
+    "ok": lambda xp, ref: xp.zeros(ref.shape, ref.dtype),
+    "wrong_shape": lambda xp, ref: xp.zeros(ref.shape + (2,), ref.dtype),
+    "fewer_dims": lambda xp, ref: xp.zeros(ref.shape[1:], ref.dtype),
+    "int8": lambda xp, ref: xp.zeros(ref.shape, numpy.int8),
+    "complex": lambda xp, ref: xp.zeros(ref.shape, numpy.complex128),
+    "list": lambda xp, ref: numpy.zeros(ref.shape).tolist(),
+    "tuple": lambda xp, ref: (xp.zeros(ref.shape, ref.dtype),),
+    "readonly": lambda xp, ref: xp.broadcast_to(xp.zeros((), ref.dtype), ref.shape),
+    "scalar": lambda xp, ref: 0.0,
+}
+OUT_ROWS = {
+    **{f: (lambda xp, o, f=f: getattr(xp, f)(arr(xp), axis=0, out=o))
+       for f in ("sum", "prod", "mean", "max", "min", "all", "any", "argmax", "argmin", "ptp",
+                 "std", "var", "cumsum", "cumprod", "nansum", "nanmean", "nanmax", "nancumsum")},
+    **{f"method_{f}": (lambda xp, o, f=f: getattr(arr(xp), f)(axis=1, out=o))
+       for f in ("sum", "max", "argmax", "cumsum", "mean")},
+    "round": lambda xp, o: xp.round(arr(xp), 1, out=o),
+    "around": lambda xp, o: xp.around(arr(xp), out=o),
+    "clip": lambda xp, o: xp.clip(arr(xp), -1.0, 1.0, out=o),
+    "fix": lambda xp, o: xp.fix(arr(xp), out=o),
+    "isposinf": lambda xp, o: xp.isposinf(arr(xp), out=o),
+    "isneginf": lambda xp, o: xp.isneginf(arr(xp), out=o),
+    "compress": lambda xp, o: xp.compress([True, False], arr(xp), axis=0, out=o),
+    "take": lambda xp, o: xp.take(arr(xp), [0, 2], axis=1, out=o),
+    "concatenate": lambda xp, o: xp.concatenate([arr(xp), arr(xp)], out=o),
+    "dot": lambda xp, o: xp.dot(arr(xp), arr(xp).T, out=o),
+    "matmul": lambda xp, o: xp.matmul(arr(xp), arr(xp).T, out=o),
+    "einsum": lambda xp, o: xp.einsum("ij->j", arr(xp), out=o),
+    "outer": lambda xp, o: xp.outer(arr(xp, (2,)), arr(xp, (3,)), out=o),
+    "ufunc_add": lambda xp, o: xp.add(arr(xp), 1.0, out=o),
+    "random": lambda xp, o: _shape_dtype(xp.random.default_rng(0).random(out=o)),
+}
+
+
+def _out_call(xp, fn, make_out):
+    out = make_out(xp, numpy.asarray(fn(numpy, None)))
+    res = fn(xp, out)
+    return res is out, out
+
+
+REDUCE_CAST = "reductions into an int8 out=: numfuse casts the elements before summing, NumPy after"
+OUT_XFAIL = {
+    ("sum", "int8"): REDUCE_CAST, ("prod", "int8"): REDUCE_CAST, ("nansum", "int8"): REDUCE_CAST,
+    ("method_sum", "int8"): REDUCE_CAST,
+    ("std", "int8"): "std into an int8 out=: NumPy's sqrt refuses the cast, numfuse casts",
+    ("nanmean", "int8"): "nanmean into an int8 out=: NumPy refuses an exact out for inexact input",
+    **{("nanmean", v): "nanmean(out=non-array): NumPy's AttributeError is an accident of its code"
+       for v in ("list", "tuple", "scalar")},
+    **{(r, "wrong_shape"): "NumPy accepts an out= with an extra trailing dim here (broadcast)"
+       for r in ("cumsum", "cumprod", "nancumsum", "method_cumsum", "matmul")},
+}
+for rname, fn in OUT_ROWS.items():
+    for vname, make in OUT_KIND.items():
+        case(f"out-{rname}-{vname}", lambda xp, f=fn, m=make: _out_call(xp, f, m),
+             OUT_XFAIL.get((rname, vname)))
 
 
 @pytest.mark.parametrize("body", CASES)

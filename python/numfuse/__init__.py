@@ -1,4 +1,6 @@
 """numfuse: NumPy for GPUs, lazy and fused. ``import numfuse as np``."""
+import math
+
 import numpy as _np  # NumPy first: its dtype objects and its OpenBLAS are ours too
 
 from . import _core
@@ -63,7 +65,10 @@ def ndim(a):
 def size(a, axis=None):
     if axis is None:
         return a.size if isinstance(a, ndarray) else _np.size(a)
-    return a.shape[axis] if isinstance(a, ndarray) else _np.size(a, axis)
+    if not isinstance(a, ndarray):
+        return _np.size(a, axis)
+    from numpy.lib.array_utils import normalize_axis_tuple  # NumPy 2.4's size: axis tuples
+    return math.prod(a.shape[ax] for ax in normalize_axis_tuple(axis, a.ndim))
 
 
 def isscalar(element):

@@ -40,6 +40,11 @@ asanyarray = asarray
 
 
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None, device=None):
+    ndmin = _core._index(ndmin)  # NumPy reads a C int, at most 64
+    if not -2 ** 31 <= ndmin < 2 ** 31:
+        raise OverflowError("Python int too large to convert to C int")
+    if ndmin > 64:
+        raise ValueError("ndmin must be <= ndmax (64)")
     if isinstance(obj, ndarray):
         out = obj.astype(dtype if dtype is not None else obj.dtype, copy=bool(copy))
         if device is not None:
@@ -140,6 +145,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
         dtype = _np.result_type(*(_np.asarray(v) for v in (start, stop, step)))
     dtype = _np.dtype(dtype)
     n = _arange_length(start, stop, step)
+    if dtype == bool and n > 2:  # NumPy: a bool range past [False, True] has no meaning
+        raise TypeError("arange() is only supported for booleans when the result has at most "
+                        "length 2.")
     return _core.arange(float(_np.real(start)), float(_np.real(step)), n, dtype, device)
 
 
@@ -228,9 +236,21 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def tri(N, M=None, k=0, dtype=float, *, like=None, device=None):
     M = N if M is None else M
-    rows = arange(N, dtype=_np.int64, device=device).reshape(-1, 1)
-    cols = arange(-k, M - k, dtype=_np.int64, device=device).reshape(1, -1)
+    # The row and column numbers as NumPy's tri makes them (host aranges of N and M elements, in
+    # its smallest integer types): its results and errors for float, huge or odd N, M and k.
+    rows = _np.arange(N, dtype=_min_int(0, N))
+    cols = _np.arange(-k, M - k, dtype=_min_int(-k, M - k))
+    rows = asarray(rows, device=device).reshape(-1, 1)
+    cols = asarray(cols, device=device).reshape(1, -1)
     return (rows >= cols).astype(dtype, copy=False)
+
+
+def _min_int(low, high):
+    """NumPy's twodim_base._min_int: the smallest of int8..int64 holding [low, high]."""
+    for t in (_np.int8, _np.int16, _np.int32):
+        if high <= _np.iinfo(t).max and low >= _np.iinfo(t).min:
+            return t
+    return _np.int64
 
 
 def tril(m, k=0):

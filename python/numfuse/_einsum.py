@@ -219,6 +219,8 @@ def einsum(*operands, out=None, dtype=None, casting="safe"):
         raise ValueError("must specify the einstein sum subscripts string and at least one "
                          "operand")
     ops = [o if isinstance(o, ndarray) else asarray(o) for o in ops]
+    if out is not None and not isinstance(out, _core.ndarray):
+        raise TypeError("keyword parameter out must be an array for einsum")
     labels, out_labels = _parse(subscripts, ops)
     # Sizes: equal, or 1 (broadcast), per label across operands.
     sizes = {}
@@ -263,6 +265,9 @@ def einsum(*operands, out=None, dtype=None, casting="safe"):
     # every output label is kept by each product, so its size is the broadcast one already.
     res = cur.transpose([cl.index(l) for l in out_labels]) if cl != out_labels else cur
     if out is not None:
+        if not _np.can_cast(res.dtype, out.dtype, casting):  # NumPy's iterator casts out= so
+            raise TypeError(f"Iterator requested dtype could not be cast from {res.dtype!r} to "
+                            f"{out.dtype!r}, the operand 0 dtype, according to the rule '{casting}'")
         if tuple(out.shape) != tuple(res.shape):
             raise ValueError(f"output operand has shape {tuple(out.shape)}, the einsum has shape "
                              f"{tuple(res.shape)}")

@@ -123,9 +123,19 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     else:
         if a.ndim == 0:  # NumPy makes a 0-d input 1-d, then checks the axis
             a = a.reshape(1)
-        axis = normalize_axis_index(operator.index(axis), a.ndim)
+        axis = normalize_axis_index(_core._axis(axis), a.ndim)  # NumPy refuses bools
     idx = _apply_mode(_index_array(indices), a.shape[axis], mode)
-    return _write_out(out, getitem(a, (slice(None),) * axis + (idx,)))
+    res = getitem(a, (slice(None),) * axis + (idx,))
+    if out is not None:
+        # NumPy's take: out= an array of the result's shape that a's dtype reads safely.
+        if not isinstance(out, ndarray):
+            raise TypeError("output must be an array")
+        if out.shape != res.shape:
+            raise ValueError("output array does not match result of ndarray.take")
+        if not _np.can_cast(out.dtype, a.dtype, "safe"):
+            raise TypeError(f"Cannot cast array data from {out.dtype!r} to {a.dtype!r} according "
+                            "to the rule 'safe'")
+    return _write_out(out, res)
 
 
 def _along_axis_key(arr_shape, indices, axis):
@@ -182,8 +192,20 @@ def _flat_setitem(a, idx, values):
     setitem(a, tuple(reversed(key)), values)
 
 
+def _put_indices(ind):
+    """put's indices as NumPy reads them: arrays cast safely to intp, other objects converted by
+    value (NumPy's errors: '1' is 1, 1.5 is 1, 2**63 an OverflowError)."""
+    if isinstance(ind, (ndarray, _np.ndarray)):
+        if not _np.can_cast(ind.dtype, _np.intp, "safe"):
+            what = "scalar" if ind.ndim == 0 else "array data"
+            raise TypeError(f"Cannot cast {what} from {ind.dtype!r} to dtype('int64') according "
+                            "to the rule 'safe'")
+        return _index_array(ind)
+    return asarray(_np.array(ind, dtype=_np.intp))
+
+
 def put(a, ind, v, mode="raise"):
-    idx = _index_array(ind).ravel()
+    idx = _put_indices(ind).ravel()
     v = asarray(v).ravel()
     if idx.size == 0 or v.size == 0:
         return None

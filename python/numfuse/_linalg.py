@@ -117,6 +117,8 @@ def dot(a, b, out=None):
                 res = _move_axis_to_front(res, res.ndim - 2)
             res = res.reshape(a.shape[:-1] + b.shape[:-2] + b.shape[-1:])
     if out is not None:
+        if not isinstance(out, ndarray):
+            raise TypeError("'out' must be an array")
         if out.dtype != res.dtype or tuple(out.shape) != tuple(res.shape):
             raise ValueError("output array is not acceptable (must have the right datatype, "
                              "number of dimensions, and be a C-Array)")
@@ -155,6 +157,8 @@ def inner(a, b, /):
 def outer(a, b, out=None):
     """numpy.outer: a.ravel()[:, None] * b.ravel()[None, :] (elementwise, fusable)."""
     from ._ufuncs import multiply
+    if isinstance(out, tuple):  # NumPy passes out= to multiply positionally: an array only
+        raise TypeError("return arrays must be of ArrayType")
     a, b = _arr(a).reshape(-1), _arr(b).reshape(-1)
     return multiply(a.reshape(a.size, 1), b.reshape(1, b.size), out=out)
 

@@ -32,6 +32,8 @@ def _round_real(x, decimals):
 
 
 def round(a, decimals=0, out=None):  # noqa: A001
+    if isinstance(out, tuple):  # NumPy's round is a method, not a ufunc
+        raise TypeError("output must be an array")
     a = asarray(a)
     decimals = operator.index(decimals)
     if a.dtype.kind == "c":
@@ -39,10 +41,17 @@ def round(a, decimals=0, out=None):  # noqa: A001
         res = res.astype(a.dtype, copy=False)
     else:
         res = _round_real(a, decimals)
-    if out is not None:
-        out[...] = res
-        return out
-    return res
+    return _into_out(res, out)
+
+
+def _into_out(res, out):
+    """`res` written into out= by a ufunc, so that out= is read as NumPy's ufuncs read it (a
+    1-tuple, read-only, same_kind casting, broadcasting) for these functions made of ufuncs."""
+    if out is None:
+        return res
+    if res.dtype == bool:
+        return _u.logical_and(res, True, out=out)
+    return _u.positive(res, out=out)
 
 
 around = round
@@ -60,10 +69,7 @@ def clip(a, a_min=_np._NoValue, a_max=_np._NoValue, out=None, *, min=_np._NoValu
         res = _u.minimum(res, hi, **kwargs)
     if lo is None and hi is None:
         res = _u.positive(a) if a.dtype.kind != "b" else a.copy()
-    if out is not None:
-        out[...] = res
-        return out
-    return res
+    return _into_out(res, out)
 
 
 def real(val):
@@ -126,13 +132,17 @@ def iscomplexobj(x):
 
 
 def isneginf(x, out=None):
+    if isinstance(out, tuple):  # NumPy passes out= to logical_and positionally
+        raise TypeError("return arrays must be of ArrayType")
     x = asarray(x)
-    return _u.isinf(x) & _u.signbit(x)
+    return _into_out(_u.isinf(x) & _u.signbit(x), out)
 
 
 def isposinf(x, out=None):
+    if isinstance(out, tuple):  # NumPy passes out= to logical_and positionally
+        raise TypeError("return arrays must be of ArrayType")
     x = asarray(x)
-    return _u.isinf(x) & ~_u.signbit(x)
+    return _into_out(_u.isinf(x) & ~_u.signbit(x), out)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -158,8 +168,4 @@ def sinc(x):
 
 
 def fix(x, out=None):
-    res = _u.trunc(asarray(x))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
+    return _into_out(_u.trunc(asarray(x)), out)

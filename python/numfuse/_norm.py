@@ -5,7 +5,6 @@ the default norm of a whole array is sqrt(x . x) (one matrix product); sums alon
 numfuse.sum where it exists, else a product with a vector of ones (BLAS). max/min norms need
 numfuse.max/min. Norms that need an SVD (ord=2/-2/'nuc' for matrices) are not available yet.
 """
-import operator
 
 import numpy as _np
 
@@ -24,7 +23,7 @@ def _nf():
 def _normalize_axes(axis, ndim):
     out = []
     for a in axis:
-        a = operator.index(a)
+        a = _core._axis(a)  # NumPy's reductions read axes so: bools refused, C int range
         if not -ndim <= a < ndim:
             raise _np.exceptions.AxisError(a, ndim)
         out.append(a % ndim)

@@ -9,6 +9,7 @@ import builtins
 
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index as _normalize_axis_index
+from numpy.lib.array_utils import normalize_axis_tuple as _normalize_axis_tuple
 
 from . import _core
 from . import _ufuncs as _u
@@ -33,6 +34,13 @@ def _scan(op, a, axis=None, dtype=None, out=None):
     return res if out is None else _given(out)
 
 
+def _array_out(out):
+    """out= of NumPy's reduction functions (not ufunc.reduce): an array, never a tuple."""
+    if isinstance(out, tuple):
+        raise TypeError("return arrays must be of ArrayType")
+    return out
+
+
 def _given(out):
     """NumPy returns the out= object itself (out=(arr,) gives arr)."""
     return out[0] if isinstance(out, tuple) else out
@@ -53,35 +61,37 @@ def _where(where):
 # ---- the reductions the C++ core computes --------------------------------------------------------
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):  # noqa: A001
-    return _reduce("sum", a, axis, keepdims, dtype, out, _init(initial), _where(where))
+    return _reduce("sum", a, axis, keepdims, dtype, _array_out(out), _init(initial), _where(where))
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    return _reduce("prod", a, axis, keepdims, dtype, out, _init(initial), _where(where))
+    return _reduce("prod", a, axis, keepdims, dtype, _array_out(out), _init(initial), _where(where))
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):  # noqa: A001
-    return _reduce("max", a, axis, keepdims, None, out, _init(initial), _where(where))
+    return _reduce("max", a, axis, keepdims, None, _array_out(out), _init(initial), _where(where))
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):  # noqa: A001
-    return _reduce("min", a, axis, keepdims, None, out, _init(initial), _where(where))
+    return _reduce("min", a, axis, keepdims, None, _array_out(out), _init(initial), _where(where))
 
 
 amax, amin = max, min
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
-    return _reduce("any", a, axis, keepdims, None, out, None, _where(where))
+    return _reduce("any", a, axis, keepdims, None, _array_out(out), None, _where(where))
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
-    return _reduce("all", a, axis, keepdims, None, out, None, _where(where))
+    return _reduce("all", a, axis, keepdims, None, _array_out(out), None, _where(where))
 
 
 def _arg(name, a, axis, out, keepdims):
     a = _arr(a)
-    if out is not None and isinstance(out, ndarray) and out.dtype != _np.intp:
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("output must be an array")
+    if out is not None and not _np.can_cast(out.dtype, _np.intp, "safe"):  # as NumPy checks it
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') according "
                         "to the rule 'safe'")
     if axis is not None and a.ndim == 0:
@@ -101,10 +111,9 @@ def _arg(name, a, axis, out, keepdims):
 
 
 def _core_index(axis):
-    import operator
-    if isinstance(axis, (builtins.bool, _np.bool_)):  # NumPy refuses bools as axes
+    if isinstance(axis, _np.bool_):  # NumPy refuses bools as axes
         raise TypeError("an integer is required for the axis")
-    return operator.index(axis)
+    return _core._axis(axis)  # bools refused, C int range
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
@@ -122,6 +131,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 
 def ptp(a, axis=None, out=None, keepdims=False):
     a = _arr(a)
+    out = _array_out(out)
     return _u.subtract(max(a, axis, None, keepdims), min(a, axis, None, keepdims), out=out)
 
 
@@ -132,6 +142,10 @@ def _axes(axis, ndim):
         return tuple(range(ndim))
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
+    for ax in axis:  # NumPy counts the items first (normalize_axis_index's C int: OverflowError)
+        if not isinstance(ax, (builtins.bool, _np.bool_)) and \
+                not -2 ** 31 <= _core._index(ax) < 2 ** 31:
+            raise OverflowError("Python int too large to convert to C int")
     return tuple(_normalize_axis_index(_core_index(ax), ndim) for ax in axis)
 
 
@@ -181,9 +195,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
     n = _count(a, axis, keepdims, where)
+    dof = None
+    if isinstance(n, int):
+        # NumPy's _var: `ddof >= rcount` then `maximum(rcount - ddof, 0)` with an intp count, so
+        # ddof's errors (a string, an int past int64) and its broadcasting (a list) are NumPy's.
+        rcount = _np.intp(n)
+        bool(ddof >= rcount)
+        dof = _np.maximum(rcount - ddof, 0)
+        dof = dof.item() if dof.ndim == 0 else asarray(dof)
     if dtype is None and a.dtype.kind in "biu":
         dtype = _np.float64
-    if (mean is _NoValue and where is True and a.device != "cpu" and a.dtype.kind in "biuf"
+    if (_np.ndim(ddof) == 0 and mean is _NoValue and where is True and a.device != "cpu" and a.dtype.kind in "biuf"
             and a.dtype != _np.float16 and _np.dtype(dtype or a.dtype) in (_np.float32, _np.float64)):
         # On the GPU: one pass (Welford and Chan), one kernel with the expression that feeds it
         # (and with sqrt for std). The CPU keeps NumPy's two passes and their exact rounding.
@@ -202,7 +224,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     else:
         x = _u.square(x)  # NumPy squares here: an overflow warns "in square"
     res = _reduce("sum", x, axis, keepdims, dtype, None, None, _where(where))
-    dof = builtins.max(n - ddof, 0) if isinstance(n, int) else _u.maximum(n - ddof, 0)
+    if dof is None:
+        dof = _u.maximum(n - ddof, 0)
     res = _u.true_divide(res, dof, dtype=res.dtype, casting="unsafe")
     return _finish(res, out)
 
@@ -308,10 +331,14 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 # ---- scans ---------------------------------------------------------------------------------------
 
 def cumsum(a, axis=None, dtype=None, out=None):
+    if isinstance(out, tuple):  # NumPy's cumsum(), not ufunc.accumulate
+        raise TypeError("output must be an array")
     return _scan("cumsum", a, axis, dtype, out)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
+    if isinstance(out, tuple):  # NumPy's cumprod(), not ufunc.accumulate
+        raise TypeError("output must be an array")
     return _scan("cumprod", a, axis, dtype, out)
 
 
@@ -381,6 +408,10 @@ def _core_broadcast(x, shape):
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = _arr(a)
+    if axis is not None:  # NumPy's average reads axes with normalize_axis_tuple (bools, lists)
+        axis = _normalize_axis_tuple(axis, a.ndim, argname="axis")
+        if len(axis) == 1 and weights is not None:
+            axis = axis[0]
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         scl = full(avg.shape, a.size / builtins.max(avg.size, 1), dtype=avg.dtype, device=avg.device)

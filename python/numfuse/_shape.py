@@ -25,13 +25,9 @@ _REV = slice(None, None, -1)
 
 
 def _shape_tuple(shape):
-    """A shape argument (an int or a sequence of them) as a tuple, with NumPy's errors."""
-    try:
-        return (operator.index(shape),)
-    except TypeError:
-        if not hasattr(shape, "__iter__"):
-            raise
-    return tuple(operator.index(s) for s in shape)
+    """A shape argument (an int or a sequence of them) as a tuple, with NumPy's errors (bools
+    refused, a 1-d array read as a sequence, a 0-d one as an int)."""
+    return tuple(_core._shape(shape))
 
 
 # ---- views ----------------------------------------------------------------------------------
@@ -45,7 +41,7 @@ def reshape(a, /, shape, order="C", *, copy=None):
     elif copy is False:
         v = (a.T if order == "F" else a).view()
         try:
-            s = _shape_tuple(shape)
+            s = a.shape if shape is None else _shape_tuple(shape)  # reshape(None): as it is
             v.shape = s[::-1] if order == "F" else s
         except AttributeError:
             raise ValueError("Unable to avoid creating a copy while reshaping.") from None
@@ -223,9 +219,9 @@ def rot90(m, k=1, axes=(0, 1)):
         return m[:]
     if k == 2:
         return flip(flip(m, axes[0]), axes[1])
-    perm = list(range(m.ndim))
-    a0, a1 = normalize_axis_index(axes[0], m.ndim), normalize_axis_index(axes[1], m.ndim)
-    perm[a0], perm[a1] = perm[a1], perm[a0]
+    perm = _np.arange(0, m.ndim)  # indexed by the axes as NumPy's rot90 does (its errors)
+    perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
+    perm = [int(p) for p in perm]
     if k == 1:
         return flip(m, axes[1]).transpose(perm)
     return flip(m.transpose(perm), axes[1])
@@ -239,6 +235,8 @@ def _check_sequence(arrays):
 
 
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("'out' must be an array")
     if out is not None and dtype is not None:
         raise TypeError("concatenate() only takes `out` or `dtype` as an argument, "
                         "but both were provided.")
@@ -251,7 +249,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     first = arrs[0]
     if first.ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
-    axis = normalize_axis_index(operator.index(axis), first.ndim)
+    axis = normalize_axis_index(_core._axis(axis), first.ndim)  # NumPy's axis converter
     for i, a in enumerate(arrs[1:], 1):
         if a.ndim != first.ndim:
             raise ValueError("all the input arrays must have same number of dimensions, but the "
@@ -342,8 +340,8 @@ def column_stack(tup):
 def array_split(ary, indices_or_sections, axis=0):
     ary = asarray(ary)
     total = ary.shape[axis]
-    try:
-        points = [0] + [operator.index(i) for i in indices_or_sections] + [total]
+    try:  # NumPy's test: a sequence of split points if it has a length (bounds read as slices)
+        points = [0] + list(indices_or_sections) + [total]
         sections = len(points) - 1
     except TypeError:
         sections = int(indices_or_sections)
@@ -420,9 +418,9 @@ def roll(a, shift, axis=None):
 
 def tile(A, reps):
     try:
-        tup = tuple(operator.index(r) for r in reps)
+        tup = tuple(_core._index(r) for r in reps)  # NumPy repeats each: int64
     except TypeError:
-        tup = (operator.index(reps),)
+        tup = (_core._index(reps),)
     d = len(tup)
     A = asarray(A)
     if all(x == 1 for x in tup):
@@ -441,13 +439,15 @@ def repeat(a, repeats, axis=None):
     if axis is None:
         a, axis = a.ravel(), 0
     else:
-        axis = normalize_axis_index(operator.index(axis), a.ndim)
+        axis = normalize_axis_index(_core._axis(axis), a.ndim)  # NumPy's axis converter
     reps = _np.asarray(repeats)
     if reps.dtype.kind not in "biu":
         if isinstance(repeats, (ndarray, _np.ndarray)):  # arrays cast safely; Python floats truncate
             raise TypeError(f"Cannot cast array data from {reps.dtype!r} to dtype('int64') "
                             "according to the rule 'safe'")
         reps = reps.astype(_np.intp)
+    elif reps.dtype == _np.uint64 and not isinstance(repeats, (ndarray, _np.ndarray)):
+        raise OverflowError("Python int too large to convert to C long")  # NumPy reads intp
     n = a.shape[axis]
     if reps.size == 1 and reps.ndim <= 1:
         r = int(reps.reshape(()))

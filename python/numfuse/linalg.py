@@ -14,6 +14,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     from ._ufuncs import conjugate
     from . import _core
     x1, x2 = _arr(x1), _arr(x2)
+    axis = _core._axis(axis)  # as NumPy's gufunc axis=: bools and floats refused
     if x1.dtype.kind == "c":
         x1 = conjugate(x1)
     a = x1 if axis in (-1, x1.ndim - 1) else x1.swapaxes(axis, -1)

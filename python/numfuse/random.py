@@ -36,13 +36,17 @@ def _seed_to_u64(seed):
 def _size_tuple(size):
     if size is None:
         return None
-    try:
-        return (operator.index(size),)
-    except TypeError:
-        pass
-    if not hasattr(size, "__iter__") or isinstance(size, str):
-        raise TypeError(f"expected a sequence of integers or a single integer, got '{size!r}'")
-    return tuple(operator.index(s) for s in size)
+    return tuple(_core._shape(size))  # NumPy's reading of a shape: bools refused, 1-d arrays
+
+
+def _integers_size_tuple(size, choice=False):
+    """size for the integer draws (integers, choice, randint): NumPy's take np.prod(size) first
+    (UFuncTypeError for a string, ValueError for a ragged tuple); choice converts that product to
+    a C long (OverflowError for ints past int64)."""
+    if size is not None:
+        if not isinstance(_np.prod(size), _np.generic) and choice:
+            raise OverflowError("Python int too large to convert to C long")
+    return _size_tuple(size)
 
 
 def _is_scalar(x):
@@ -211,7 +215,7 @@ class Generator:
             raise ValueError(f"high is out of bounds for {dt}")
         if lo > hi_incl:
             raise ValueError("low > high" if endpoint else "low >= high")
-        shape = _size_tuple(size)
+        shape = _integers_size_tuple(size)
         res = self._draw(() if shape is None else shape, dt, "integers", low=lo,
                          rng=hi_incl - lo + 1)
         if shape is None:
@@ -223,15 +227,18 @@ class Generator:
         if p is not None or not replace:
             raise NotImplementedError("numfuse.random.choice: p= and replace=False are not "
                                       "supported yet")
-        if isinstance(a, (int, _np.integer)):
-            n = operator.index(a)
+        pool = a if isinstance(a, ndarray) else _np.asarray(a)
+        if pool.ndim == 0:  # NumPy: a population size, read through __index__
+            try:
+                n = operator.index(pool.item())
+            except TypeError as exc:
+                raise ValueError("a must be a sequence or an integer, not a 0-d array") from exc
+            if n - 1 > _np.iinfo(_np.int64).max:  # NumPy draws integers(0, n)
+                raise ValueError("high is out of bounds for int64")
             pool = None
         else:
-            pool = a if isinstance(a, ndarray) else _np.asarray(a)
-            if pool.ndim == 0:
-                raise ValueError("a must be a sequence or an integer, not a 0-d array")
             n = pool.shape[0]
-        shape = _size_tuple(size)
+        shape = _integers_size_tuple(size, choice=True)
         if n <= 0 and (shape is None or math.prod(shape) != 0):
             raise ValueError("a must be greater than 0 unless no samples are taken")
         idx = self._draw(() if shape is None else shape, _np.int64, "integers", low=0, rng=n)

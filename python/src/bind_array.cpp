@@ -21,13 +21,16 @@ nb::tuple to_tuple(const std::vector<int64_t>& v) {
 
 // Shapes and axes arrive as an int, a sequence, or several ints (*args).
 std::vector<int64_t> int_list(nb::handle obj, IntUse use = IntUse::Plain) {
+  if (std::optional<std::vector<int64_t>> items = int_sequence(obj, use)) return *items;
+  return {py_index(obj, use)};  // NumPy's TypeError for floats, None...
+}
+
+// squeeze's axis= as NumPy's PyArray_ConvertMultiAxis reads it: a tuple of axes or one axis (a
+// list or a 1-d array is no axis: TypeError).
+std::vector<int64_t> axis_tuple(nb::handle obj) {
   std::vector<int64_t> out;
-  if (PyIndex_Check(obj.ptr()) && !PySequence_Check(obj.ptr())) {
-    out.push_back(py_index(obj, use));
-    return out;
-  }
-  if (!PySequence_Check(obj.ptr())) py_index(obj);  // NumPy's TypeError for floats, None...
-  for (nb::handle h : obj) out.push_back(py_index(h, use));
+  if (!PyTuple_Check(obj.ptr())) return {py_index(obj, IntUse::Axis)};
+  for (nb::handle h : obj) out.push_back(py_index(h, IntUse::Axis));
   return out;
 }
 
@@ -300,23 +303,32 @@ void bind_array(nb::module_& m) {
            nb::arg("axes"))
       .def("swapaxes",
            [](Self self, nb::handle axis1, nb::handle axis2) {
-             return as_view_of(self.h, swapaxes(*self.p, py_index(axis1), py_index(axis2)));
+             return as_view_of(self.h, swapaxes(*self.p, py_index(axis1, IntUse::CInt), py_index(axis2, IntUse::CInt)));
            },
            nb::arg("axis1"), nb::arg("axis2"))
       .def("squeeze",
-           [](Self self, nb::handle axis) {
+           [](Self self, nb::handle axis) -> nb::object {
              const Array& a = *self.p;
-             if (axis.is_none()) return as_view_of(self.h, squeeze(a));
-             std::vector<int64_t> axes = int_list(axis, IntUse::Axis);  // axis=(): nothing, as in NumPy
-             // NumPy accepts a single axis 0 or -1 (not a tuple) on a 0-d array.
-             const bool single = !PySequence_Check(axis.ptr());
-             if (a.ndim() == 0 && single && (axes[0] == 0 || axes[0] == -1)) axes.clear();
-             return as_view_of(self.h, squeeze(a, axes));
+             Array r;
+             if (axis.is_none()) {
+               r = squeeze(a);
+             } else {
+               std::vector<int64_t> axes = axis_tuple(axis);  // axis=(): nothing, as in NumPy
+               // NumPy accepts a single axis 0 or -1 (not a tuple) on a 0-d array.
+               const bool single = !PyTuple_Check(axis.ptr());
+               if (a.ndim() == 0 && single && (axes[0] == 0 || axes[0] == -1)) axes.clear();
+               r = squeeze(a, axes);
+             }
+             // NumPy returns the array itself when nothing is squeezed (so its base is the
+             // array's own: None for an owner).
+             if (r.ndim() == a.ndim()) return nb::borrow(self.h);
+             return nb::cast(as_view_of(self.h, r));
            },
            nb::arg("axis").none() = nb::none())
       .def("diagonal",
            [](Self self, nb::handle offset, nb::handle axis1, nb::handle axis2) {
-             return as_view_of(self.h, diagonal(*self.p, py_index(offset), py_index(axis1), py_index(axis2)));
+             return as_view_of(self.h, diagonal(*self.p, py_index(offset, IntUse::CInt), py_index(axis1, IntUse::CInt),
+                                                py_index(axis2, IntUse::CInt)));
            },
            nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1)
       .def("fill",

@@ -84,6 +84,15 @@ void bind_creation(nb::module_& m) {
     }
     eval(list, FlushReason::Explicit);  // releases the GIL itself when long, and sees Ctrl-C
   }, "Evaluates pending arrays now: their values are computed; nothing is returned.");
+  // The Python modules' integer arguments through the one checked conversion (convert.cpp): a
+  // shape as NumPy's PyArray_IntpConverter reads it, an axis as its PyArray_AxisConverter does.
+  m.def("_shape", [](nb::handle shape) {
+    Shape s = py_shape(shape);
+    return std::vector<int64_t>(s.begin(), s.end());
+  }, nb::arg("shape").none());
+  m.def("_axis", [](nb::handle axis) { return py_index(axis, IntUse::Axis); }, nb::arg("axis").none());
+  // A count or offset read as NumPy's C long: OverflowError past int64.
+  m.def("_index", [](nb::handle i) { return py_index(i); }, nb::arg("i").none());
   m.def("pending_node_count", &pending_node_count);
   m.def("explain", [](const Array& a) { return explain(a); },
         "The plan of a pending array: its groups, why each was cut, their programs and, on a GPU, "

@@ -17,10 +17,11 @@ bool is_integer_like(PyObject* p) {
   return PyIndex_Check(p) && !PySequence_Check(p) && !nb::isinstance<Array>(p);
 }
 
-// Basic items, or false if the key needs advanced indexing.
-// Integers past int64 are IndexError (NumPy's invalid-index message), except that NumPy's writes
-// raise OverflowError for those below 2**64.
-bool parse_basic(nb::handle key, std::vector<IndexItem>* items, IntUse int_use = IntUse::Index) {
+// Basic items of `a`, or false if the key needs advanced indexing. Integers past int64 raise as
+// NumPy's reads and writes do (IntUse::Index). Slice bounds are read last, as NumPy reads them:
+// after the count of indices and the bounds of the integers before them are checked.
+bool parse_basic(const Array& a, nb::handle key, std::vector<IndexItem>* items) {
+  std::vector<std::pair<size_t, PyObject*>> slices;  // position, slice object
   auto one = [&](nb::handle k) -> bool {
     PyObject* p = k.ptr();
     if (p == Py_None) {
@@ -28,9 +29,10 @@ bool parse_basic(nb::handle key, std::vector<IndexItem>* items, IntUse int_use =
     } else if (p == Py_Ellipsis) {
       items->push_back(IndexItem::ellipsis());
     } else if (PySlice_Check(p)) {
-      items->push_back(slice_item(p));
+      slices.emplace_back(items->size(), p);
+      items->push_back(IndexItem::slice(false, 0, false, 0, 1));  // read below
     } else if (is_integer_like(p)) {
-      items->push_back(IndexItem::integer(py_index(k, int_use)));
+      items->push_back(IndexItem::integer(py_index(k, IntUse::Index)));
     } else {
       return false;
     }
@@ -40,9 +42,27 @@ bool parse_basic(nb::handle key, std::vector<IndexItem>* items, IntUse int_use =
     for (nb::handle k : key) {
       if (!one(k)) return false;
     }
-    return true;
+  } else if (!one(key)) {
+    return false;
   }
-  return one(key);
+  for (const auto& [pos, slice] : slices) {
+    try {
+      (*items)[pos] = slice_item(slice);
+    } catch (...) {
+      // NumPy's earlier errors first: too many indices, an integer before this slice out of
+      // bounds. Items from this one on become full slices (which consume a dim and never fail).
+      std::vector<IndexItem> before(*items);
+      for (size_t k = pos; k < before.size(); ++k) {
+        IndexItem::Kind kind = before[k].kind;
+        if (kind == IndexItem::Kind::Integer || kind == IndexItem::Kind::Slice) {
+          before[k] = IndexItem::slice(false, 0, false, 0, 1);
+        }
+      }
+      basic_index(a, before);
+      throw;
+    }
+  }
+  return true;
 }
 
 nb::object advanced(const char* fn) {
@@ -55,13 +75,13 @@ void bind_indexing(nb::class_<Array>& cls) {
   cls.def("__getitem__", [](nb::handle self, nb::handle key) -> nb::object {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<IndexItem> items;
-    if (parse_basic(key, &items)) return nb::cast(as_view_of(self, basic_index(a, items)));
+    if (parse_basic(a, key, &items)) return nb::cast(as_view_of(self, basic_index(a, items)));
     return advanced("getitem")(self, key);
   }, nb::arg("key").none());
   cls.def("__setitem__", [](nb::handle self, nb::handle key, nb::handle value) {
     const Array& a = nb::cast<const Array&>(self);
     std::vector<IndexItem> items;
-    if (!parse_basic(key, &items, IntUse::SetIndex)) {
+    if (!parse_basic(a, key, &items)) {
       advanced("setitem")(self, key, value);
       return;
     }

@@ -80,10 +80,12 @@ int64_t py_to_int64(nb::handle obj);
 // does (TypeError "'float' object cannot be interpreted as an integer" for every use, then):
 enum class IntUse {
   Plain,       // offsets, counts: OverflowError past int64
-  Axis,        // an axis: as Plain, and bools are refused as NumPy refuses them
+  Axis,        // an axis (NumPy's PyArray_AxisConverter): as Plain, bools refused, ValueError
+               // past a C int
+  CInt,        // a C int method argument (PyArg "i": swapaxes, diagonal): OverflowError past it
   Dim,         // a shape entry: ValueError "Maximum allowed dimension exceeded"
-  Index,       // an integer index: IndexError (NumPy's "only integers, slices ..." message)
-  SetIndex,    // an integer index of a write: as Index, but OverflowError in (2**63, 2**64)
+  Index,       // an integer index: OverflowError in (2**63, 2**64), IndexError (NumPy's "only
+               // integers, slices ..." message) past those
   SliceBound,  // slice start/stop/step: clamped to int64, as Python's slices are
   Clamped,     // an offset whose far values all mean the same (eye's k): clamped to int64
 };
@@ -92,6 +94,9 @@ int64_t py_index(nb::handle obj, IntUse use = IntUse::Plain);
 // A shape: one integer or a sequence of them, with NumPy's errors ("expected a sequence of
 // integers or a single integer, got '2.0'", "Use () not None as shape arguments").
 Shape py_shape(nb::handle obj);
+// The integers of a shape-like sequence (NumPy's PyArray_IntpConverter): nullopt for an int or
+// an object that does not iterate (a 0-d array), which the caller reads as one integer.
+std::optional<std::vector<int64_t>> int_sequence(nb::handle obj, IntUse use);
 // NumPy's message for a key item that is no valid index.
 extern const char* const kBadIndexMessage;
 

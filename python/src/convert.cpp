@@ -124,19 +124,33 @@ int64_t py_index(nb::handle obj, IntUse use) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
   if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (!overflow) return v;
+  if (!overflow) {
+    // NumPy's axis converters read a C int (PyArray_PyIntAsInt): ValueError past its range.
+    if (use == IntUse::Axis && (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())) {
+      throw ValueError("integer won't fit into a C int");
+    }
+    if (use == IntUse::CInt && v > std::numeric_limits<int>::max()) {
+      throw OverflowError("signed integer is greater than maximum");
+    }
+    if (use == IntUse::CInt && v < std::numeric_limits<int>::min()) {
+      throw OverflowError("signed integer is less than minimum");
+    }
+    return v;
+  }
   switch (use) {
     case IntUse::Plain:
-    case IntUse::Axis: break;
+    case IntUse::Axis:
+    case IntUse::CInt: break;
     case IntUse::Dim: throw ValueError("Maximum allowed dimension exceeded");
-    case IntUse::SetIndex:
+    case IntUse::Index:
+      // NumPy reads an int past int64 as an array: one that fits uint64 is a uint64 index that
+      // does not convert to intp (OverflowError), a larger one an object array (IndexError).
       if (overflow > 0) {
-        PyLong_AsUnsignedLongLong(i);  // NumPy's setitem reads it as an unsigned long first
+        PyLong_AsUnsignedLongLong(i);
         if (!PyErr_Occurred()) throw OverflowError("Python int too large to convert to C long");
         PyErr_Clear();
       }
       throw IndexError(kBadIndexMessage);
-    case IntUse::Index: throw IndexError(kBadIndexMessage);
     case IntUse::SliceBound:
     case IntUse::Clamped:
       return overflow > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
@@ -147,18 +161,39 @@ int64_t py_index(nb::handle obj, IntUse use) {
 Shape py_shape(nb::handle obj) {
   PyObject* p = obj.ptr();
   if (p == Py_None) throw TypeError("Use () not None as shape arguments");
-  Shape s;
-  if (PyIndex_Check(p) && !(is_array(p) && nb::inst_ptr<Array>(obj)->ndim() > 0)) {
-    s.push_back(py_index(obj, IntUse::Dim));
-    return s;
+  if (PyUnicode_Check(p)) py_index(obj);  // NumPy: "'str' object cannot be interpreted ..."
+  std::optional<std::vector<int64_t>> items = int_sequence(obj, IntUse::Dim);
+  if (items) return Shape(items->begin(), items->end());
+  // NumPy names the argument for every TypeError of the single integer (a bool, a float 0-d
+  // array); its other errors (too large) stay.
+  const std::string not_int = "expected a sequence of integers or a single integer, got '" +
+                              nb::cast<std::string>(nb::repr(obj)) + "'";
+  if (!PyIndex_Check(p)) throw TypeError(not_int);
+  try {
+    return Shape{py_index(obj, IntUse::Dim)};
+  } catch (const TypeError&) {
+    throw TypeError(not_int);
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw TypeError(not_int);
   }
-  if (!PySequence_Check(p) || PyUnicode_Check(p) || PyBytes_Check(p)) {
-    if (PyUnicode_Check(p)) py_index(obj);  // NumPy: "'str' object cannot be interpreted ..."
-    throw TypeError("expected a sequence of integers or a single integer, got '" +
-                    nb::cast<std::string>(nb::str(obj)) + "'");
+}
+
+std::optional<std::vector<int64_t>> int_sequence(nb::handle obj, IntUse use) {
+  PyObject* p = obj.ptr();
+  // NumPy's PyArray_IntpConverter: anything but an int that iterates is a sequence (a 1-d array
+  // included); what does not iterate (a 0-d array) is read as one integer.
+  if (PyLong_Check(p) || !(PySequence_Check(p) || is_array(p))) return std::nullopt;
+  PyObject* fast = PySequence_Fast(p, "expected a sequence of integers or a single integer");
+  if (!fast) {
+    PyErr_Clear();
+    return std::nullopt;
   }
-  for (nb::handle h : obj) s.push_back(py_index(h, IntUse::Dim));
-  return s;
+  nb::object seq = nb::steal(fast);
+  std::vector<int64_t> out;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(py_index(PySequence_Fast_GET_ITEM(fast, k), use));
+  return out;
 }
 
 IndexItem slice_item(PyObject* slice) {
@@ -236,7 +271,35 @@ nb::object dtype_repr_of(nb::handle obj) {
 }
 }  // namespace
 
+// NumPy runs its object loop for an operand of dtype object (None, an arbitrary object): the
+// error is the one Python's operator raises on the elements (`arange(3) + None`: a plain
+// TypeError "unsupported operand type(s) for +: 'int' and 'NoneType'"). The same ufunc of NumPy
+// on one-element stand-ins of the arrays raises it; whatever else happens, UFuncTypeError stays.
+void raise_object_loop_error(UFunc op, const std::vector<nb::handle>& operands) {
+  bool object_operand = false;
+  for (nb::handle h : operands) {
+    if (!is_array(h.ptr())) object_operand |= nb::cast<std::string>(dtype_repr_of(h)) == "dtype('O')";
+  }
+  if (!object_operand) return;
+  nb::object np = numpy();
+  if (!nb::hasattr(np, ufunc_name(op))) return;
+  nb::list args;
+  for (nb::handle h : operands) {
+    if (is_array(h.ptr())) {
+      args.append(np.attr("zeros")(1, dtype_to_py(nb::inst_ptr<Array>(h)->dtype)));
+    } else {
+      args.append(h);
+    }
+  }
+  try {
+    np.attr(ufunc_name(op))(*args);
+  } catch (nb::python_error& e) {
+    if (e.matches(PyExc_TypeError)) throw;
+  }
+}
+
 void raise_no_loop(UFunc op, const std::vector<nb::handle>& operands) {
+  raise_object_loop_error(op, operands);
   std::string types;
   for (nb::handle h : operands) {
     if (!types.empty()) types += ", ";
