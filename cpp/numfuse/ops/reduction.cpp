@@ -128,8 +128,11 @@ Array reduce(ReduceOp op, const Array& a_in, const ReduceOptions& opts) {
     axes.assign(a.ndim(), true);
   }
 
-  DType loop = opts.dtype ? *opts.dtype
-               : (opts.out && is_value_op(op)) ? opts.out->dtype
+  // With out= and no dtype=, NumPy reduces in the common type of the input and out, and casts
+  // the result: a float sum into an int8 out= is summed as floats, then truncated; a complex64
+  // sum into a float64 out= is summed as complex128.
+  DType loop = opts.dtype                        ? *opts.dtype
+               : (opts.out && is_value_op(op)) ? promote_types(a.dtype, opts.out->dtype)
                                                : reduce_default_dtype(op, a.dtype);
   if (!is_value_op(op) && op != ReduceOp::Var && opts.dtype) loop = reduce_default_dtype(op, a.dtype);
   DType result_dtype = is_value_op(op) || op == ReduceOp::Var ? loop : reduce_default_dtype(op, a.dtype);
