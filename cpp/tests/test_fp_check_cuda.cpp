@@ -10,13 +10,12 @@
 #include <memory>
 
 #include "cuda_emulator.h"
-#include "nvrtc_check.h"
-
 #include "numfuse/backend/cuda/codegen_elementwise.h"
-#include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/kernels/fp_check.h"
+#include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/nodes.h"
+#include "nvrtc_check.h"
 
 using namespace nf;
 using namespace nf::cuda;
@@ -29,8 +28,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::vector<std::shared_ptr<Node>> keep;  // nodes outlive the programs that point at them
 
 // out = op(a[, b]) with NumPy's loop dtypes `in` -> `out`, over host arrays, as a cuda:0 program.
-GroupProgram program_of(UFunc op, std::vector<Array> leaves, std::vector<DType> in, std::vector<DType> out,
-                        FpState state = kFpDefaultState) {
+GroupProgram program_of(UFunc op, std::vector<Array> leaves, std::vector<DType> in,
+                        std::vector<DType> out, FpState state = kFpDefaultState) {
   auto node = std::make_shared<UFuncNode>();
   node->ufunc = op;
   node->device = Device::cuda(0);
@@ -48,7 +47,8 @@ GroupProgram program_of(UFunc op, std::vector<Array> leaves, std::vector<DType> 
   for (size_t l = 0; l < leaves.size(); ++l) step.args.push_back(ProgramValue{static_cast<int>(l)});
   p.steps.push_back(step);
   for (size_t o = 0; o < out.size(); ++o) {
-    p.outputs.push_back({ProgramValue{-1, 0, static_cast<int>(o)}, Array::empty(p.shape, out[o], Device::cpu())});
+    p.outputs.push_back(
+        {ProgramValue{-1, 0, static_cast<int>(o)}, Array::empty(p.shape, out[o], Device::cpu())});
   }
   keep.push_back(node);
   return p;
@@ -78,24 +78,24 @@ int count(const std::string& s, const std::string& what) {
 TEST(FpCheckRules, MatchNumPysConditions) {
   using namespace nf::fpc;
   EXPECT_EQ(judge(1.0 / 0.0, 1.0, 0.0), kDivide);
-  EXPECT_EQ(judge(kNaN, 0.0, 0.0), kInvalid);                      // 0 / 0
+  EXPECT_EQ(judge(kNaN, 0.0, 0.0), kInvalid);  // 0 / 0
   EXPECT_EQ(judge(std::exp(1000.0), 1000.0), kOverflow);
   EXPECT_EQ(judge(1e300 * 1e300, 1e300, 1e300), kOverflow);
-  EXPECT_EQ(judge(-kInf, 0.0), kDivide);                            // log(0)
-  EXPECT_EQ(judge(kNaN, -1.0), kInvalid);                           // sqrt(-1)
-  EXPECT_EQ(judge(kNaN, kInf), kInvalid);                           // sin(inf)
-  EXPECT_EQ(judge(kInf, kInf, 0.0), 0u);                            // inf + 0: no condition
-  EXPECT_EQ(judge(kNaN, kNaN), 0u);                                 // exp(nan): quiet
+  EXPECT_EQ(judge(-kInf, 0.0), kDivide);   // log(0)
+  EXPECT_EQ(judge(kNaN, -1.0), kInvalid);  // sqrt(-1)
+  EXPECT_EQ(judge(kNaN, kInf), kInvalid);  // sin(inf)
+  EXPECT_EQ(judge(kInf, kInf, 0.0), 0u);   // inf + 0: no condition
+  EXPECT_EQ(judge(kNaN, kNaN), 0u);        // exp(nan): quiet
   EXPECT_EQ(judge(float(kInf), float(3e38), float(3e38)), kOverflow);
-  EXPECT_EQ(judge_pole(kInf, 1.0), kDivide);                        // arctanh(1)
-  EXPECT_EQ(judge_pole(kInf, kInf), 0u);                            // log1p(inf)
-  EXPECT_EQ(judge_power(kInf, 0.0, -kInf), kDivide);                // 0 ** -inf
-  EXPECT_EQ(judge_power(kInf, kInf, 2.0), 0u);                      // inf ** 2
+  EXPECT_EQ(judge_pole(kInf, 1.0), kDivide);                         // arctanh(1)
+  EXPECT_EQ(judge_pole(kInf, kInf), 0u);                             // log1p(inf)
+  EXPECT_EQ(judge_power(kInf, 0.0, -kInf), kDivide);                 // 0 ** -inf
+  EXPECT_EQ(judge_power(kInf, kInf, 2.0), 0u);                       // inf ** 2
   const complex128 z = complex128(1.0, 0.0) / complex128(0.0, 0.0);  // inf+nanj
   EXPECT_EQ(judge(z, complex128(1.0, 0.0), complex128(0.0, 0.0)), kDivide | kInvalid);
   EXPECT_EQ(int_division<int32_t>(5, 0, true), kDivide);
   EXPECT_EQ(int_division<int32_t>(INT32_MIN, -1, true), kOverflow);
-  EXPECT_EQ(int_division<int32_t>(INT32_MIN, -1, false), 0u);      // remainder: no overflow
+  EXPECT_EQ(int_division<int32_t>(INT32_MIN, -1, false), 0u);  // remainder: no overflow
   EXPECT_EQ(int_division<uint8_t>(255, 0, false), kDivide);
   for (double v : {0.0, -1.5, 1e300, 5e-324}) {
     EXPECT_FALSE(suspect(v)) << v;
@@ -109,21 +109,23 @@ TEST(FpCheckRules, MatchNumPysConditions) {
 
 TEST(FpCheckCodegen, ChecksOnlyWatchedReportableSteps) {
   Array a = filled({1, 2, 3});
-  const GroupProgram div = program_of(UFunc::TrueDivide, {a, a}, {DType::Float64, DType::Float64}, {DType::Float64});
+  const GroupProgram div =
+      program_of(UFunc::TrueDivide, {a, a}, {DType::Float64, DType::Float64}, {DType::Float64});
   const ElementwiseKernel on = generate_elementwise(div);
   EXPECT_GE(count(on.body, "nf::fpc::note("), 1);  // the vector loop and the tail
   EXPECT_NE(on.body.find("unsigned* fpw;"), std::string::npos);
   EXPECT_EQ(on.fp.checks.size(), 1u);
   EXPECT_STREQ(on.fp.checks[0].op, "divide");
-  EXPECT_EQ(on.fp_param_offset + sizeof(void*), on.params.size());  // fpw is the struct's last field
+  EXPECT_EQ(on.fp_param_offset + sizeof(void*),
+            on.params.size());  // fpw is the struct's last field
   // errstate(all='ignore'): nothing to check, the kernel of before.
-  const ElementwiseKernel ignored = generate_elementwise(
-      program_of(UFunc::TrueDivide, {a, a}, {DType::Float64, DType::Float64}, {DType::Float64}, FpState(0)));
+  const ElementwiseKernel ignored = generate_elementwise(program_of(
+      UFunc::TrueDivide, {a, a}, {DType::Float64, DType::Float64}, {DType::Float64}, FpState(0)));
   EXPECT_EQ(ignored.body.find("nf::fpc"), std::string::npos);
   EXPECT_NE(ignored.key, on.key);
   // maximum reports nothing in NumPy; comparisons neither.
-  EXPECT_EQ(generate_elementwise(program_of(UFunc::Maximum, {a, a}, {DType::Float64, DType::Float64},
-                                            {DType::Float64}))
+  EXPECT_EQ(generate_elementwise(program_of(UFunc::Maximum, {a, a},
+                                            {DType::Float64, DType::Float64}, {DType::Float64}))
                 .body.find("nf::fpc"),
             std::string::npos);
   set_fp_checks(false);
@@ -152,7 +154,8 @@ TEST(FpCheckCodegen, EveryCheckKindCompiles) {
       program_of(UFunc::Frexp, {f}, {F}, {F, I}),
       program_of(UFunc::Arctanh, {f}, {F}, {F}),
       program_of(UFunc::Power, {f, f}, {F, F}, {F}),
-      program_of(UFunc::TrueDivide, {z, z}, {DType::Complex64, DType::Complex64}, {DType::Complex64}),
+      program_of(UFunc::TrueDivide, {z, z}, {DType::Complex64, DType::Complex64},
+                 {DType::Complex64}),
       program_of(UFunc::Multiply, {h, h}, {DType::Float16, DType::Float16}, {DType::Float16}),
       cast_program(f, DType::Int32),
       cast_program(f, DType::UInt64),
@@ -166,7 +169,8 @@ TEST(FpCheckCodegen, EveryCheckKindCompiles) {
     expect_nvrtc_compiles(std::string(kKernelPrelude) + k.body, "fp_checks.cu");
   }
   // A cast that cannot raise (f32 -> f64) is not checked.
-  EXPECT_TRUE(generate_elementwise(cast_program(Array::empty({4}, DType::Float32, Device::cpu()), DType::Float64))
+  EXPECT_TRUE(generate_elementwise(
+                  cast_program(Array::empty({4}, DType::Float32, Device::cpu()), DType::Float64))
                   .fp.empty());
 }
 
@@ -199,13 +203,15 @@ TEST(FpCheckEmulation, KernelSetsTheStepsBits) {
     std::vector<double> a, b;
     unsigned expected;
   };
-  for (const Case& c : {Case{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, 0u},
-                        Case{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 0, 4, 5, 6, 7, 8, 9}, kFpDivide},
-                        Case{{0, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 2, 3, 4, 5, 6, 7, 8, 1e-300}, kFpInvalid},
-                        Case{{1e300, 2, 3, 4, 5, 6, 7, 8, 0}, {1e-300, 2, 3, 4, 5, 6, 7, 8, 0},
-                             kFpOverflow | kFpInvalid}}) {
-    GroupProgram p = program_of(UFunc::TrueDivide, {filled(c.a), filled(c.b)}, {DType::Float64, DType::Float64},
-                                {DType::Float64});
+  for (const Case& c :
+       {Case{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, 0u},
+        Case{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 0, 4, 5, 6, 7, 8, 9}, kFpDivide},
+        Case{{0, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 2, 3, 4, 5, 6, 7, 8, 1e-300}, kFpInvalid},
+        Case{{1e300, 2, 3, 4, 5, 6, 7, 8, 0},
+             {1e-300, 2, 3, 4, 5, 6, 7, 8, 0},
+             kFpOverflow | kFpInvalid}}) {
+    GroupProgram p = program_of(UFunc::TrueDivide, {filled(c.a), filled(c.b)},
+                                {DType::Float64, DType::Float64}, {DType::Float64});
     ElementwiseKernel k = generate_elementwise(p);
     ASSERT_FALSE(k.fp.empty());
     unsigned words[1] = {0};

@@ -15,7 +15,8 @@ enum : unsigned { kDivide = 1, kOverflow = 2, kInvalid = 8 };
 
 // A value's class: 1 NaN, 2 infinite, 4 zero, 0 anything else. A complex number has the NaN and
 // infinite bits of either part and the zero bit when both parts are zero.
-template <class T> NF_HD unsigned value_class(T v) {
+template <class T>
+NF_HD unsigned value_class(T v) {
   if constexpr (is_cplx_v<T>) {
     const unsigned a = value_class(v.re), b = value_class(v.im);
     return ((a | b) & 3u) | (a & b & 4u);
@@ -27,7 +28,8 @@ template <class T> NF_HD unsigned value_class(T v) {
 }
 
 // Whether a result can carry a condition at all: NaN or infinite (the one test on the fast path).
-template <class T> NF_HD bool suspect(T r) {
+template <class T>
+NF_HD bool suspect(T r) {
   if constexpr (is_cplx_v<T>) {
     return suspect(r.re) || suspect(r.im);
   } else if constexpr (is_flt_v<T>) {
@@ -39,7 +41,8 @@ template <class T> NF_HD bool suspect(T r) {
 
 // The conditions a non-finite result `r` of operands `a...` shows (complex 1/0 is inf+nanj:
 // divide and invalid, as NumPy reports it).
-template <class R, class... A> NF_HD unsigned judge(R r, A... a) {
+template <class R, class... A>
+NF_HD unsigned judge(R r, A... a) {
   const unsigned c = value_class(r), in = (0u | ... | value_class(a));
   unsigned f = 0u;
   if ((c & 1u) && !(in & 1u)) f |= kInvalid;
@@ -49,13 +52,15 @@ template <class R, class... A> NF_HD unsigned judge(R r, A... a) {
 
 // Functions whose pole is not at zero (arctanh(1), log1p(-1)): an infinity made from finite
 // operands there is a division by zero.
-template <class R, class... A> NF_HD unsigned judge_pole(R r, A... a) {
+template <class R, class... A>
+NF_HD unsigned judge_pole(R r, A... a) {
   const unsigned f = judge(r, a...);
   return (f & kOverflow) ? (f & ~kOverflow) | kDivide : f;
 }
 
 // power: 0 ** -inf is a division by zero too (NumPy), though an operand is infinite.
-template <class R, class A, class B> NF_HD unsigned judge_power(R r, A a, B b) {
+template <class R, class A, class B>
+NF_HD unsigned judge_power(R r, A a, B b) {
   const unsigned f = judge(r, a, b);
   if (value_class(r) == 2u && value_class(a) == 4u && !(value_class(b) & 1u)) return f | kDivide;
   return f;
@@ -63,7 +68,8 @@ template <class R, class A, class B> NF_HD unsigned judge_power(R r, A a, B b) {
 
 // Integer division and remainder by zero ("divide by zero encountered in floor_divide"), and
 // MIN // -1 (overflow), as NumPy's integer loops raise them.
-template <class T> NF_HD unsigned int_division(T a, T b, bool floor_division) {
+template <class T>
+NF_HD unsigned int_division(T a, T b, bool floor_division) {
   if (b == T(0)) return kDivide;
   if constexpr (is_sint_v<T>) {
     if (floor_division && b == T(-1) && a == T(T(1) << (sizeof(T) * 8 - 1))) return kOverflow;

@@ -285,7 +285,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   }
   s << "  unsigned long long scalar[" << std::max(1, k.nscalar) << "][2];\n";
   if (k.ngen) s << "  unsigned long long gen[" << 8 * k.ngen << "];\n";
-  if (!k.fp.empty()) s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
+  if (!k.fp.empty())
+    s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
   s << "typedef " << (k.idx32 ? "int" : "long long") << " nf_idx;\n";
   if (!contiguous) {

@@ -80,8 +80,8 @@ EpilogueLayout epilogue_layout(const GroupProgram& e, const Storage* result) {
 }
 
 // nf_finish(p, o, acc): stores the result of output o, then computes the epilogue from it.
-void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, const Storage* result,
-                 const EpilogueLayout& L, const std::vector<int>* fp_slots) {
+void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e,
+                 const Storage* result, const EpilogueLayout& L, const std::vector<int>* fp_slots) {
   s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
        "  nf_store(p, p.out, o, acc);\n";
   if (e) {
@@ -180,7 +180,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     s << "  void* eptr[" << std::max(1, elay.nptr) << "];\n  unsigned long long escalar["
       << std::max(1, elay.nscalar) << "][2];\n";
   }
-  if (!k.fp.empty()) s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
+  if (!k.fp.empty())
+    s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
   emit_reduce_accumulator(s, spec, value_dtype);
   emit_finish(s, spec, epilogue, result, elay, k.fp.slots_of(1));

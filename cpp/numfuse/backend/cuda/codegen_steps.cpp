@@ -122,7 +122,8 @@ void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, co
         << rounded(step.op.out[1], "r" + std::to_string(st) + ".second") << ";\n";
     }
     if (names.fp_slots && (*names.fp_slots)[st] >= 0) {
-      s << indent << fp_check_statement(p, st, raw, args, (*names.fp_slots)[st], names.fp_word) << "\n";
+      s << indent << fp_check_statement(p, st, raw, args, (*names.fp_slots)[st], names.fp_word)
+        << "\n";
     }
   }
 }

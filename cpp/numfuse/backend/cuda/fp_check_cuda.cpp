@@ -42,8 +42,10 @@ StepKind step_kind(const GroupProgram& p, const ProgramStep& step) {
       const DType from = p.dtype_of(step.args[0]), to = op.out[0];
       if (is_floating(from) && is_integer(to)) return StepKind::FloatToInt;
       // f64 -> f32/f16, f32 -> f16 and integers past 65504 -> f16 overflow
-      if (is_floating(to) && is_floating(from) && itemsize(to) < itemsize(from)) return StepKind::FloatResult;
-      if (to == DType::Float16 && is_integer(from) && itemsize(from) > 1) return StepKind::FloatResult;
+      if (is_floating(to) && is_floating(from) && itemsize(to) < itemsize(from))
+        return StepKind::FloatResult;
+      if (to == DType::Float16 && is_integer(from) && itemsize(from) > 1)
+        return StepKind::FloatResult;
       return StepKind::None;
     }
     case ElementwiseOp::Kind::UFunc:
@@ -103,7 +105,8 @@ FpCheckPlan plan_fp_checks(std::initializer_list<const GroupProgram*> programs) 
       if (!fp_step_checked(*p, st)) continue;
       slots[st] = static_cast<int>(plan.checks.size());
       const ProgramStep& step = p->steps[st];
-      plan.checks.push_back({cpu::fp_op_name(step.op), cpu::fp_reportable(step.op), step.node->fp_state});
+      plan.checks.push_back(
+          {cpu::fp_op_name(step.op), cpu::fp_reportable(step.op), step.node->fp_state});
     }
     plan.slots.push_back(std::move(slots));
   }
@@ -111,8 +114,10 @@ FpCheckPlan plan_fp_checks(std::initializer_list<const GroupProgram*> programs) 
   return plan;
 }
 
-std::string fp_check_statement(const GroupProgram& p, size_t st, const std::vector<std::string>& raw,
-                               const std::vector<std::string>& args, int slot, const std::string& word) {
+std::string fp_check_statement(const GroupProgram& p, size_t st,
+                               const std::vector<std::string>& raw,
+                               const std::vector<std::string>& args, int slot,
+                               const std::string& word) {
   const ProgramStep& step = p.steps[st];
   const std::string w = word + " + " + std::to_string(slot / 8);
   const std::string shift = " << " + std::to_string(4 * (slot % 8));
@@ -121,17 +126,18 @@ std::string fp_check_statement(const GroupProgram& p, size_t st, const std::vect
     case StepKind::None:
       return "";
     case StepKind::FloatToInt:
-      return "if (nf::detail::float_to_int_invalid<" + std::string(cuda_storage_type(step.op.out[0])) +
-             ">(double(" + raw[0] + "))) nf::fpc::note(" + w + ", nf::fpc::kInvalid" + shift + ");";
+      return "if (nf::detail::float_to_int_invalid<" +
+             std::string(cuda_storage_type(step.op.out[0])) + ">(double(" + raw[0] +
+             "))) nf::fpc::note(" + w + ", nf::fpc::kInvalid" + shift + ");";
     case StepKind::IntFloorDivide:
     case StepKind::IntRemainder: {
       const char* floor = step_kind(p, step) == StepKind::IntFloorDivide ? "true" : "false";
-      return "nf::fpc::note(" + w + ", nf::fpc::int_division(" + args[0] + ", " + args[1] + ", " + floor +
-             ")" + shift + ");";
+      return "nf::fpc::note(" + w + ", nf::fpc::int_division(" + args[0] + ", " + args[1] + ", " +
+             floor + ")" + shift + ");";
     }
     case StepKind::IntReciprocal:  // NumPy's integer loop computes 1.0 / 0 and casts the inf
-      return "if (" + args[0] + " == 0) nf::fpc::note(" + w + ", (nf::fpc::kDivide | nf::fpc::kInvalid)" +
-             shift + ");";
+      return "if (" + args[0] + " == 0) nf::fpc::note(" + w +
+             ", (nf::fpc::kDivide | nf::fpc::kInvalid)" + shift + ");";
     case StepKind::FloatResult:
       break;
   }
@@ -142,8 +148,9 @@ std::string fp_check_statement(const GroupProgram& p, size_t st, const std::vect
   for (size_t o = 0; o < step.op.out.size(); ++o) {
     if (!is_inexact(step.op.out[o])) continue;  // frexp's exponent
     const std::string r = v + std::to_string(o);
-    out += (out.empty() ? "" : " ") + std::string("if (nf::fpc::suspect(") + r + ")) nf::fpc::note(" + w + ", " +
-           judge_function(step.op) + "(" + r + operands + ")" + shift + ");";
+    out += (out.empty() ? "" : " ") + std::string("if (nf::fpc::suspect(") + r +
+           ")) nf::fpc::note(" + w + ", " + judge_function(step.op) + "(" + r + operands + ")" +
+           shift + ");";
   }
   return out;
 }
@@ -203,7 +210,8 @@ void collect_locked(Ledger& l, int device) {
   std::vector<PendingLaunch> pending;
   pending.swap(l.pending);
   l.next = 0;
-  for (const PendingLaunch& launch : pending) record_fp_words(launch.checks, host.data() + launch.first);
+  for (const PendingLaunch& launch : pending)
+    record_fp_words(launch.checks, host.data() + launch.first);
 }
 
 }  // namespace
@@ -216,8 +224,8 @@ unsigned* fp_words_for_launch(int device, const FpCheckPlan& plan) {
   if (!l.words) {
     l.words = allocate_device_buffer(kRingWords * sizeof(unsigned), device);
     const Stream s = enqueue_stream(device);
-    check(driver().MemsetD8Async(reinterpret_cast<CUdeviceptr>(l.words->data()), 0, kRingWords * sizeof(unsigned),
-                                 s.handle()),
+    check(driver().MemsetD8Async(reinterpret_cast<CUdeviceptr>(l.words->data()), 0,
+                                 kRingWords * sizeof(unsigned), s.handle()),
           "cuMemsetD8Async");
   }
   // A ring used up without any read in between (65536 words: thousands of launches): collected

@@ -45,8 +45,10 @@ bool fp_step_checked(const GroupProgram& p, size_t st);
 // The statement checking step `st` of `p` after its values v<st>_<o> are computed: `raw` are its
 // arguments' expressions as they are (the source of a cast), `args` as passed to the op; `word`
 // the expression of the launch's first flag word (an `unsigned*`).
-std::string fp_check_statement(const GroupProgram& p, size_t st, const std::vector<std::string>& raw,
-                               const std::vector<std::string>& args, int slot, const std::string& word);
+std::string fp_check_statement(const GroupProgram& p, size_t st,
+                               const std::vector<std::string>& raw,
+                               const std::vector<std::string>& args, int slot,
+                               const std::string& word);
 
 // Zeroed device words for one launch's checks (plan.words() of them), registered so that the next
 // collect_fp_flags(device) reports what the launch found. nullptr for an empty plan.
