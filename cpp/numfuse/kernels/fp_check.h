@@ -7,6 +7,10 @@
 // an infinity made from finite operands one of which is zero (a pole).
 #pragma once
 
+#ifndef __CUDACC_RTC__
+#include "numfuse/kernels/scalar_ops.h"
+#endif
+
 namespace nf {
 namespace fpc {
 
