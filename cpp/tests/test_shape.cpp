@@ -1,6 +1,9 @@
 // Shapes, strides, broadcasting and the iteration setup pass.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
+
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/core/shape.h"
@@ -74,4 +77,44 @@ TEST(IterSpace, WalksRuns) {
     for (int64_t i = 0; i < n; ++i) seen.push_back(off[1] + i * sp.strides[1].back());
   });
   EXPECT_EQ(seen, (std::vector<int64_t>{2, 4, 1, 3, 5}));
+}
+
+// checked_nbytes against 128-bit arithmetic on seeded random shapes near the int64 limit: it
+// throws exactly when the non-zero dims times the itemsize pass INT64_MAX (NumPy's rule), and
+// otherwise returns that product (0 for an empty shape).
+TEST(Shape, CheckedNbytesMatchesWideArithmetic) {
+  std::mt19937_64 rng(20261123);
+  int thrown = 0, returned = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    const int nd = static_cast<int>(rng() % 5);
+    nf::Shape shape;
+    for (int d = 0; d < nd; ++d) {
+      const int bits = static_cast<int>(rng() % 63);
+      int64_t dim = bits ? static_cast<int64_t>(rng() >> (64 - bits)) : 0;
+      if (rng() % 8 == 0) dim = 0;
+      shape.push_back(dim);
+    }
+    const size_t itemsize = size_t(1) << (rng() % 5);
+    unsigned __int128 wide = itemsize;
+    bool empty = false, overflow = false;
+    for (int64_t s : shape) {
+      if (s == 0) {
+        empty = true;
+        continue;
+      }
+      wide *= static_cast<uint64_t>(s);
+      if (wide > static_cast<unsigned __int128>(INT64_MAX)) overflow = true;
+    }
+    if (overflow) {
+      EXPECT_THROW(nf::checked_nbytes(shape, itemsize), nf::ValueError) << nf::shape_str(shape);
+      ++thrown;
+    } else {
+      EXPECT_EQ(nf::checked_nbytes(shape, itemsize), empty ? 0 : static_cast<int64_t>(wide))
+          << nf::shape_str(shape);
+      ++returned;
+    }
+  }
+  EXPECT_GT(thrown, 1000);
+  EXPECT_GT(returned, 1000);
+  EXPECT_THROW(nf::checked_nbytes({3, -1}, 8), nf::ValueError);
 }

@@ -61,8 +61,7 @@ Array host_scalar(const Array& a) {
   eval(a, FlushReason::HostRead);
   if (a.device().is_cpu()) return a;
   Array h = Array::empty({}, a.dtype, Device::cpu());
-  nb::gil_scoped_release release;  // the transfer waits for the device
-  backend::copy_into(a, h);
+  run_blocking([&] { backend::copy_into(a, h); });  // the transfer waits for the device
   return h;
 }
 

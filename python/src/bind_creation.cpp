@@ -82,8 +82,7 @@ void bind_creation(nb::module_& m) {
     for (nb::handle h : arrays) {
       if (nb::isinstance<Array>(h)) list.push_back(nb::cast<const Array&>(h));
     }
-    nb::gil_scoped_release release;
-    eval(list, FlushReason::Explicit);
+    eval(list, FlushReason::Explicit);  // releases the GIL itself when long, and sees Ctrl-C
   }, "Evaluates pending arrays now: their values are computed; nothing is returned.");
   m.def("pending_node_count", &pending_node_count);
   m.def("explain", [](const Array& a) { return explain(a); },

@@ -151,8 +151,7 @@ void bind_cuda(nb::module_& parent) {
   m.def("_copy_into", [](const Array& src, const Array& dst) {
     eval(src, FlushReason::Explicit);
     prepare_write(dst);
-    nb::gil_scoped_release release;
-    backend::copy_into(src, dst);
+    run_blocking([&] { backend::copy_into(src, dst); });
   }, nb::arg("src"), nb::arg("dst"));
   m.def("synchronize", [](int device) {
     {
@@ -185,7 +184,7 @@ void bind_cuda(nb::module_& parent) {
       .def_prop_ro("ptr", [](const Stream& s) { return reinterpret_cast<uintptr_t>(s.handle()); })
       .def_prop_ro("device_id", &Stream::device)
       .def_prop_ro("non_blocking", &Stream::non_blocking)
-      .def("synchronize", &Stream::synchronize, nb::call_guard<nb::gil_scoped_release>())
+      .def("synchronize", [](const Stream& s) { run_blocking([&] { s.synchronize(); }); })
       .def("done", &Stream::done)
       .def("wait", &Stream::wait)
       .def("__eq__", [](const Stream& a, const Stream& b) { return a == b; });
@@ -200,7 +199,7 @@ void bind_cuda(nb::module_& parent) {
       .def_prop_ro("device_id", &Event::device)
       .def("record", [](Event& e, const Stream& s) { e.record(s); })
       .def("record_current", [](Event& e) { e.record(); })
-      .def("synchronize", &Event::synchronize, nb::call_guard<nb::gil_scoped_release>())
+      .def("synchronize", [](const Event& e) { run_blocking([&] { e.synchronize(); }); })
       .def("done", &Event::done);
   m.def("elapsed_ms", &Event::elapsed_ms);
 

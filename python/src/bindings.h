@@ -27,6 +27,7 @@ void bind_advanced_indexing(nb::module_& m);
 void bind_reductions(nb::module_& m);
 void bind_errstate(nb::module_& m);  // numpy.errstate hooks of the core
 void init_slots(nb::module_& m);  // before any raw slot runs
+void bind_evaluation(nb::module_& m);  // GIL release, Ctrl-C and fork handlers of evaluation
 
 // Raw type slots (slots.cpp): a C++ exception caught in a slot, raised as nanobind would
 // (returns NULL); exact and subclass tests of numfuse.ndarray.

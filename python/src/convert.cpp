@@ -274,8 +274,7 @@ Array array_from_numpy(nb::handle np_array, Device device) {
                                        nullptr, nullptr);
     Array out = Array::empty(shape, dtype, device);
     try {
-      nb::gil_scoped_release release;
-      backend::copy_into(src, out);
+      run_blocking([&] { backend::copy_into(src, out); });
     } catch (...) {
       PyBuffer_Release(&view);
       throw;
@@ -293,7 +292,16 @@ Array array_from_numpy(nb::handle np_array, Device device) {
     src.storage->nbytes = static_cast<size_t>(view.len);
     src.storage->buffer = Buffer::wrap(view.buf, static_cast<size_t>(view.len), Device::cpu(),
                                        nullptr, nullptr);
-    backend::copy_into(src, out);
+    try {
+      if (view.len >= (Py_ssize_t(1) << 20)) {
+        run_blocking([&] { backend::copy_into(src, out); });  // long copies let other threads run
+      } else {
+        backend::copy_into(src, out);
+      }
+    } catch (...) {
+      PyBuffer_Release(&view);
+      throw;
+    }
   } else {
     if (PyBuffer_ToContiguous(out.data(), &view, view.len, 'C') != 0) {
       PyBuffer_Release(&view);
@@ -303,7 +311,7 @@ Array array_from_numpy(nb::handle np_array, Device device) {
   PyBuffer_Release(&view);
   if (device.is_cpu()) return out;
   Array dev = Array::empty(shape, dtype, device);
-  backend::copy_into(out, dev);
+  run_blocking([&] { backend::copy_into(out, dev); });
   return dev;
 }
 
@@ -335,8 +343,7 @@ Array to_device(const Array& a, Device device) {
   check_device_usable(device);
   eval(a, FlushReason::HostRead);
   Array out = Array::empty(a.shape, a.dtype, device);
-  nb::gil_scoped_release release;
-  backend::copy_into(a, out);
+  run_blocking([&] { backend::copy_into(a, out); });
   return out;
 }
 
@@ -361,8 +368,7 @@ nb::object host_numpy_copy(const Array& a) {
   dst.storage->buffer = Buffer::wrap(view.buf, static_cast<size_t>(view.len), Device::cpu(), nullptr, nullptr);
   try {
     if (a.nbytes() >= (size_t(1) << 20) || !a.device().is_cpu()) {
-      nb::gil_scoped_release release;  // long copies and transfers let other threads run
-      backend::copy_into(a, dst);
+      run_blocking([&] { backend::copy_into(a, dst); });  // long copies let other threads run
     } else {
       backend::copy_into(a, dst);
     }
@@ -379,10 +385,7 @@ nb::object host_numpy_view(const Array& a) {
   if (!a.device().is_cpu()) {
     // A device array is read through a contiguous host copy (the transfer waits for the stream).
     Array host = Array::empty(a.shape, a.dtype, Device::cpu());
-    {
-      nb::gil_scoped_release release;
-      backend::copy_into(a, host);
-    }
+    run_blocking([&] { backend::copy_into(a, host); });
     host.writeable = a.writeable;
     return host_numpy_view(host);
   }

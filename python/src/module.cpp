@@ -48,6 +48,8 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(PyExc_OverflowError, e.what());
     } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const MemoryError& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const std::bad_cast&) {
@@ -63,6 +65,7 @@ NB_MODULE(_core, m) {
   using namespace nf::py;
   m.doc() = "numfuse's C++ core";
   bind_errors(m);
+  bind_evaluation(m);
   init_slots(m);
   bind_array(m);
   bind_ufuncs(m);

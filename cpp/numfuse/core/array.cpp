@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/node.h"
 
@@ -71,17 +72,25 @@ Array Array::view_as_dtype(DType d) const {
 }
 
 Array Array::empty(const Shape& shape, DType dtype, Device device) {
-  for (int64_t s : shape) {
-    if (s < 0) throw ValueError("negative dimensions are not allowed");
-  }
+  const int64_t nbytes = checked_nbytes(shape, nf::itemsize(dtype));
+  check_allocatable(static_cast<uint64_t>(nbytes), shape, dtype, device);
   Array a;
   a.dtype = dtype;
   a.shape = shape;
   a.strides = contiguous_strides(shape);
   a.storage = std::make_shared<Storage>();
-  a.storage->nbytes = static_cast<size_t>(numel(shape)) * nf::itemsize(dtype);
+  a.storage->nbytes = static_cast<size_t>(nbytes);
   a.storage->device = device;
-  a.storage->buffer = Buffer::allocate(a.storage->nbytes, device);
+  // Evaluation allocates here too: a failure says what NumPy says, never std::bad_alloc.
+  try {
+    a.storage->buffer = Buffer::allocate(a.storage->nbytes, device);
+  } catch (const std::bad_alloc&) {
+    throw MemoryError(allocation_error_message(static_cast<uint64_t>(nbytes), shape, dtype));
+  } catch (const CUDAOutOfMemoryError& e) {
+    throw CUDAOutOfMemoryError(
+        allocation_error_message(static_cast<uint64_t>(nbytes), shape, dtype) + " (" + e.what() +
+        ")");
+  }
   return a;
 }
 

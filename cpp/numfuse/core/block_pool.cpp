@@ -83,4 +83,7 @@ void pool_free(void* ptr, size_t bytes) {
   ::operator delete(ptr);
 }
 
+void block_pool_lock_for_fork() { pool().m.lock(); }
+void block_pool_unlock_after_fork() { pool().m.unlock(); }
+
 }  // namespace nf

@@ -13,6 +13,10 @@ constexpr size_t kPoolMaxBytes = 1024;
 void* pool_alloc(size_t bytes);
 void pool_free(void* p, size_t bytes);
 
+// fork(): the lists' lock is taken before it and released after it in both processes.
+void block_pool_lock_for_fork();
+void block_pool_unlock_after_fork();
+
 template <class T>
 struct PoolAllocator {
   using value_type = T;

@@ -14,6 +14,8 @@ struct IndexError : Error { using Error::Error; };          // -> IndexError
 struct AxisError : Error { using Error::Error; };           // -> numpy.exceptions.AxisError
 struct OverflowError : Error { using Error::Error; };       // -> OverflowError
 struct NotImplementedError : Error { using Error::Error; }; // -> NotImplementedError
+// Host memory a request can never get, or could not get ("Unable to allocate ...", as NumPy).
+struct MemoryError : Error { using Error::Error; };         // -> MemoryError
 // numpy's UFuncTypeError family (a TypeError): no loop for these dtypes, or a forbidden cast.
 struct UFuncTypeError : TypeError { using TypeError::TypeError; };
 struct LinAlgError : Error { using Error::Error; };         // -> numpy.linalg.LinAlgError

@@ -137,6 +137,16 @@ void* host_alloc(size_t nbytes) {
   return p;
 }
 
+void host_allocator_lock_for_fork() {
+  small_blocks().m.lock();
+  large_blocks().m.lock();
+}
+
+void host_allocator_unlock_after_fork() {
+  large_blocks().m.unlock();
+  small_blocks().m.unlock();
+}
+
 void host_free(void* p, size_t nbytes) {
   if (!p) return;
   if (nbytes <= kSmallMax) {

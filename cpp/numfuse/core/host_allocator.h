@@ -17,4 +17,9 @@ void host_free(void* p, size_t nbytes);
 void host_free_cache();
 size_t host_cached_bytes();
 
+// fork(): the allocator's locks are taken before it and released after it in both processes,
+// so that a child never inherits one held by a thread it does not have (graph/fork.cpp).
+void host_allocator_lock_for_fork();
+void host_allocator_unlock_after_fork();
+
 }  // namespace nf

@@ -12,6 +12,38 @@ int64_t numel(const Shape& shape) {
   return n;
 }
 
+const char* const kArrayTooBig =
+    "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.";
+
+int64_t checked_size_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw ValueError(kArrayTooBig);
+  return r;
+}
+
+int64_t checked_size_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw ValueError(kArrayTooBig);
+  return r;
+}
+
+int64_t checked_nbytes(const Shape& shape, size_t itemsize) {
+  int64_t bytes = static_cast<int64_t>(itemsize);
+  bool empty = false;
+  for (int64_t s : shape) {
+    if (s < 0) throw ValueError("negative dimensions are not allowed");
+    // As NumPy: a zero dim makes the array empty but does not excuse the others' product.
+    if (s == 0) {
+      empty = true;
+      continue;
+    }
+    bytes = checked_size_mul(bytes, s);
+  }
+  return empty ? 0 : bytes;
+}
+
+int64_t checked_numel(const Shape& shape) { return checked_nbytes(shape, 1); }
+
 Strides contiguous_strides(const Shape& shape) {
   Strides st(shape.size());
   int64_t acc = 1;
@@ -177,14 +209,18 @@ bool reshape_strides(const Shape& shape, const Strides& strides, const Shape& ne
 }
 
 namespace {
-// NumPy's spelling of a requested shape in reshape errors: the unknown dimension is "newaxis".
-std::string reshape_str(const Shape& requested) {
-  std::string s = "(";
-  for (size_t i = 0; i < requested.size(); ++i) {
-    if (i) s += ",";
-    s += requested[i] < 0 ? "newaxis" : std::to_string(requested[i]);
+// NumPy's reshape error (convert_shape_to_string): a negative dim prints as "newaxis", leading
+// ones not at all, and only a 1-d request gets the trailing comma.
+[[noreturn]] void throw_reshape_mismatch(const Shape& requested, int64_t size) {
+  size_t i = 0;
+  while (i < requested.size() && requested[i] < 0) ++i;
+  std::string s;
+  if (i < requested.size()) s = std::to_string(requested[i++]);
+  for (; i < requested.size(); ++i) {
+    s += requested[i] < 0 ? ",newaxis" : "," + std::to_string(requested[i]);
   }
-  return s + (requested.size() == 1 ? ",)" : ")");
+  s = requested.size() == 1 && !s.empty() ? "(" + s + ",)" : "(" + s + ")";
+  throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " + s);
 }
 }  // namespace
 
@@ -196,19 +232,18 @@ Shape infer_reshape(const Shape& requested, int64_t size) {
     if (out[i] < 0) {  // NumPy 2 takes any negative size (-1, -2 ...) as the unknown one
       if (unknown >= 0) throw ValueError("can only specify one unknown dimension");
       unknown = static_cast<int>(i);
-    } else {
-      known *= out[i];
+    } else if (__builtin_mul_overflow(known, out[i], &known)) {
+      // As NumPy's _fix_unknown_dimension: a product past int64 cannot be the array's size.
+      throw_reshape_mismatch(requested, size);
     }
   }
   if (unknown >= 0) {
     if (known == 0 || size % known != 0) {
-      throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                       reshape_str(requested));
+      throw_reshape_mismatch(requested, size);
     }
     out[unknown] = size / known;
   } else if (known != size) {
-    throw ValueError("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                     shape_str(requested));
+    throw_reshape_mismatch(requested, size);
   }
   return out;
 }

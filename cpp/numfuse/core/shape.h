@@ -13,7 +13,21 @@ namespace nf {
 using Shape = SmallVector<int64_t, 6>;
 using Strides = SmallVector<int64_t, 6>;
 
+// The element count of a shape every dim of which is known to be valid (an Array's own shape).
 int64_t numel(const Shape& shape);
+// NumPy's size limit (npy_mul_sizes_with_overflow in PyArray_NewFromDescr): the product of the
+// non-zero dims times itemsize must fit in int64. Returns the byte count (0 when a dim is 0);
+// throws ValueError "array is too big; ..." past the limit and "negative dimensions are not
+// allowed" for a dim below 0. Every shape that becomes an array goes through it (array.cpp,
+// register_pending), so numel() of an array's shape never overflows.
+int64_t checked_nbytes(const Shape& shape, size_t itemsize);
+// checked_nbytes(shape, 1): the element count, with the same errors.
+int64_t checked_numel(const Shape& shape);
+// a * b and a + b for sizes (both >= 0), with checked_nbytes's ValueError on overflow.
+int64_t checked_size_mul(int64_t a, int64_t b);
+int64_t checked_size_add(int64_t a, int64_t b);
+// NumPy's message for a size past the limit.
+extern const char* const kArrayTooBig;
 Strides contiguous_strides(const Shape& shape);  // C order
 bool is_c_contiguous(const Shape& shape, const Strides& strides);
 bool is_f_contiguous(const Shape& shape, const Strides& strides);

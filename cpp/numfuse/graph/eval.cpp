@@ -1,19 +1,25 @@
 #include "numfuse/graph/eval.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <new>
 
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/fp_status.h"
+#include "numfuse/core/interrupt.h"
+#include "numfuse/graph/fork.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/graph/node.h"
 #include "numfuse/graph/planner.h"
@@ -29,6 +35,118 @@ std::atomic<uint64_t> g_epoch{1};
 std::recursive_mutex& graph_mutex() {
   static std::recursive_mutex m;
   return m;
+}
+
+namespace {
+
+EvalHooks g_hooks;
+
+// Signalled (under graph_mutex) when an evaluation lets go of the nodes it claimed. Leaked: a
+// child after fork gets a fresh one (graph/fork.cpp), the parent's waiters being gone.
+std::condition_variable_any* g_node_done = new std::condition_variable_any();
+
+// The claimed nodes of every evaluation now running, under graph_mutex: a child after fork
+// releases the claims of the parent's other threads, which do not exist there.
+struct ClaimedNodes {
+  Node* const* nodes;
+  size_t count;
+};
+std::vector<ClaimedNodes>& active_evaluations() {
+  static auto* v = new std::vector<ClaimedNodes>();
+  return *v;
+}
+
+// Planned work (elements read and written) from which an evaluation lets other threads run:
+// releasing and retaking the GIL costs about a microsecond, this much work tens of them.
+constexpr int64_t kLongWork = int64_t(1) << 16;
+
+// This thread's evaluations: how deep they nest, and whether the outermost one began blocking.
+struct EvalThreadState {
+  int depth = 0;
+  bool blocking = false;
+  void* token = nullptr;
+};
+thread_local EvalThreadState t_eval;
+
+// Lets other threads run for the rest of this thread's outermost evaluation.
+void begin_blocking() {
+  if (t_eval.blocking || t_eval.depth == 0) return;
+  t_eval.blocking = true;
+  if (g_hooks.begin_blocking) t_eval.token = g_hooks.begin_blocking();
+}
+
+// One per public entry point; the outermost one ends the blocking after everything it locked is
+// released (its body's locks are destroyed first).
+struct EntryScope {
+  EntryScope() { ++t_eval.depth; }
+  ~EntryScope() {
+    if (--t_eval.depth == 0 && t_eval.blocking) {
+      t_eval.blocking = false;
+      if (g_hooks.end_blocking) g_hooks.end_blocking(t_eval.token);
+      t_eval.token = nullptr;
+    }
+  }
+};
+
+// Runs an entry point's body; an interrupted outermost evaluation hands the signal to the host
+// language, and runs again when its handler raised nothing.
+template <class F>
+auto run_entry(F&& body) {
+  for (;;) {
+    try {
+      EntryScope scope;
+      return body();
+    } catch (const Interrupted&) {
+      if (t_eval.depth > 0 || !g_hooks.deliver_interrupt) throw;
+      g_hooks.deliver_interrupt();
+    }
+  }
+}
+
+// The graph lock, without holding up other threads while another evaluation plans.
+std::unique_lock<std::recursive_mutex> lock_graph() {
+  std::unique_lock<std::recursive_mutex> lk(graph_mutex(), std::try_to_lock);
+  if (!lk.owns_lock()) {
+    begin_blocking();
+    lk.lock();
+  }
+  return lk;
+}
+
+// Waits (graph lock released) until some evaluation lets go of its claimed nodes.
+void wait_for_other_evaluation(std::unique_lock<std::recursive_mutex>& lk) {
+  begin_blocking();
+  g_node_done->wait_for(lk, std::chrono::milliseconds(50));  // and polls for Ctrl-C
+  check_interrupt();
+}
+
+}  // namespace
+
+void set_eval_hooks(const EvalHooks& hooks) { g_hooks = hooks; }
+
+void run_blocking(const std::function<void()>& fn) {
+  run_entry([&] {
+    begin_blocking();
+    fn();
+  });
+}
+
+void graph_lock_for_fork() { graph_mutex().lock(); }
+void graph_unlock_after_fork_parent() { graph_mutex().unlock(); }
+
+void graph_after_fork_child() {
+  // Evaluations of the parent's other threads do not go on here: their claims are released (the
+  // nodes they had not finished stay pending, whole, as after an interrupt) and their waiters,
+  // gone, leave a fresh condition variable behind.
+  for (const ClaimedNodes& c : active_evaluations()) {
+    for (size_t i = 0; i < c.count; ++i) c.nodes[i]->in_flight = false;
+  }
+  active_evaluations().clear();
+  g_node_done = new std::condition_variable_any();
+  t_eval = EvalThreadState{};
+  // Made anew rather than unlocked: a recursive mutex records its owner's thread id, which the
+  // child's thread does not have, so unlocking it there fails.
+  new (&graph_mutex()) std::recursive_mutex();
 }
 
 WriteRedirect& write_redirect() {
@@ -71,15 +189,22 @@ void for_each_pending_input(Node* n, F&& f) {
   }
 }
 
-// Depth-first post-order of everything `roots` depend on, without recursion.
-std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
+// Depth-first post-order of everything `roots` depend on, without recursion. With `busy`, nodes
+// another evaluation has claimed are neither entered nor listed; *busy says whether any was met.
+std::vector<Node*> topo_sort(const std::vector<Node*>& roots, bool* busy = nullptr) {
   uint64_t epoch = new_graph_mark();
+  if (busy) *busy = false;
+  auto claimed = [busy](Node* n) {
+    if (!busy || !n->in_flight) return false;
+    *busy = true;
+    return true;
+  };
   std::vector<Node*> order;
   std::vector<std::pair<Node*, size_t>> stack;
   order.reserve(16);
   stack.reserve(16);
   for (Node* r : roots) {
-    if (r->visit_epoch == epoch) continue;
+    if (r->visit_epoch == epoch || claimed(r)) continue;
     r->visit_epoch = epoch;
     stack.emplace_back(r, 0);
     while (!stack.empty()) {
@@ -87,7 +212,7 @@ std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
       if (next < node->inputs.size()) {
         Storage* s = node->inputs[next++].storage.get();
         Node* p = s->producer.get();
-        if (p && p->visit_epoch != epoch) {
+        if (p && p->visit_epoch != epoch && !claimed(p)) {
           p->visit_epoch = epoch;
           stack.emplace_back(p, 0);
         }
@@ -102,6 +227,7 @@ std::vector<Node*> topo_sort(const std::vector<Node*>& roots) {
 
 // Marks a node evaluated: its storages become plain buffers and it lets go of its inputs.
 void detach(Node* node) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());  // kernels run without it
   for (auto& w : node->outputs) {
     if (auto s = w.lock()) {
       if (s->producer.get() == node) s->producer.reset();  // the caller holds the node alive
@@ -139,12 +265,21 @@ void run_node(Node* node) {
 // Marks the first `count` nodes of a group evaluated, but for the generators the program left
 // pending.
 void detach_group(const Group& g, const GroupProgram& program, size_t count = size_t(-1)) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
   count = std::min(count, g.nodes.size());
   for (size_t i = 0; i < count; ++i) {
     Node* n = g.nodes[i];
     const auto& lp = program.left_pending;
     if (std::find(lp.begin(), lp.end(), n) == lp.end()) detach(n);
   }
+}
+
+// build_program under the graph lock: it reads the readers of the group's storages, which other
+// threads' new nodes extend while this group's kernels run.
+template <class... Args>
+GroupProgram locked_build_program(const Args&... args) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+  return build_program(args...);
 }
 
 // A group around a reduction: the elementwise prologue it absorbed (nodes before it) and the
@@ -163,7 +298,7 @@ void run_reduction_group(const Group& g, size_t r) {
   Group epilogue_group;
   epilogue_group.nodes.assign(g.nodes.begin() + static_cast<std::ptrdiff_t>(r) + 1, g.nodes.end());
   GroupProgram epilogue;
-  if (!epilogue_group.nodes.empty()) epilogue = build_program(epilogue_group);
+  if (!epilogue_group.nodes.empty()) epilogue = locked_build_program(epilogue_group);
   bool epilogue_done = false;
   auto run_reduction_alone = [&] {
     if (red->device.is_cpu()) {
@@ -176,7 +311,7 @@ void run_reduction_group(const Group& g, size_t r) {
     run_reduction_alone();
   } else {
     const Storage* input = red->inputs[0].storage.get();
-    GroupProgram program = build_program(g, r, input);
+    GroupProgram program = locked_build_program(g, r, input);
     if (!program.outputs.empty() || program.reduced_also_stored || program.reduced.step < 0) {
       // Values needed in memory: store them (the reduction's input among them), then reduce it.
       if (!program.reduced_also_stored && program.reduced.step >= 0) {
@@ -227,7 +362,7 @@ void run_group(const Group& g) {
       return;
     }
   }
-  GroupProgram program = build_program(g);
+  GroupProgram program = locked_build_program(g);
   if (program.device.is_cpu()) {
     cpu::run_program(program);
   } else {
@@ -240,16 +375,72 @@ double trace_clock_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
+using GraphLock = std::unique_lock<std::recursive_mutex>;
+
+// Elements read and written by the nodes: whether the evaluation is long.
+template <class Nodes>
+int64_t planned_work(const Nodes& order) {
+  int64_t work = 0;
+  for (Node* n : order) {
+    for (const Shape& s : n->out_shapes) work += numel(s);
+    for (const Array& in : n->inputs) work += in.size();
+    if (work >= kLongWork) break;
+  }
+  return work;
+}
+
+// Runs the groups of `order` (planned under `lk`). Short work runs under the lock, as one step.
+// Long work is claimed (in_flight) and runs with the graph lock released; the claims are let go
+// under it again, also when a group throws (an interrupt, an allocation failure): the nodes not
+// yet run stay pending, whole, and evaluable later.
+template <class Nodes, class Run>
+void run_claimed(GraphLock& lk, const Nodes& order, Run&& run) {
+  if (planned_work(order) < kLongWork) {
+    run();
+    return;
+  }
+  for (Node* n : order) n->in_flight = true;
+  auto& active = active_evaluations();
+  active.push_back({order.data(), order.size()});
+  begin_blocking();
+  auto release_claims = [&] {
+    for (Node* n : order) n->in_flight = false;  // generators left pending included
+    active.erase(std::find_if(active.begin(), active.end(),
+                              [&](const ClaimedNodes& c) { return c.nodes == order.data(); }));
+    g_node_done->notify_all();
+  };
+  lk.unlock();
+  try {
+    run();
+  } catch (...) {
+    lk.lock();
+    release_claims();
+    throw;
+  }
+  lk.lock();
+  release_claims();
+}
+
+// Evaluates `hold`'s nodes and everything they depend on. `lk` holds the graph lock once, on
+// entry and on return; it is released while kernels run and while waiting for nodes another
+// evaluation has claimed.
+void eval_nodes(GraphLock& lk, std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
   const bool trace = graph_limits().trace;
   const double t_start = trace ? trace_clock_us() : 0;
-  std::vector<Node*> roots;
-  roots.reserve(hold.size());
-  for (auto& n : hold) {
-    n->eval_root = true;
-    roots.push_back(n.get());
+  std::vector<Node*> roots, order;
+  for (;;) {
+    // Roots another evaluation finished while this one waited are left out.
+    hold.erase(std::remove_if(hold.begin(), hold.end(), [](const auto& n) { return n->done; }),
+               hold.end());
+    if (hold.empty()) return;
+    roots.clear();
+    for (auto& n : hold) roots.push_back(n.get());
+    bool busy = false;
+    order = topo_sort(roots, &busy);
+    if (!busy) break;
+    wait_for_other_evaluation(lk);
   }
-  std::vector<Node*> order = topo_sort(roots);
+  for (Node* n : roots) n->eval_root = true;
   // Evaluating a node drops its inputs, which may hold the last reference to a later node's
   // input producer: keep every node of the walk alive until the end.
   hold.reserve(hold.size() + order.size());
@@ -271,13 +462,16 @@ void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
     }
   }
   const double t_after_print = trace ? trace_clock_us() : 0;
-  for (Group& g : groups) {
-    if (g.nodes.size() == 1) {
-      run_node(g.nodes[0]);
-    } else {
-      run_group(g);
+  run_claimed(lk, order, [&] {
+    for (Group& g : groups) {
+      check_interrupt();
+      if (g.nodes.size() == 1) {
+        run_node(g.nodes[0]);
+      } else {
+        run_group(g);
+      }
     }
-  }
+  });
   if (trace) {
     // Host time only: device work is asynchronous (the trace's own printing is excluded).
     const double t_end = trace_clock_us();
@@ -289,13 +483,14 @@ void eval_nodes(std::vector<std::shared_ptr<Node>> hold, FlushReason why) {
 }  // namespace
 
 // The common case of a node whose inputs are all materialised: no walk, no plan.
-static bool try_eval_single(Node* n, FlushReason why) {
-  if (graph_limits().trace) return false;
+static bool try_eval_single(GraphLock& lk, Node* n) {
+  if (graph_limits().trace || n->in_flight) return false;
   for (const Array& in : n->inputs) {
     if (in.storage->producer) return false;
   }
   std::shared_ptr<Node> hold = n->outputs.empty() ? nullptr : n->outputs[0].lock()->producer;
-  run_node(n);
+  const std::array<Node*, 1> order{n};
+  run_claimed(lk, order, [n] { run_node(n); });
   return true;
 }
 
@@ -305,37 +500,35 @@ std::vector<Node*> pending_graph(const Array& a) {
   return topo_sort({a.storage->producer.get()});
 }
 
-static void eval_pending_locked(const Array& a, FlushReason why) {
-  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
-  if (!a.storage || !a.storage->producer) return;
-  if (try_eval_single(a.storage->producer.get(), why)) return;
-  eval_nodes({a.storage->producer}, why);
-}
-
+// Each entry point: the floating-point events of the evaluation (B's EvalScope) are reported once
+// run_entry has retaken the GIL and let go of the graph lock.
 void eval_pending(const Array& a, FlushReason why) {
   {
     EvalScope scope;
-    eval_pending_locked(a, why);
+    run_entry([&] {
+      GraphLock lk = lock_graph();
+      if (!a.storage || !a.storage->producer) return;
+      if (try_eval_single(lk, a.storage->producer.get())) return;
+      eval_nodes(lk, {a.storage->producer}, why);
+    });
   }
   report_fp_events_if_outermost();
-}
-
-static void eval_locked(const std::vector<Array>& arrays, FlushReason why) {
-  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
-  if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
-    if (try_eval_single(arrays[0].storage->producer.get(), why)) return;
-  }
-  std::vector<std::shared_ptr<Node>> roots;
-  for (const Array& a : arrays) {
-    if (a.storage && a.storage->producer) roots.push_back(a.storage->producer);
-  }
-  if (!roots.empty()) eval_nodes(std::move(roots), why);
 }
 
 void eval(const std::vector<Array>& arrays, FlushReason why) {
   {
     EvalScope scope;
-    eval_locked(arrays, why);
+    run_entry([&] {
+      GraphLock lk = lock_graph();
+      if (arrays.size() == 1 && arrays[0].storage && arrays[0].storage->producer) {
+        if (try_eval_single(lk, arrays[0].storage->producer.get())) return;
+      }
+      std::vector<std::shared_ptr<Node>> roots;
+      for (const Array& a : arrays) {
+        if (a.storage && a.storage->producer) roots.push_back(a.storage->producer);
+      }
+      if (!roots.empty()) eval_nodes(lk, std::move(roots), why);
+    });
   }
   report_fp_events_if_outermost();
 }
@@ -343,16 +536,23 @@ void eval(const std::vector<Array>& arrays, FlushReason why) {
 void prepare_write(const Array& dst) {
   {
     EvalScope scope;
-    std::lock_guard<std::recursive_mutex> lock(graph_mutex());
-    Storage* s = dst.storage.get();
-    std::vector<std::shared_ptr<Node>> roots;
-    if (s->producer) roots.push_back(s->producer);
-    for (auto& w : s->readers) {
-      auto reader = w.lock();
-      if (reader && !reader->done) roots.push_back(std::move(reader));
-    }
-    s->readers.clear();
-    if (!roots.empty()) eval_nodes(std::move(roots), FlushReason::Write);
+    run_entry([&] {
+      GraphLock lk = lock_graph();
+      Storage* s = dst.storage.get();
+      // Again until none is left: a reader another thread registered while this evaluation ran
+      // its kernels (the lock released) must see the old values too.
+      for (;;) {
+        std::vector<std::shared_ptr<Node>> roots;
+        if (s->producer) roots.push_back(s->producer);
+        for (auto& w : s->readers) {
+          auto reader = w.lock();
+          if (reader && !reader->done) roots.push_back(std::move(reader));
+        }
+        if (roots.empty()) break;
+        eval_nodes(lk, std::move(roots), FlushReason::Write);
+      }
+      s->readers.clear();
+    });
   }
   report_fp_events_if_outermost();
 }
@@ -381,22 +581,14 @@ std::pair<int64_t, int64_t> byte_extent(const Array& a) {
 }
 }  // namespace
 
-static bool eval_into_locked(const Array& src, const Array& dst);
-
-bool eval_into(const Array& src, const Array& dst) {
-  bool done;
-  {
-    EvalScope scope;
-    done = eval_into_locked(src, dst);
-  }
-  report_fp_events_if_outermost();
-  return done;
-}
-
-static bool eval_into_locked(const Array& src, const Array& dst) {
-  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+// eval_into with the graph lock held once by `lk` (released while kernels run). Where another
+// thread's evaluation has claimed part of src's graph, or took src itself while this one waited,
+// it gives up (returns false) and the caller copies, waiting as every evaluation does.
+static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) {
   Node* root = src.storage->producer.get();
-  if (!root || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) return false;
+  if (!root || root->in_flight || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) {
+    return false;
+  }
   if (src.dtype != dst.dtype || src.shape != dst.shape || src.shape != root->out_shapes[0] ||
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
     return false;
@@ -409,13 +601,15 @@ static bool eval_into_locked(const Array& src, const Array& dst) {
   // the materialised case's path. Evaluating dst may evaluate src with it (src was part of dst's
   // graph): then there is nothing left to redirect.
   if (dst.storage->producer) {
-    eval(dst, FlushReason::Write);
-    if (root->done) return false;
+    eval_nodes(lk, {dst.storage->producer}, FlushReason::Write);  // the lock held once, as eval's
+    if (root->done || root->in_flight) return false;
   }
   // out= on materialised operands (the common case): one node, no walk and no plan.
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
-  std::vector<Node*> order = single ? std::vector<Node*>{root} : topo_sort({root});
+  bool busy = false;
+  std::vector<Node*> order = single ? std::vector<Node*>{root} : topo_sort({root}, &busy);
+  if (busy) return false;
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
   auto [dlo, dhi] = byte_extent(dst);
@@ -437,14 +631,19 @@ static bool eval_into_locked(const Array& src, const Array& dst) {
     auto r = w.lock();
     if (r && !r->done && std::find(order.begin(), order.end(), r.get()) == order.end()) others.push_back(r);
   }
-  if (!others.empty()) eval_nodes(std::move(others), FlushReason::Write);
+  if (!others.empty()) eval_nodes(lk, std::move(others), FlushReason::Write);
+  // The lock was released while those ran: src's graph must still be this evaluation's to run.
+  if (root->done || root->in_flight) return false;
+  if (!single) topo_sort({root}, &busy);
+  if (busy) return false;
   WriteRedirect& redirect = write_redirect();
   redirect = {src.storage.get(), dst};
   try {
-    if (single && !root->done) {
-      run_node(root);
+    if (single) {
+      const std::array<Node*, 1> one{root};
+      run_claimed(lk, one, [root] { run_node(root); });
     } else {
-      eval_nodes({hold}, FlushReason::Write);
+      eval_nodes(lk, {hold}, FlushReason::Write);
     }
   } catch (...) {
     redirect = {};
@@ -452,6 +651,19 @@ static bool eval_into_locked(const Array& src, const Array& dst) {
   }
   redirect = {};
   return true;
+}
+
+bool eval_into(const Array& src, const Array& dst) {
+  bool done;
+  {
+    EvalScope scope;
+    done = run_entry([&] {
+      GraphLock lk = lock_graph();
+      return eval_into_locked(lk, src, dst);
+    });
+  }
+  report_fp_events_if_outermost();
+  return done;
 }
 
 // Remembers that `node` reads `s`, dropping entries of nodes already gone or evaluated.
@@ -475,6 +687,13 @@ static void add_reader(Storage* s, const std::shared_ptr<Node>& node) {
 static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n);
 
 static void register_pending(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
+  // Sizes first, before anything is registered: an impossible output fails at the call, as in
+  // NumPy (ValueError past int64, MemoryError past what the device can ever hold).
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t nbytes = checked_nbytes(node->out_shapes[i], itemsize(node->out_dtypes[i]));
+    check_allocatable(static_cast<uint64_t>(nbytes), node->out_shapes[i], node->out_dtypes[i],
+                      node->device);
+  }
   node->fp_state = current_fp_state();
   {
     EvalScope scope;  // a graph limit may evaluate here
@@ -484,7 +703,7 @@ static void register_pending(const std::shared_ptr<Node>& node, Array* outs, siz
 }
 
 static void register_pending_locked(const std::shared_ptr<Node>& node, Array* outs, size_t n) {
-  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+  std::unique_lock<std::recursive_mutex> lock(graph_mutex());
   int depth = 0;
   bool any_input_pending = false;
   for (const Array& in : node->inputs) {
@@ -509,6 +728,7 @@ static void register_pending_locked(const std::shared_ptr<Node>& node, Array* ou
   }
   for (const Array& in : node->inputs) add_reader(in.storage.get(), node);
   g_pending_nodes.fetch_add(1, std::memory_order_relaxed);
+  lock.unlock();  // an evaluation takes the lock itself, once
   const GraphLimits& lim = graph_limits();
   // A chain of max_depth nodes is evaluated: one group under the default op limit.
   if (any_input_pending && depth + 1 >= lim.max_depth) {

@@ -1,5 +1,6 @@
 // Evaluation: turns pending arrays into materialised ones.
 #pragma once
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -9,9 +10,34 @@
 
 namespace nf {
 
-// Guards the pending graph: evaluation runs without the GIL, so Python threads may build and
-// evaluate graphs side by side. Recursive: evaluation can be entered from graph building.
+// Guards the pending graph's structure (producers, inputs, readers, the planner's marks). It is
+// held while a graph is walked, planned, claimed and detached, never while kernels run: nodes an
+// evaluation has claimed are marked in_flight, and another thread's evaluation that reaches them
+// waits (graph_mutex released) until they are done. Evaluation runs without the GIL, so Python
+// threads build and evaluate graphs side by side. Recursive: explain() and the write paths nest.
+// A thread never waits for the GIL while holding it (see EvalHooks).
 std::recursive_mutex& graph_mutex();
+
+// What the Python module lends evaluation; the core knows nothing of Python. Any may be null.
+struct EvalHooks {
+  // Called when an evaluation turns out long (large planned work, or a wait for the graph lock or
+  // for another thread's evaluation): lets other threads of the host language run (releases the
+  // GIL when this thread holds it) and arms Ctrl-C (core/interrupt.h). Returns what end_blocking
+  // needs. Called at most once per outermost evaluation of a thread, undone when it ends, after
+  // the graph lock is released.
+  void* (*begin_blocking)() = nullptr;
+  void (*end_blocking)(void* token) = nullptr;
+  // After an evaluation threw Interrupted, with end_blocking done: runs the host language's
+  // signal handlers and throws what they raise; returns when they raised nothing (the evaluation
+  // then starts again: the graph is as it was before it, less what it finished).
+  void (*deliver_interrupt)() = nullptr;
+};
+void set_eval_hooks(const EvalHooks& hooks);
+
+// Runs fn as an evaluation's kernels run: other host threads run meanwhile (the GIL released)
+// and Ctrl-C stops it where fn polls (core/interrupt.h). For long copies, transfers and waits
+// outside an evaluation; fn must touch no Python object.
+void run_blocking(const std::function<void()>& fn);
 
 // Materialises every pending array given (and everything they depend on).
 void eval(const std::vector<Array>& arrays, FlushReason why);

@@ -38,6 +38,9 @@ struct Node {
   int group_index = -1;
   bool done = false;           // evaluated: outputs are materialised, inputs dropped
   bool eval_root = false;      // asked for by an evaluation (a generator then is materialised)
+  // Claimed by an evaluation that is running it with the graph lock released (graph/eval.cpp):
+  // another thread's evaluation that needs it waits for it instead of running it twice.
+  bool in_flight = false;
   uint8_t times_recomputed = 0;  // evaluations that recomputed this generator and left it pending
   // numpy.errstate when the op was recorded: the conditions its evaluation reports, and how.
   FpState fp_state = kFpDefaultState;

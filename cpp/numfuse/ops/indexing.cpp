@@ -80,7 +80,11 @@ Array basic_index(const Array& a, const std::vector<IndexItem>& items) {
         adjust_slice(it, a.shape[dim], &start, &length);
         if (length > 0) offset += start * a.strides[dim] * size;
         shape.push_back(length);
-        strides.push_back(a.strides[dim] * it.step);
+        // A step past the axis (x[::2**62]) leaves at most one element, whose stride is never
+        // used: keep it from overflowing int64.
+        int64_t stride;
+        if (__builtin_mul_overflow(a.strides[dim], it.step, &stride)) stride = a.strides[dim];
+        strides.push_back(stride);
         ++dim;
         break;
       }

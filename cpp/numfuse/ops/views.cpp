@@ -11,6 +11,7 @@ namespace nf {
 
 Array reshape(const Array& a, const Shape& requested, char order) {
   Shape shape = infer_reshape(requested, a.size());
+  checked_nbytes(shape, a.itemsize());  // (2**61, 0) holds nothing yet is too big, as in NumPy
   if (order == 'F') {
     Shape rev(shape.rbegin(), shape.rend());
     return transpose(reshape(transpose(a), rev, 'C'));
@@ -127,6 +128,8 @@ Array broadcast_to(const Array& a, const Shape& shape) {
   for (int64_t s : shape) {
     if (s < 0) throw ValueError("all elements of broadcast shape must be non-negative");
   }
+  // A view allocates nothing, but NumPy still refuses a shape whose byte count passes int64.
+  checked_nbytes(shape, a.itemsize());
   Strides st = broadcast_strides(a.shape, a.strides, shape);
   Array v = a.view(shape, st, a.byte_offset);
   v.writeable = false;

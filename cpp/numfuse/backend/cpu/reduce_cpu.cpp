@@ -162,7 +162,8 @@ class Reducer {
   // Accumulates the reduced rows [rb, re) into acc[0..n) for the columns starting at `base`.
   void accumulate_rows(Acc* acc, const char* base, int64_t n, int64_t s, int64_t rb, int64_t re) const {
     const IterSpace& red = L_.red;
-    const int64_t rs = red.strides[0].back();
+    // No reduced dim (axis=(), or only size-1 axes): one row per output, at offset 0.
+    const int64_t rs = red.ndim() ? red.strides[0].back() : 0;
     for_each_run(red, rb, re, std::numeric_limits<int64_t>::max(), [&](const int64_t* off, int64_t m) {
       for (int64_t i = 0; i < m; ++i) accumulate_row(acc, base + (off[0] + i * rs) * isz_, n, s);
     });

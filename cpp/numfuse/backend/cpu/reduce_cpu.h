@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "numfuse/core/array.h"
+#include "numfuse/core/interrupt.h"
 #include "numfuse/ops/reduction.h"
 
 namespace nf::cpu {
@@ -41,6 +42,7 @@ Acc pairwise_reduce(const T* p, int64_t n, int64_t s, Acc id, const Load& load, 
     for (; i < n; ++i) res = op(res, load(p[i * st]));
     return res;
   }
+  if (n > kInterruptCheckItems) check_interrupt();
   int64_t n2 = n / 2;
   n2 -= n2 % 8;
   // The halves in memory order, named: the arguments of a call may be evaluated in any order

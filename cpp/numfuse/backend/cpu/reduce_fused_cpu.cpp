@@ -112,6 +112,7 @@ class FusedReducer {
         static_assert(kChunk % VecExtreme<T, op_kind>::kStep == 0, "pieces must keep the lanes");
         VecExtreme<T, op_kind> e;
         for (int64_t i = 0; i < n; i += kChunk) {
+          if (i % kInterruptCheckItems == 0) check_interrupt();
           const int64_t m = std::min(kChunk, n - i);
           pro_.fill(A_, f + i, m, vals);
           e.feed(reinterpret_cast<const T*>(vals), m);
@@ -122,6 +123,7 @@ class FusedReducer {
     if (cast_) {
       Acc acc = id_;
       for (int64_t i = 0; i < n; i += kChunk) {
+        if (i % kInterruptCheckItems == 0) check_interrupt();
         const int64_t m = std::min(kChunk, n - i);
         pro_.fill(A_, f + i, m, vals);
         acc = cast_chunks(acc, vals, m);
@@ -132,6 +134,7 @@ class FusedReducer {
       pro_.fill(A_, f, n, vals);
       return reduce_contig(r_, reinterpret_cast<const T*>(vals), n, id_);
     }
+    if (n > kInterruptCheckItems) check_interrupt();
     int64_t n2 = n / 2;  // pairwise_reduce's split; the halves in memory order
     n2 -= n2 % 8;
     const Acc lo = run_values(f, n2);

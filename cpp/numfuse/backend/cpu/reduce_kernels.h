@@ -14,6 +14,7 @@
 #endif
 
 #include "numfuse/backend/cpu/reduce_cpu.h"
+#include "numfuse/core/interrupt.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/kernels/scalar_ops.h"
 
@@ -116,6 +117,7 @@ T pairwise_sum_contig(const T* p, int64_t n) {
     for (; i < n; ++i) res += p[i];
     return res;
   }
+  if (n > kInterruptCheckItems) check_interrupt();
   int64_t n2 = n / 2;
   n2 -= n2 % 8;
   const T lo = pairwise_sum_contig(p, n2);  // in memory order (see pairwise_reduce)

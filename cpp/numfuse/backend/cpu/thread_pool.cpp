@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
 #include "numfuse/core/fp_status.h"
+#include "numfuse/core/interrupt.h"
 
 namespace nf::cpu {
 
@@ -25,12 +27,17 @@ class Pool {
   void resize(int n) {
     stop();
     stopping_ = false;
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { work(i); });
+    // A new worker has seen the regions already run: starting from 0 it took the last one's
+    // (finished, dangling) task for a new one (set_num_threads after use crashed).
+    for (int i = 1; i < n; ++i)
+      workers_.emplace_back([this, i, seen = generation_] { work(i, seen); });
   }
 
-  // Runs task(i) for i in [0, parts): part 0 on the caller, the rest on workers.
-  void run(int parts, const std::function<void(int)>& task) {
-    std::unique_lock<std::mutex> run_lock(run_mutex_);  // one parallel region at a time
+  // Runs task(i) for i in [0, parts): part 0 on the caller, the rest on workers. Returns false,
+  // running nothing, when another thread's region holds the workers (one region at a time).
+  bool try_run(int parts, const std::function<void(int)>& task) {
+    std::unique_lock<std::mutex> run_lock(run_mutex_, std::try_to_lock);
+    if (!run_lock.owns_lock()) return false;
     {
       std::lock_guard<std::mutex> lk(m_);
       task_ = &task;
@@ -51,11 +58,11 @@ class Pool {
     task_ = nullptr;
     if (caller_error) std::rethrow_exception(caller_error);
     if (error_) std::rethrow_exception(error_);
+    return true;
   }
 
  private:
-  void work(int index) {
-    uint64_t seen = 0;
+  void work(int index, uint64_t seen) {
     for (;;) {
       const std::function<void(int)>* task;
       {
@@ -106,15 +113,30 @@ int default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Leaked: workers must outlive static teardown. Replaced (the old one abandoned) in a child
+// after fork, where its workers do not exist.
+std::atomic<Pool*> g_pool{nullptr};
+std::mutex g_pool_create;
+
 Pool& pool() {
-  static Pool* p = new Pool(default_threads());  // leaked: workers must outlive static teardown
-  return *p;
+  if (Pool* p = g_pool.load(std::memory_order_acquire)) return *p;
+  std::lock_guard<std::mutex> lk(g_pool_create);
+  if (!g_pool.load(std::memory_order_relaxed))
+    g_pool.store(new Pool(default_threads()), std::memory_order_release);
+  return *g_pool.load(std::memory_order_relaxed);
 }
 
 }  // namespace
 
 int num_threads() { return pool().size(); }
 void set_num_threads(int n) { pool().resize(std::max(1, n)); }
+
+void thread_pool_after_fork_child() {
+  // The child has one thread: nothing can hold g_pool_create, but its state is unknown (another
+  // thread of the parent may have held it), so it is rebuilt in place. The old pool leaks.
+  new (&g_pool_create) std::mutex();
+  g_pool.store(nullptr, std::memory_order_release);
+}
 
 namespace {
 thread_local bool t_in_parallel = false;  // nested regions run inline instead of deadlocking
@@ -124,33 +146,45 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t threads = num_threads();
-  if (threads <= 1 || t_in_parallel || n <= grain) {
+  if (t_in_parallel || n <= grain) {
     fn(0, n);
     return;
   }
   // Chunks are claimed dynamically, a few per thread: when another process holds a core, the
-  // threads that run take over its share instead of everyone waiting for the slowest.
-  const int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, threads * 4);
+  // threads that run take over its share instead of everyone waiting for the slowest. A chunk
+  // is at most kMaxGrains grains, so that an interrupt is seen between chunks within a few ms.
+  constexpr int64_t kMaxGrains = 256;
+  const int64_t grains = (n + grain - 1) / grain;
+  const int64_t chunks =
+      std::min(grains, std::max<int64_t>(threads * 4, (grains + kMaxGrains - 1) / kMaxGrains));
   const int64_t per = (n + chunks - 1) / chunks;
   std::atomic<int64_t> next{0};
+  const std::atomic<bool>* flag = interrupt_flag();
   // The floating-point status flags the workers raise are the caller's once the region ends
-  // (numpy.errstate): as if one thread had done all the work.
+  // (numpy.errstate): as if one thread had done all the work. Part 0 runs on the caller.
   std::atomic<uint8_t> worker_flags{0};
-  const int parts = static_cast<int>(std::min<int64_t>(threads, chunks));
-  pool().run(parts, [&](int part) {
+  auto task = [&](int part) {
     bool was = t_in_parallel;
     t_in_parallel = true;
-    struct Reset { bool v; ~Reset() { t_in_parallel = v; } } reset{was};
+    InterruptScope watch(flag);  // a worker polls the flag of the thread whose region it runs
+    struct Reset {
+      bool v;
+      ~Reset() { t_in_parallel = v; }
+    } reset{was};
     if (part != 0) fp_hw_take();  // a worker's flags from earlier regions are not this one's
     for (int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
+      if (interrupt_requested()) break;
       int64_t b = c * per, e = std::min(n, b + per);
       if (b < e) fn(b, e);
     }
     if (part != 0) {
       if (uint8_t f = fp_hw_take()) worker_flags.fetch_or(f, std::memory_order_relaxed);
     }
-  });
+  };
+  const int parts = static_cast<int>(std::min<int64_t>(threads, chunks));
+  if (threads <= 1 || !pool().try_run(parts, task)) task(0);  // busy pool: the caller does it all
   if (uint8_t f = worker_flags.load(std::memory_order_relaxed)) fp_hw_raise(f);
+  check_interrupt();
 }
 
 }  // namespace nf::cpu

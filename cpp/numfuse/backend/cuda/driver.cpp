@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,10 +35,16 @@ std::string describe(const DriverApi* api, CUresult r) {
   return out;
 }
 
+// Whether this process started initialising CUDA, and whether it is a child forked after that:
+// a CUDA context does not survive fork (as with CuPy and PyTorch), so a child may not use one.
+std::atomic<bool> g_init_started{false};
+std::atomic<bool> g_forked_after_init{false};
+
 DriverState& state() {
   static DriverState s;
   static std::once_flag once;
   std::call_once(once, [] {
+    g_init_started.store(true);
     std::string path, err;
     // The driver comes with the system's kernel module: the system loader's answer is the right
     // one, never the toolkit's stub.
@@ -97,7 +104,17 @@ bool cuda_available() noexcept {
 
 std::string cuda_unavailable_reason() { return state().usable ? "" : state().reason; }
 
+void cuda_after_fork_child() {
+  if (g_init_started.load()) g_forked_after_init.store(true);
+}
+
 const DriverApi& driver() {
+  if (g_forked_after_init.load(std::memory_order_relaxed)) {
+    throw CUDAError(
+        "CUDA cannot be used in a process made by fork() after its parent initialised CUDA (as "
+        "with CuPy and PyTorch): use multiprocessing's 'spawn' or 'forkserver' start method, or "
+        "keep the child on the CPU");
+  }
   DriverState& s = state();
   if (!s.usable) throw CUDAError("CUDA is not available: " + s.reason);
   return s.api;

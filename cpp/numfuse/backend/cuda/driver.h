@@ -72,6 +72,9 @@ bool cuda_available() noexcept;
 std::string cuda_unavailable_reason();
 // The loaded driver; throws CUDAError with the reason when CUDA is not usable.
 const DriverApi& driver();
+// In a child after fork(): when the parent had initialised CUDA, every later driver() throws a
+// CUDAError that says why (graph/fork.cpp).
+void cuda_after_fork_child();
 // Throws CUDAError (CUDAOutOfMemoryError for CUDA_ERROR_OUT_OF_MEMORY) naming `call` and the
 // driver's error name and string, when r is not CUDA_SUCCESS.
 void check(CUresult r, const char* call);

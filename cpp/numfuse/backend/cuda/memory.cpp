@@ -13,6 +13,7 @@
 
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/interrupt.h"
 
 namespace nf::cuda {
 
@@ -343,8 +344,10 @@ PinnedBlock::~PinnedBlock() {
     g_pinned_cached += size_;
     return;
   }
-  // Over the cache's size: wait for its work, then free it.
+  // Over the cache's size: wait for its work, then free it (the whole wait: freeing memory a
+  // copy still reads must not follow a Ctrl-C).
   try {
+    InterruptScope whole_wait(nullptr);
     ready_.synchronize();
   } catch (...) {
   }
@@ -382,6 +385,9 @@ void copy_device_to_host(void* dst, CUdeviceptr src, size_t n, const Stream& s) 
   if (n == 0) return;
   activate(s.device());
   const DriverApi& d = driver();
+  // Armed for Ctrl-C: the kernels that compute src first, in a wait it may end, the copy into
+  // dst (which the caller frees when interrupted) not enqueued yet. The copy is waited for whole.
+  if (interrupt_flag()) s.synchronize();
   check(d.MemcpyDtoHAsync(dst, src, n, s.handle()), "cuMemcpyDtoHAsync");
   check(d.StreamSynchronize(s.handle()), "cuStreamSynchronize");
 }

@@ -1,9 +1,13 @@
 #include "numfuse/backend/cuda/stream.h"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/interrupt.h"
 
 namespace nf::cuda {
 
@@ -13,6 +17,30 @@ int resolve(int device) {
   check_device(d);
   return d;
 }
+}  // namespace
+
+void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void* handle,
+                        const char* call) {
+  if (!interrupt_flag()) {
+    check(block(handle), call);
+    return;
+  }
+  auto pause = std::chrono::microseconds(20);
+  for (;;) {
+    CUresult r = query(handle);
+    if (r == CUDA_SUCCESS) return;
+    if (r != CUDA_ERROR_NOT_READY) check(r, call);
+    check_interrupt();
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+}
+
+namespace {
+CUresult query_stream(void* s) { return driver().StreamQuery(static_cast<CUstream>(s)); }
+CUresult block_stream(void* s) { return driver().StreamSynchronize(static_cast<CUstream>(s)); }
+CUresult query_event(void* e) { return driver().EventQuery(static_cast<CUevent>(e)); }
+CUresult block_event(void* e) { return driver().EventSynchronize(static_cast<CUevent>(e)); }
 }  // namespace
 
 struct Stream::Impl {
@@ -56,7 +84,7 @@ bool Stream::non_blocking() const { return impl_ && impl_->non_blocking; }
 
 void Stream::synchronize() const {
   activate(resolve(device()));
-  check(driver().StreamSynchronize(handle()), "cuStreamSynchronize");
+  wait_interruptible(query_stream, block_stream, handle(), "cuStreamSynchronize");
 }
 
 bool Stream::done() const {
@@ -111,7 +139,7 @@ void Event::record() { record(current_stream(device())); }
 
 void Event::synchronize() const {
   if (!impl_) return;
-  check(driver().EventSynchronize(impl_->handle), "cuEventSynchronize");
+  wait_interruptible(query_event, block_event, impl_->handle, "cuEventSynchronize");
 }
 
 bool Event::done() const {

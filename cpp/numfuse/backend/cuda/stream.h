@@ -9,6 +9,14 @@ namespace nf::cuda {
 
 class Event;
 
+// Waits until `query()` says the work it asks about is done (CUDA_SUCCESS; CUDA_ERROR_NOT_READY
+// while it runs). While the calling thread's interrupt flag is armed (core/interrupt.h) it polls,
+// sleeping a little longer each time up to 1 ms, and throws Interrupted when Ctrl-C comes: the
+// GPU's work goes on, and the caller must not yet have enqueued anything that writes host memory
+// it gives up on. Unarmed, it calls `block()` (a blocking synchronisation).
+void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void* handle,
+                        const char* call);
+
 class Stream {
  public:
   Stream() = default;  // the legacy null stream of the current device

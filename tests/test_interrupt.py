@@ -1,0 +1,101 @@
+"""Ctrl-C during a long evaluation (issue 10, responsiveness): the evaluation runs without the
+GIL, so it polls a flag that a SIGINT handler sets, and stops within a second with Python's
+KeyboardInterrupt; the interrupted array stays pending and evaluates correctly afterwards.
+Each case runs in a subprocess that is sent SIGINT, with timeouts so a regression fails."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import numfuse as nf
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a subprocess is POSIX")
+
+# The child: a fused reduction over a periodic generator, long for numfuse (its size calibrated
+# on this machine to take `seconds`) but checkable by NumPy from one period.
+CHILD = textwrap.dedent("""
+    import sys, time
+    import numpy
+    import numfuse as nf
+
+    M = 1 << 16  # the period
+    def pending_sum(n, xp=nf):
+        x = (xp.arange(n, dtype=xp.int64) % M).astype(xp.float64) * 1e-4
+        return (xp.sin(x) * xp.cos(x)).sum()
+    def expected(n):
+        return (n // M) * float(pending_sum(M, numpy))
+
+    seconds, mode = float(sys.argv[1]), sys.argv[2]
+    n = M * 64
+    while True:  # grow until one evaluation takes 0.2 s, then scale to `seconds`
+        t = time.perf_counter(); float(pending_sum(n)); dt = time.perf_counter() - t
+        if dt > 0.2: break
+        n *= 4
+    n = max(M, int(n * seconds / dt) // M * M)
+    keep = nf.asarray(numpy.arange(1000.0))  # in memory: must not be touched
+    other = nf.sin(nf.asarray(numpy.arange(1000.0)))  # pending: must stay evaluable
+    s = pending_sum(n)
+    print("ready", n, flush=True)
+    t = time.perf_counter()
+    try:
+        float(s)
+        print("finished", time.perf_counter() - t, flush=True)
+        sys.exit(5)
+    except KeyboardInterrupt:
+        print("interrupted after", time.perf_counter() - t, flush=True)
+        if mode == "raise":
+            raise
+    # The same pending array, evaluated again, and the arrays around it.
+    ok = abs(float(s) - expected(n)) <= 1e-9 * abs(expected(n))
+    ok &= bool((numpy.asarray(keep) == numpy.arange(1000.0)).all())
+    ok &= numpy.allclose(numpy.asarray(other), numpy.sin(numpy.arange(1000.0)), rtol=1e-15, atol=0)
+    print("re-evaluated", ok, flush=True)
+    sys.exit(0 if ok else 3)
+""")
+
+
+def run_interrupted(seconds, mode, delay=0.5, limit=2.5):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(nf.__file__))) + os.pathsep + \
+        env.get("PYTHONPATH", "")
+    p = subprocess.Popen([sys.executable, "-c", CHILD, str(seconds), mode], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        ready = p.stdout.readline()
+        assert ready.startswith("ready"), ready + p.stderr.read()
+        time.sleep(delay)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        if mode == "raise":
+            p.wait(timeout=30)
+            took = time.monotonic() - sent
+        else:
+            line = p.stdout.readline()
+            took = time.monotonic() - sent
+            p.wait(timeout=60 + 2 * seconds)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, took, (line if mode != "raise" else "") + out, err
+
+
+def test_sigint_stops_a_long_evaluation_with_keyboard_interrupt():
+    rc, took, out, err = run_interrupted(seconds=8.0, mode="raise")
+    assert "finished" not in out
+    assert "KeyboardInterrupt" in err, err
+    assert rc in (-signal.SIGINT, 1), (rc, err)
+    assert took < 2.5, f"exited {took:.2f} s after SIGINT (the evaluation was sized to take 8 s)"
+
+
+def test_interrupted_array_stays_pending_and_evaluates_correctly():
+    rc, took, out, err = run_interrupted(seconds=3.0, mode="catch")
+    assert "interrupted after" in out, out + err
+    assert took < 2.5, f"KeyboardInterrupt {took:.2f} s after SIGINT"
+    assert "re-evaluated True" in out, out + err
+    assert rc == 0, (rc, out, err)
