@@ -72,6 +72,7 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 #include "numfuse/kernels/scalar_math.h"
 #include "numfuse/kernels/complex_math.h"
 #include "numfuse/kernels/scalar_ops.h"
+#include "numfuse/kernels/fp_check.h"
 #include "numfuse/kernels/philox.h"
 #include "numfuse/kernels/generators.h"
 )emu";

@@ -9,12 +9,14 @@
 #include "bindings.h"
 #include "numfuse/backend/backend.h"
 #include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
 #include "numfuse/backend/cuda/library_search.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/nvrtc.h"
 #include "numfuse/backend/cuda/stream.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/fp_status.h"
 #include "numfuse/graph/eval.h"
 
 namespace nf::py {
@@ -151,8 +153,17 @@ void bind_cuda(nb::module_& parent) {
     prepare_write(dst);
     run_blocking([&] { backend::copy_into(src, dst); });
   }, nb::arg("src"), nb::arg("dst"));
-  m.def("synchronize", [](int device) { cuda::synchronize(device); },
-        nb::arg("device") = -1, nb::call_guard<nb::gil_scoped_release>());
+  m.def("synchronize", [](int device) {
+    {
+      nb::gil_scoped_release release;
+      cuda::synchronize(device);
+      // What the finished kernels found is reported here as at a read (numpy.errstate).
+      cuda::collect_fp_flags(device < 0 ? current_device() : device);
+    }
+    fp_report_if_outermost();
+  }, nb::arg("device") = -1);
+  m.def("set_fp_checks", &set_fp_checks, nb::arg("on"));
+  m.def("fp_checks_enabled", &fp_checks_enabled);
   m.def("add_search_dirs", &add_search_dirs, nb::arg("lib_dirs"), nb::arg("include_dirs"));
   m.def("nvrtc_available", &nvrtc_available);
   m.def("nvrtc_info", [] {

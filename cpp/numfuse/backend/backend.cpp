@@ -1,6 +1,7 @@
 #include "numfuse/backend/backend.h"
 
 #include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/core/error.h"
@@ -70,6 +71,9 @@ void copy_into(const Array& src, const Array& dst) {
   if (dst.size() == 0) return;
   if (dd.is_cpu()) {
     device_to_host(src, dst);
+    // The read synchronised the device: the flags its kernels set are final (numpy.errstate).
+    cuda::collect_fp_flags(sd.index);
+    fp_report_if_outermost();
   } else if (sd == dd || host_scalar(src)) {
     cuda::copy_on_device(src, dst);
   } else if (sd.is_cpu()) {

@@ -18,16 +18,12 @@ namespace nf {
 // ---- floating-point conditions that no FP instruction raises -------------------------------
 // NumPy reports integer division by zero (and MIN // -1) through the floating-point status, as
 // "divide by zero encountered in floor_divide": integer loops raise the same FpFlag bits
-// (core/fp_status.h) here. On the CPU they go to the thread's status flags, which the
-// interpreter reads after each step; in a generated kernel to the module's status word, which
-// the host reads and clears after the launch.
+// (core/fp_status.h) here, into the thread's status flags, which the CPU interpreter reads after
+// each step. Generated CUDA kernels judge every condition from the step's values instead
+// (kernels/fp_check.h, emitted per step by backend/cuda/fp_check_cuda.cpp): there fp_raise is
+// nothing, so that division pays no atomic.
 enum FpRaise : unsigned { kRaiseDivide = 1, kRaiseOverflow = 2, kRaiseInvalid = 8 };
-#if defined(__CUDACC_RTC__)
-extern "C" {
-__device__ unsigned int nf_fp_status;
-}
-__device__ __forceinline__ void fp_raise(unsigned flags) { atomicOr(&nf_fp_status, flags); }
-#elif defined(__CUDACC__)
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 __host__ __device__ __forceinline__ void fp_raise(unsigned) {}
 #else
 void fp_hw_raise(uint8_t flags);  // core/fp_status.cpp

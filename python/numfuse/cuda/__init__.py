@@ -16,7 +16,7 @@ OutOfMemoryError = _c.OutOfMemoryError  # a MemoryError too
 __all__ = ["is_available", "Device", "Stream", "Event", "get_elapsed_time", "synchronize",
            "memory_info", "free_cache", "set_memory_limit", "get_memory_limit",
            "get_current_stream", "get_device_id", "kernel_cache_stats", "CUDAError",
-           "CompileError", "OutOfMemoryError", "runtime"]
+           "CompileError", "OutOfMemoryError", "runtime", "set_fp_checks", "fp_checks_enabled"]
 
 
 def _pip_cuda_dirs():
@@ -220,6 +220,18 @@ def get_elapsed_time(start_event, end_event):
 def synchronize(device=None):
     """Waits for all work on the device (default: the current device)."""
     _c.synchronize(-1 if device is None else int(device))
+
+
+def set_fp_checks(on):
+    """Whether generated GPU kernels check for numpy.errstate's conditions (divide by zero,
+    overflow, invalid value; underflow is not checked on the GPU). On by default;
+    ``NUMFUSE_GPU_FP_CHECKS=0`` turns it off at start. Kernels are compiled apart for each setting."""
+    _c.set_fp_checks(bool(on))
+
+
+def fp_checks_enabled():
+    """Whether generated GPU kernels check for numpy.errstate's conditions (see set_fp_checks)."""
+    return _c.fp_checks_enabled()
 
 
 def memory_info(device=None):

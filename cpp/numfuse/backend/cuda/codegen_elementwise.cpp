@@ -219,6 +219,11 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     put(key, o.same_offset_as + 1);
   }
   put_structure(key, p);
+  k.fp = plan_fp_checks({&p});
+  if (const std::vector<int>* slots = k.fp.slots_of(0)) {
+    put(key, 253);  // the checked steps' slots
+    for (int slot : *slots) put(key, slot + 1);
+  }
 
   // The parameter struct, laid out as the source declares it (natural alignment, 8-byte fields).
   std::vector<uint8_t>& params = k.params;
@@ -251,6 +256,10 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     append_param(params, v);
   }
   for (uint64_t w : gen) append_param(params, static_cast<unsigned long long>(w));
+  if (!k.fp.empty()) {
+    k.fp_param_offset = params.size();
+    append_param(params, static_cast<unsigned*>(nullptr));
+  }
   return k;
 }
 
@@ -276,6 +285,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   }
   s << "  unsigned long long scalar[" << std::max(1, k.nscalar) << "][2];\n";
   if (k.ngen) s << "  unsigned long long gen[" << 8 * k.ngen << "];\n";
+  if (!k.fp.empty())
+    s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
   s << "typedef " << (k.idx32 ? "int" : "long long") << " nf_idx;\n";
   if (!contiguous) {
@@ -322,6 +333,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     }
     StepNames names{leaf_name, vector_form ? vector_position : "opos"};
     if (vector_form && pairs) names.uniform_index = "[k]";
+    names.fp_slots = k.fp.slots_of(0);
     emit_steps(s, p, names, ind);
     for (size_t j = 0; j < nout; ++j) {
       const char* st = cuda_storage_type(ops[j].dtype);

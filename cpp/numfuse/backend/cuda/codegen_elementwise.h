@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/graph/group_program.h"
 
 namespace nf::cuda {
@@ -41,6 +42,10 @@ struct ElementwiseKernel {
   int rank = 1, nptr = 0, nscalar = 0, ngen = 0;
   bool contiguous = true, idx32 = true;
   bool position = false;         // generators read the C-order position (stride row nptr)
+  // numpy.errstate checks: the checked steps, and where the flag-word pointer `fpw` (the
+  // parameter struct's last field, present only when fp is not empty) sits in params.
+  FpCheckPlan fp;
+  size_t fp_param_offset = 0;
 };
 
 // The kernel of a program whose leaves and outputs live on the device (0-d host arrays become

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/core/array.h"
 #include "numfuse/graph/group_program.h"
 #include "numfuse/ops/reduction.h"
@@ -49,6 +50,10 @@ struct FusedReduceKernel {
   std::vector<uint8_t> params;   // out and partial pointers first (set_fused_reduce_pointers)
   size_t partial_bytes = 0;
   ReducePlan plan;
+  // numpy.errstate checks of the prologue's (program 0) and epilogue's (program 1) steps; the
+  // flag-word pointer is the parameter struct's last field when fp is not empty.
+  FpCheckPlan fp;
+  size_t fp_param_offset = 0;
 };
 // With `epilogue`, each output's result (its leaf over the storage `result`) also feeds the
 // epilogue program, whose outputs the kernel writes at the output's index (see can_fuse_epilogue).

@@ -80,8 +80,8 @@ EpilogueLayout epilogue_layout(const GroupProgram& e, const Storage* result) {
 }
 
 // nf_finish(p, o, acc): stores the result of output o, then computes the epilogue from it.
-void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, const Storage* result,
-                 const EpilogueLayout& L) {
+void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e,
+                 const Storage* result, const EpilogueLayout& L, const std::vector<int>* fp_slots) {
   s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
        "  nf_store(p, p.out, o, acc);\n";
   if (e) {
@@ -100,7 +100,9 @@ void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e, c
       }
     }
     auto leaf_name = [](int leaf) { return "e" + std::to_string(leaf); };
-    emit_steps(s, *e, StepNames{leaf_name, "o"}, "  ");
+    StepNames names{leaf_name, "o"};
+    names.fp_slots = fp_slots;
+    emit_steps(s, *e, names, "  ");
     for (size_t j = 0; j < e->outputs.size(); ++j) {
       const char* st = cuda_storage_type(e->outputs[j].array.dtype);
       s << "  static_cast<" << st << "*>(p.eptr[" << j << "])[o] = nf::convert<" << st << ">("
@@ -164,6 +166,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   }
 
   const DType value_dtype = p.dtype_of(p.reduced);
+  k.fp = plan_fp_checks({&p, epilogue});
   SourceText s;
   s << "\n// ---- fused reduction kernel\n";
   s << "struct nf_rparams {\n  void* out;\n  void* partial;\n  long long nout;\n  long long nred;\n"
@@ -177,9 +180,11 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     s << "  void* eptr[" << std::max(1, elay.nptr) << "];\n  unsigned long long escalar["
       << std::max(1, elay.nscalar) << "][2];\n";
   }
+  if (!k.fp.empty())
+    s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
   emit_reduce_accumulator(s, spec, value_dtype);
-  emit_finish(s, spec, epilogue, result, elay);
+  emit_finish(s, spec, epilogue, result, elay, k.fp.slots_of(1));
   // Per-leaf offsets of an output (kept dims) and of a reduced element.
   s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";
   s << "  for (int l = 0; l < " << std::max(1, nptr) << "; ++l) kb[l] = 0;\n";
@@ -220,6 +225,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     }
     StepNames names{[](int leaf) { return "a" + std::to_string(leaf); }, "opos", gen_words};
     if (uniforms) names.uniform_index = "[k]";
+    names.fp_slots = k.fp.slots_of(0);
     emit_steps(s, p, names, ind);
   };
   const std::string value = value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); });
@@ -345,6 +351,10 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
       unsigned long long v[2] = {0, 0};
       append_param(k.params, v);
     }
+  }
+  if (!k.fp.empty()) {
+    k.fp_param_offset = k.params.size();
+    append_param(k.params, static_cast<unsigned*>(nullptr));
   }
   if (plan.blocks_per_output > 1) {
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (32 + itemsize(value_dtype));

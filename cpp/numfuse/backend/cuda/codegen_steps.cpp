@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 
 namespace nf::cuda {
 
@@ -67,10 +68,11 @@ void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, co
   int generators = 0;
   for (size_t st = 0; st < p.steps.size(); ++st) {
     const ProgramStep& step = p.steps[st];
-    std::vector<std::string> args;
+    std::vector<std::string> raw, args;
     for (size_t a = 0; a < step.args.size(); ++a) {
       DType have = p.dtype_of(step.args[a]);
       std::string name = value_expr(step.args[a], names.leaf_name);
+      raw.push_back(name);
       if (have != step.op.in[a] || step.op.in[a] == DType::Float16) {
         name = std::string("nf::convert<") + cuda_compute_type(step.op.in[a]) + ">(" + name + ")";
       }
@@ -118,6 +120,10 @@ void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, co
         << rounded(step.op.out[0], "r" + std::to_string(st) + ".first") << ";\n";
       s << indent << "const " << cuda_compute_type(step.op.out[1]) << " v" << st << "_1 = "
         << rounded(step.op.out[1], "r" + std::to_string(st) + ".second") << ";\n";
+    }
+    if (names.fp_slots && (*names.fp_slots)[st] >= 0) {
+      s << indent << fp_check_statement(p, st, raw, args, (*names.fp_slots)[st], names.fp_word)
+        << "\n";
     }
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/graph/group_program.h"
@@ -22,6 +23,10 @@ struct StepNames {
   // When set (e.g. "[k]"), uniform draws were computed in pairs beforehand (emit_uniform_pairs):
   // step s reads u<s><uniform_index> instead of drawing.
   std::string uniform_index = "";
+  // numpy.errstate checks (backend/cuda/fp_check_cuda.h): each step's slot in the launch's flag
+  // words (-1: unchecked), and the expression of the first word. Null: no checks.
+  const std::vector<int>* fp_slots = nullptr;
+  std::string fp_word = "p.fpw";
 };
 
 // Whether the program draws uniforms (those can be computed two neighbours per Philox block).

@@ -4,6 +4,7 @@
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
 #include "numfuse/core/error.h"
 
@@ -49,6 +50,9 @@ void run_program_cuda(const GroupProgram& program) {
   if (k.n == 0) return;
   CUfunction f = keyed_kernel(k.key, "nf_fused", kernel_options(), device,
                               [&] { return elementwise_body(program, k); });
+  if (unsigned* words = fp_words_for_launch(device, k.fp)) {
+    std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
+  }
   launch(f, device, grid_for((k.n + k.vec - 1) / k.vec, device), kLaunchThreads, k.params);
 }
 

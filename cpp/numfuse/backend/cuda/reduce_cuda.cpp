@@ -1,5 +1,6 @@
 // ReduceNode on a CUDA device: a generated kernel (codegen_reduce.h), one or two passes.
 #include <algorithm>
+#include <cstring>
 
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
@@ -49,6 +50,9 @@ void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prol
   std::shared_ptr<Buffer> partials;
   if (k.partial_bytes) partials = allocate_device_buffer(k.partial_bytes, dev);
   set_fused_reduce_pointers(k, out.data(), partials ? partials->data() : nullptr);
+  if (unsigned* words = fp_words_for_launch(dev, k.fp)) {
+    std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
+  }
   const std::vector<std::string> opts = {"-std=c++17", "--fmad=false"};
   CUfunction main_fn = generated_kernel(k.body, "nf_reduce_main", opts, dev);
   const ReducePlan& plan = k.plan;
