@@ -15,31 +15,41 @@ import numfuse as nf
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a subprocess is POSIX")
 
-# The child: a fused reduction over a periodic generator, long for numfuse (its size calibrated
-# on this machine to take `seconds`) but checkable by NumPy from one period.
+# The child: a fused reduction over a periodic generator, long for numfuse (its length calibrated
+# on this machine to take `seconds`) but checkable by NumPy from one period. The work per element
+# grows (rounds of sin/cos) rather than the size: every pending array is checked at the call
+# against the machine's memory, as NumPy checks it, even one that fusion never stores.
 CHILD = textwrap.dedent("""
     import sys, time
     import numpy
     import numfuse as nf
 
     M = 1 << 16  # the period
-    def pending_sum(n, xp=nf):
+    def pending_sum(n, rounds, xp=nf):
         x = (xp.arange(n, dtype=xp.int64) % M).astype(xp.float64) * 1e-4
-        return (xp.sin(x) * xp.cos(x)).sum()
-    def expected(n):
-        return (n // M) * float(pending_sum(M, numpy))
+        for _ in range(rounds):
+            x = xp.sin(x) * 0.5 + xp.cos(x) * 0.25
+        return x.sum()
+    def expected(n, rounds):
+        return (n // M) * float(pending_sum(M, rounds, numpy))
 
     seconds, mode = float(sys.argv[1]), sys.argv[2]
-    n = M * 64
+    n, rounds = M * 64, 1
     while True:  # grow until one evaluation takes 0.2 s, then scale to `seconds`
-        t = time.perf_counter(); float(pending_sum(n)); dt = time.perf_counter() - t
+        t = time.perf_counter(); float(pending_sum(n, rounds)); dt = time.perf_counter() - t
         if dt > 0.2: break
-        n *= 4
-    n = max(M, int(n * seconds / dt) // M * M)
+        if n < (1 << 26):
+            n *= 4
+        else:
+            rounds *= 2
+    scale = seconds / dt
+    new_rounds = max(1, min(40, int(rounds * scale)))  # 40 rounds stay under the depth limit
+    n = max(M, int(n * scale * rounds / new_rounds) // M * M)
+    rounds = new_rounds
     keep = nf.asarray(numpy.arange(1000.0))  # in memory: must not be touched
     other = nf.sin(nf.asarray(numpy.arange(1000.0)))  # pending: must stay evaluable
-    s = pending_sum(n)
-    print("ready", n, flush=True)
+    s = pending_sum(n, rounds)
+    print("ready", n, rounds, flush=True)
     t = time.perf_counter()
     try:
         float(s)
@@ -50,7 +60,7 @@ CHILD = textwrap.dedent("""
         if mode == "raise":
             raise
     # The same pending array, evaluated again, and the arrays around it.
-    ok = abs(float(s) - expected(n)) <= 1e-9 * abs(expected(n))
+    ok = abs(float(s) - expected(n, rounds)) <= 1e-9 * abs(expected(n, rounds))
     ok &= bool((numpy.asarray(keep) == numpy.arange(1000.0)).all())
     ok &= numpy.allclose(numpy.asarray(other), numpy.sin(numpy.arange(1000.0)), rtol=1e-15, atol=0)
     print("re-evaluated", ok, flush=True)
