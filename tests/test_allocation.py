@@ -51,7 +51,9 @@ print("ok")
 
 
 def test_memory_error_at_evaluation_keeps_the_graph():
-    env = dict(os.environ, NUMFUSE_HOST_CACHE_BYTES="0")
+    # The child's address-space limit is for host memory: its arrays live on the CPU (a CUDA
+    # context cannot even start under it).
+    env = dict(os.environ, NUMFUSE_HOST_CACHE_BYTES="0", NUMFUSE_DEVICE="cpu")
     r = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, env=env,
                        timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr

@@ -20,6 +20,20 @@ pytestmark = pytest.mark.skipif(nf is None, reason="numfuse not importable")
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e300, -1e300, 1e-300, numpy.inf, -numpy.inf, numpy.nan]
 
 
+@pytest.fixture(autouse=True, scope="module")
+def gpu_fp_checks():
+    """The GPU's checks are opt-in (they cost fused reductions bandwidth): on for these tests."""
+    nf = harness.numfuse_module()
+    cuda = getattr(nf, "cuda", None)
+    if cuda is None or not cuda.is_available():
+        yield
+        return
+    before = cuda.fp_checks_enabled()
+    cuda.set_fp_checks(True)
+    yield
+    cuda.set_fp_checks(before)
+
+
 @pytest.fixture(params=[True, False], ids=["fused", "unfused"])
 def fusion(request):
     nf._core.set_fusion(request.param)
@@ -434,6 +448,9 @@ def test_graph_limit_flush_reports_at_the_op():
 
 
 def test_assignment_that_casts_warns(device):
+    if device == "cuda":
+        pytest.skip("the GPU does not check the backend's own copies yet (README: GPU errstate gaps)")
+
     def body(xp):
         a = xp.zeros(3, dtype=numpy.int32)
         a[:] = xp.asarray(numpy.array([numpy.nan, 1.0, 2.0]))

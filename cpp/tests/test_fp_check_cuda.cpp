@@ -22,6 +22,13 @@ using namespace nf::cuda;
 
 namespace {
 
+// The GPU's checks are opt-in (NUMFUSE_GPU_FP_CHECKS=1): this test binary turns them on before
+// any test runs, so that the generated kernels of every codegen test carry them.
+const bool kChecksOn = [] {
+  set_fp_checks(true);
+  return true;
+}();
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

@@ -214,7 +214,13 @@ def rot90(m, k=1, axes=(0, 1)):
         raise ValueError("Axes must be different.")
     if axes[0] >= m.ndim or axes[0] < -m.ndim or axes[1] >= m.ndim or axes[1] < -m.ndim:
         raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
-    k %= 4
+    # How k is read changed between NumPy versions (k %= 4, later int(k) % 4): the installed
+    # NumPy decides what it refuses, on a 2x2 stand-in.
+    _np.rot90(_np.empty((2, 2)), k)
+    try:
+        k %= 4
+    except TypeError:  # a string NumPy accepted: the newer int(k)
+        k = int(k) % 4
     if k == 0:
         return m[:]
     if k == 2:

@@ -15,7 +15,7 @@
 
 namespace nf::cuda {
 
-// Whether generated kernels check (NUMFUSE_GPU_FP_CHECKS=0 turns it off; default on).
+// Whether generated kernels check (opt-in: NUMFUSE_GPU_FP_CHECKS=1 or set_fp_checks(true)).
 bool fp_checks_enabled();
 void set_fp_checks(bool on);
 
