@@ -54,3 +54,14 @@ def _device_params():
 def device(request):
     """'cpu' or 'cuda': where the numfuse side of an @oracle test creates its arrays."""
     return request.param
+
+
+@pytest.fixture
+def cpu_default_device():
+    """numfuse's default device is the CPU for the test (restored after): for tests of the CPU
+    backend itself on machines whose default is a GPU."""
+    nf = harness.numfuse_module()
+    before = nf._core.default_device()
+    nf._core.set_default_device("cpu")
+    yield
+    nf._core.set_default_device(before)

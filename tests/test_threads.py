@@ -14,15 +14,9 @@ import numfuse as nf
 PERIOD = 1 << 16
 
 
-@pytest.fixture(autouse=True)
-def cpu_default_device():
-    """These tests are of the CPU backend's thread pool, locks and signal checks: their arrays
-    live on the CPU whatever the machine's default device is (a forked child cannot use a CUDA
-    context its parent made; GPU waits are polled, see test_cuda_* where they exist)."""
-    before = nf._core.default_device()
-    nf._core.set_default_device("cpu")
-    yield
-    nf._core.set_default_device(before)
+# CPU-backend tests (thread pool, locks, signal checks): their arrays live on the CPU whatever
+# the machine's default device is (a forked child cannot use a CUDA context its parent made).
+pytestmark = pytest.mark.usefixtures("cpu_default_device")
 
 
 def fused(xp, n, k):
