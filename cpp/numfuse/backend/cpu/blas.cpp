@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "numfuse/backend/cpu/blas_routines.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cpu {
@@ -50,6 +51,7 @@ struct Library {
   void* cgemm = nullptr;
   void* zgemm = nullptr;
   void* set_threads = nullptr;  // takes the library's integer type
+  BlasRoutines level12;         // gemv and dot, used by blas_level2.cpp; optional
 
   std::string describe() const {
     std::string s = config.empty() ? std::string("BLAS") : config;
@@ -89,6 +91,15 @@ bool resolve(void* handle, const std::string& path, Library* out) {
     lib.path = path;
     lib.flavour = std::string(s.prefix) + "?gemm" + s.suffix;
     lib.set_threads = dlsym(handle, s.threads);
+    BlasRoutines& r = lib.level12;
+    r.sgemv = sym("sgemv");
+    r.dgemv = sym("dgemv");
+    r.cgemv = sym("cgemv");
+    r.zgemv = sym("zgemv");
+    r.sdot = sym("sdot");
+    r.ddot = sym("ddot");
+    r.cdotu_sub = sym("cdotu_sub");
+    r.zdotu_sub = sym("zdotu_sub");
     if (auto cfg = reinterpret_cast<const char* (*)()>(dlsym(handle, s.config))) {
       if (const char* c = cfg()) lib.config = c;
     }
@@ -97,6 +108,7 @@ bool resolve(void* handle, const std::string& path, Library* out) {
     } else {
       lib.ilp64 = lib.config.find("USE64BITINT") != std::string::npos;
     }
+    r.ilp64 = lib.ilp64;
     if (lib.config.empty()) {
       lib.config = dlsym(handle, "openblas_get_config") || dlsym(handle, "openblas_set_num_threads")
                        ? "OpenBLAS"
@@ -492,6 +504,11 @@ void warn_fallback(DType dt) {
 }  // namespace
 
 bool blas_available() { return library() != nullptr; }
+
+const BlasRoutines* blas_routines() {
+  const Library* lib = library();
+  return lib ? &lib->level12 : nullptr;
+}
 
 std::string blas_description() {
   const Library* lib = library();

@@ -63,4 +63,18 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
 void gemm_builtin(DType dt, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
                   const void* A, int64_t lda, const void* B, int64_t ldb, void* C, int64_t ldc);
 
+// y = op(A) x through BLAS ?gemv (alpha = 1, beta = 0). A is row-major, stored rows x cols with
+// lda elements between its stored rows; op(A) is A (y has rows elements, x cols) or, with trans,
+// A^T (y has cols, x rows). Increments follow BLAS: a negative one walks the vector backwards from
+// the pointer given, which is the element at the LOWEST address. K (the length of x) == 0 writes
+// zeros. Returns false, writing nothing, when BLAS cannot take the call (no library or no ?gemv
+// symbol, a dtype other than float32/64 and complex64/128, a zero increment, lda too small, sizes
+// past a 32-bit BLAS): the caller then uses gemm.
+bool gemv(DType dt, bool trans, int64_t rows, int64_t cols, const void* A, int64_t lda,
+          const void* x, int64_t incx, void* y, int64_t incy);
+
+// *out = sum_i x[i] * y[i] (no conjugation) through BLAS ?dot / ?dotu_sub, increments as in gemv.
+// n == 0 writes zero. Returns false, writing nothing, when BLAS cannot take the call.
+bool dot(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy, void* out);
+
 }  // namespace nf::cpu

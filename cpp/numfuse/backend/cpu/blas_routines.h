@@ -1,0 +1,25 @@
+// The level-1 and level-2 BLAS routines of the library blas.cpp found, for blas_level2.cpp.
+// Internal to backend/cpu: callers use gemv() and dot() from blas.h.
+#pragma once
+
+namespace nf::cpu {
+
+// Raw symbols of the BLAS in use, in the same flavour (prefix, suffix, integer width) as its
+// ?gemm. Any pointer may be null: a library without them leaves those products to gemm.
+struct BlasRoutines {
+  bool ilp64 = false;  // integers are int64_t (else int32_t)
+  void* sgemv = nullptr;
+  void* dgemv = nullptr;
+  void* cgemv = nullptr;
+  void* zgemv = nullptr;
+  void* sdot = nullptr;
+  void* ddot = nullptr;
+  void* cdotu_sub = nullptr;
+  void* zdotu_sub = nullptr;
+};
+
+// The routines of the library in use; nullptr when no BLAS library was found (searches on first
+// call, as blas_available() does).
+const BlasRoutines* blas_routines();
+
+}  // namespace nf::cpu
