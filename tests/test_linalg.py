@@ -93,6 +93,97 @@ def test_matmul_strided_operands(xp, case):
     a, b = VIEW_CASES[case](xp)
     return xp.matmul(a, b)
 
+# ---- matrix-vector products: BLAS gemv and dot ---------------------------------------------------
+# Sizes past the tiny-product loop (M*N*K > 512), so these reach gemv / dot with the operands in
+# place: transposed, reversed (the reversal moves into a vector's increment), stepped, batched.
+
+def _m(xp, shape, dtype, seed):
+    return xp.asarray(make_array(shape, dtype, seed, low=-3, high=4))
+
+
+MATVEC_CASES = {
+    "A@x": lambda xp, dt: (_m(xp, (40, 30), dt, 1), _m(xp, (30,), dt, 2)),
+    "x@A": lambda xp, dt: (_m(xp, (40,), dt, 1), _m(xp, (40, 30), dt, 2)),
+    "AT@y": lambda xp, dt: (_m(xp, (30, 40), dt, 1).T, _m(xp, (30,), dt, 2)),
+    "x@AT": lambda xp, dt: (_m(xp, (40,), dt, 1), _m(xp, (30, 40), dt, 2).T),
+    "A@col": lambda xp, dt: (_m(xp, (40, 30), dt, 1), _m(xp, (30, 1), dt, 2)),
+    "row@A": lambda xp, dt: (_m(xp, (1, 40), dt, 1), _m(xp, (40, 30), dt, 2)),
+    "x@x": lambda xp, dt: (_m(xp, (600,), dt, 1), _m(xp, (600,), dt, 2)),
+    "row@col": lambda xp, dt: (_m(xp, (1, 600), dt, 1), _m(xp, (600, 1), dt, 2)),
+    "K1": lambda xp, dt: (_m(xp, (600, 1), dt, 1), _m(xp, (1,), dt, 2)),
+    "M1_K1": lambda xp, dt: (_m(xp, (1, 1), dt, 1), _m(xp, (1, 600), dt, 2)),
+    "neg_rows": lambda xp, dt: (_m(xp, (40, 30), dt, 1)[::-1], _m(xp, (30,), dt, 2)),
+    "neg_cols": lambda xp, dt: (_m(xp, (40, 30), dt, 1)[:, ::-1], _m(xp, (30,), dt, 2)),
+    "neg_both_T": lambda xp, dt: (_m(xp, (30, 40), dt, 1).T[::-1, ::-1], _m(xp, (60,), dt, 2)[::-2]),
+    "neg_vec": lambda xp, dt: (_m(xp, (40, 30), dt, 1), _m(xp, (30,), dt, 2)[::-1]),
+    "step_vec_left": lambda xp, dt: (_m(xp, (120,), dt, 1)[::3], _m(xp, (40, 30), dt, 2)[:, ::-1]),
+    "no_unit_stride": lambda xp, dt: (_m(xp, (40, 60), dt, 1)[:, ::2], _m(xp, (61,), dt, 2)[1::2]),
+    "dot_strided": lambda xp, dt: (_m(xp, (1200,), dt, 1)[::-2], _m(xp, (1800,), dt, 2)[::3]),
+    "broadcast_vec": lambda xp, dt: (_m(xp, (40, 30), dt, 1), xp.broadcast_to(_m(xp, (1,), dt, 2), (30,))),
+    "broadcast_rows": lambda xp, dt: (xp.broadcast_to(_m(xp, (30,), dt, 1), (40, 30)), _m(xp, (30,), dt, 2)),
+    "batch@x": lambda xp, dt: (_m(xp, (5, 40, 30), dt, 1), _m(xp, (30,), dt, 2)),
+    "batch_sliced@x": lambda xp, dt: (_m(xp, (6, 40, 30), dt, 1)[::2, 3:], _m(xp, (30,), dt, 2)),
+    "batch_T@x": lambda xp, dt: (_m(xp, (5, 30, 40), dt, 1).transpose(0, 2, 1), _m(xp, (30,), dt, 2)),
+    "x@batch": lambda xp, dt: (_m(xp, (40,), dt, 1), _m(xp, (5, 40, 30), dt, 2)),
+    "batch@batch_col": lambda xp, dt: (_m(xp, (5, 40, 30), dt, 1), _m(xp, (5, 30, 1), dt, 2)),
+    "batch_row@batch": lambda xp, dt: (_m(xp, (5, 1, 40), dt, 1), _m(xp, (5, 40, 30), dt, 2)[:, ::-1]),
+    "broadcast_batches": lambda xp, dt: (_m(xp, (3, 1, 40, 30), dt, 1), _m(xp, (4, 30, 1), dt, 2)),
+    "rows_0": lambda xp, dt: (_m(xp, (0, 600), dt, 1), _m(xp, (600,), dt, 2)),
+    "k_0": lambda xp, dt: (_m(xp, (600, 0), dt, 1), _m(xp, (0,), dt, 2)),
+    "batch_0": lambda xp, dt: (_m(xp, (0, 40, 30), dt, 1), _m(xp, (30,), dt, 2)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128", "int32"])
+@pytest.mark.parametrize("case", list(MATVEC_CASES))
+def test_matvec(case, dtype):
+    a, b = MATVEC_CASES[case](numpy, dtype)
+    k = a.shape[-1]
+
+    @oracle(rtol=_rtol(dtype, k), atol=_atol(dtype, k))
+    def body(xp):
+        a, b = MATVEC_CASES[case](xp, dtype)
+        return xp.matmul(a, b), xp.dot(a, b) if b.ndim == 1 else a @ b
+    body()
+
+
+def _random_matvec(seed):
+    """A seeded matrix-vector product: a matrix view (steps of either sign, maybe transposed,
+    maybe stacked) times a stepped vector, on either side. Returns (fn(xp), k)."""
+    rng = numpy.random.default_rng(seed)
+    dtype = ["float32", "float64", "complex64", "complex128"][seed % 4]
+    rows, k = int(rng.integers(1, 60)), int(rng.integers(1, 60))
+    sr, sc = (int(rng.choice([1, 2, -1, -2])) for _ in range(2))
+    sv = int(rng.choice([1, 3, -1, -2]))
+    transpose, left, batch = bool(rng.integers(2)), bool(rng.integers(2)), int(rng.choice([0, 3]))
+
+    def fn(xp):
+        # The matrix's core dims are (rows, k) for Mat @ v, (k, rows) for v @ Mat.
+        core = (rows * abs(sr), k * abs(sc)) if not left else (k * abs(sc), rows * abs(sr))
+        if transpose:
+            core = core[::-1]
+        base = _m(xp, ((batch,) if batch else ()) + core, dtype, seed)
+        mat = base.T if transpose and not batch else (base.swapaxes(-1, -2) if transpose else base)
+        steps = (sr, sc) if not left else (sc, sr)
+        mat = mat[..., ::steps[0], ::steps[1]]
+        vec = _m(xp, (k * abs(sv),), dtype, seed + 1)[::sv]
+        return vec @ mat if left else mat @ vec
+    return fn, k, dtype
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_matvec_random_views(seed):
+    fn, k, dtype = _random_matvec(seed)
+    oracle(rtol=_rtol(dtype, k), atol=_atol(dtype, k))(lambda xp: fn(xp))()
+
+
+@oracle(rtol=1e-12)
+def test_matvec_slice_loop(xp):
+    """The pattern of the issue: a vector times column blocks of a matrix, in a loop."""
+    m = _m(xp, (300, 200), "float64", 1)
+    v = _m(xp, (300,), "float64", 2)
+    return [v @ m[:, i:i + 64] for i in range(0, 136, 9)]
+
 
 @oracle()
 def test_matmul_lazy_inputs(xp):
