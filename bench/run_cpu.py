@@ -4,7 +4,9 @@ Cases: element-wise binary (add, multiply), unary math (sin, exp, sqrt, log) and
 (sum, max, mean) over 1e7 float32 and float64; reductions of expressions (fused: sqrt of a sum of
 squares, sum of squared differences, var, std, norm, max of a difference) over 1e7 float64; issue 4's
 element-wise chains (sin(x)+cos(x), x*y+z*x-sqrt(y)*2 on 1e7 float32) and the 5-point stencil
-(2048^2 float64, 20 iterations); matmul 2048^2 float64; host overhead of a warm 1000-element add.
+(2048^2 float64, 20 iterations); matmul 2048^2 float64; issue 11's matrix-vector products (A @ x,
+x @ A, A.T @ y at 1000^2 and 4000^2 float64/float32, and a loop of 1000 `v @ M[:, i:i+64]`); host
+overhead of a warm 1000-element add.
 Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is faster), and whether
 the two results agree.
 
@@ -92,6 +94,31 @@ def fused_chain_cases(n, rng, side, iterations):
     ]
 
 
+def matvec_cases(rng, sides):
+    """Issue 11's matrix-vector products: (name, fn(xp, *args), numpy inputs, bytes moved, rtol).
+    The bytes are the matrix's, read once (the vectors are a 1/n fraction)."""
+    cases = []
+    for n in sides:
+        for dt in (numpy.float64, numpy.float32):
+            a = rng.random((n, n)).astype(dt)
+            x = rng.random(n).astype(dt)
+            name = numpy.dtype(dt).name
+            rtol = 1e-10 if dt == numpy.float64 else 1e-4
+            cases += [(f"A @ x {n}^2 {name}", lambda xp, a, x: a @ x, (a, x), a.nbytes, rtol),
+                      (f"x @ A {n}^2 {name}", lambda xp, a, x: x @ a, (a, x), a.nbytes, rtol),
+                      (f"A.T @ y {n}^2 {name}", lambda xp, a, x: a.T @ x, (a, x), a.nbytes, rtol)]
+
+    def slice_loop(xp, m, v):
+        out = xp.empty((1000, 64), m.dtype)
+        for i in range(1000):
+            out[i] = v @ m[:, i:i + 64]
+        return out
+    m, v = rng.random((1000, 1064)), rng.random(1000)
+    cases.append(("1000x out[i] = v @ M[:, i:i+64], M 1000x1064 float64", slice_loop, (m, v),
+                  1000 * 1000 * 64 * 8, 1e-10))
+    return cases
+
+
 def time_pair(nf, fn, np_inputs, repeats, budget_s):
     """Times fn under NumPy and numfuse on the same data; returns (t_np, t_nf, r_np, r_nf)."""
     nf_inputs = tuple(nf.asarray(x) for x in np_inputs)
@@ -155,6 +182,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
     ap.add_argument("--overhead-only", action="store_true", help="only the host-overhead rows")
+    ap.add_argument("--matvec-only", action="store_true", help="only the matrix-vector rows")
     args = ap.parse_args()
 
     # These are CPU figures: keep numfuse off the GPU on a machine that has one.
@@ -169,10 +197,11 @@ def main():
                "numpy/numfuse", "agree"]
     rows = []
     rng = numpy.random.default_rng(0)
-    bandwidth_cases = [] if args.overhead_only else (
+    matvec = matvec_cases(rng, (1000,) if args.quick else (1000, 4000))
+    bandwidth_cases = [] if args.overhead_only else matvec if args.matvec_only else (
         [(f"{name} {n:.0e}", *case) for name, *case in elementwise_cases(n, rng)] +
         [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)] +
-        fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20))
+        fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20) + matvec)
     for label, fn, inputs, nbytes, rtol in bandwidth_cases:
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
@@ -181,7 +210,7 @@ def main():
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
         print("  done:", label, flush=True)
 
-    if not args.overhead_only:
+    if not (args.overhead_only or args.matvec_only):
         A, B = rng.random((m, m)), rng.random((m, m))
         t_np, t_nf, r_np, r_nf = time_pair(nf, lambda xp, a, b: a @ b, (A, B), 3, budget * 2)
         tf = lambda t: f"{2 * m ** 3 / t / 1e9:.1f} GFLOP/s"
@@ -189,7 +218,7 @@ def main():
                      common.fmt_time(t_nf.first), tf(t_np.median), tf(t_nf.median),
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, 1e-10) else "NO"])
 
-    for name, np_per, nf_per, nf_first in overhead_cases(nf):
+    for name, np_per, nf_per, nf_first in ([] if args.matvec_only else overhead_cases(nf)):
         rows.append([f"overhead: {name}", common.fmt_time(np_per) + "/op", common.fmt_time(nf_per) + "/op",
                      common.fmt_time(nf_first) + "/op", None, None, f"{np_per / nf_per:.2f}x", None])
 
