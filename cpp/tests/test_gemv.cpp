@@ -72,8 +72,8 @@ void run_case(std::mt19937_64& rng, double tol) {
   const T* mat = mbuf.data() + m0 + p.mat_shift;
   const T* vec = vbuf.data() + v0 + p.vec_shift;
   const bool ran = p.dot ? nf::cpu::dot(Tr::dt, cols, mat, p.mat_inc, vec, p.incx, y.data())
-                         : nf::cpu::gemv(Tr::dt, p.trans, p.stored_rows, p.stored_cols, mat,
-                                         p.ld, vec, p.incx, y.data() + p.y_shift, p.incy);
+                         : nf::cpu::gemv(Tr::dt, p.trans, p.stored_rows, p.stored_cols, mat, p.ld,
+                                         vec, p.incx, y.data() + p.y_shift, p.incy);
   ASSERT_EQ(ran, nf::cpu::blas_available());
   if (!ran) {
     for (const T& e : y) ASSERT_TRUE(std::isnan(Tr::re(e)));  // nothing written
@@ -85,7 +85,8 @@ void run_case(std::mt19937_64& rng, double tol) {
       const T a = mbuf[m0 + i * rs + k * cs], b = vbuf[v0 + k * vs];
       re += (long double)Tr::re(a) * Tr::re(b) - (long double)Tr::im(a) * Tr::im(b);
       im += (long double)Tr::re(a) * Tr::im(b) + (long double)Tr::im(a) * Tr::re(b);
-      mag += (std::fabs(Tr::re(a)) + std::fabs(Tr::im(a))) * (std::fabs(Tr::re(b)) + std::fabs(Tr::im(b)));
+      mag += (std::fabs(Tr::re(a)) + std::fabs(Tr::im(a))) *
+             (std::fabs(Tr::re(b)) + std::fabs(Tr::im(b)));
     }
     SCOPED_TRACE("row " + std::to_string(i));
     ASSERT_NEAR(Tr::re(y[i]), static_cast<double>(re), tol * static_cast<double>(mag) + 1e-300);

@@ -23,8 +23,8 @@ struct Level2Fns {
   using dgemv_t = void (*)(int, int, I, I, double, const double*, I, const double*, I, double,
                            double*, I);
   // complex: alpha and beta by pointer, vectors and matrix as void*.
-  using cgemv_t = void (*)(int, int, I, I, const void*, const void*, I, const void*, I,
-                           const void*, void*, I);
+  using cgemv_t = void (*)(int, int, I, I, const void*, const void*, I, const void*, I, const void*,
+                           void*, I);
   using sdot_t = float (*)(I, const float*, I, const float*, I);
   using ddot_t = double (*)(I, const double*, I, const double*, I);
   using cdotu_t = void (*)(I, const void*, I, const void*, I, void*);
@@ -32,31 +32,45 @@ struct Level2Fns {
 
 void* gemv_symbol(const BlasRoutines& r, DType dt) {
   switch (dt) {
-    case DType::Float32: return r.sgemv;
-    case DType::Float64: return r.dgemv;
-    case DType::Complex64: return r.cgemv;
-    case DType::Complex128: return r.zgemv;
-    default: return nullptr;
+    case DType::Float32:
+      return r.sgemv;
+    case DType::Float64:
+      return r.dgemv;
+    case DType::Complex64:
+      return r.cgemv;
+    case DType::Complex128:
+      return r.zgemv;
+    default:
+      return nullptr;
   }
 }
 
 void* dot_symbol(const BlasRoutines& r, DType dt) {
   switch (dt) {
-    case DType::Float32: return r.sdot;
-    case DType::Float64: return r.ddot;
-    case DType::Complex64: return r.cdotu_sub;
-    case DType::Complex128: return r.zdotu_sub;
-    default: return nullptr;
+    case DType::Float32:
+      return r.sdot;
+    case DType::Float64:
+      return r.ddot;
+    case DType::Complex64:
+      return r.cdotu_sub;
+    case DType::Complex128:
+      return r.zdotu_sub;
+    default:
+      return nullptr;
   }
 }
 
 size_t blas_itemsize(DType dt) {
   switch (dt) {
-    case DType::Float32: return 4;
+    case DType::Float32:
+      return 4;
     case DType::Float64:
-    case DType::Complex64: return 8;
-    case DType::Complex128: return 16;
-    default: return 0;
+    case DType::Complex64:
+      return 8;
+    case DType::Complex128:
+      return 16;
+    default:
+      return 0;
   }
 }
 
@@ -67,27 +81,25 @@ void call_gemv(void* fn, DType dt, bool trans, int64_t rows, int64_t cols, const
   const int op = trans ? kTrans : kNoTrans;
   switch (dt) {
     case DType::Float32:
-      reinterpret_cast<typename F::sgemv_t>(fn)(kRowMajor, op, I(rows), I(cols), 1.0f,
-                                                static_cast<const float*>(A), I(lda),
-                                                static_cast<const float*>(x), I(incx), 0.0f,
-                                                static_cast<float*>(y), I(incy));
+      reinterpret_cast<typename F::sgemv_t>(fn)(
+          kRowMajor, op, I(rows), I(cols), 1.0f, static_cast<const float*>(A), I(lda),
+          static_cast<const float*>(x), I(incx), 0.0f, static_cast<float*>(y), I(incy));
       break;
     case DType::Float64:
-      reinterpret_cast<typename F::dgemv_t>(fn)(kRowMajor, op, I(rows), I(cols), 1.0,
-                                                static_cast<const double*>(A), I(lda),
-                                                static_cast<const double*>(x), I(incx), 0.0,
-                                                static_cast<double*>(y), I(incy));
+      reinterpret_cast<typename F::dgemv_t>(fn)(
+          kRowMajor, op, I(rows), I(cols), 1.0, static_cast<const double*>(A), I(lda),
+          static_cast<const double*>(x), I(incx), 0.0, static_cast<double*>(y), I(incy));
       break;
     case DType::Complex64: {
       const complex64 one(1.0f, 0.0f), zero(0.0f, 0.0f);
-      reinterpret_cast<typename F::cgemv_t>(fn)(kRowMajor, op, I(rows), I(cols), &one, A, I(lda),
-                                                x, I(incx), &zero, y, I(incy));
+      reinterpret_cast<typename F::cgemv_t>(fn)(kRowMajor, op, I(rows), I(cols), &one, A, I(lda), x,
+                                                I(incx), &zero, y, I(incy));
       break;
     }
     case DType::Complex128: {
       const complex128 one(1.0, 0.0), zero(0.0, 0.0);
-      reinterpret_cast<typename F::cgemv_t>(fn)(kRowMajor, op, I(rows), I(cols), &one, A, I(lda),
-                                                x, I(incx), &zero, y, I(incy));
+      reinterpret_cast<typename F::cgemv_t>(fn)(kRowMajor, op, I(rows), I(cols), &one, A, I(lda), x,
+                                                I(incx), &zero, y, I(incy));
       break;
     }
     default:
@@ -132,7 +144,7 @@ bool gemv(DType dt, bool trans, int64_t rows, int64_t cols, const void* A, int64
   if (ny == 0) return true;
   if (ny <= 1) incy = 1;
   if (incy == 0 || (nx > 1 && incx == 0)) return false;  // BLAS rejects a zero increment
-  if (rows <= 1) lda = std::max<int64_t>(1, cols);  // the stride between rows is never used
+  if (rows <= 1) lda = std::max<int64_t>(1, cols);       // the stride between rows is never used
   if (lda < std::max<int64_t>(1, cols)) return false;
   if (nx <= 1) incx = 1;
   const int64_t ax = incx < 0 ? -incx : incx, ay = incy < 0 ? -incy : incy;
@@ -155,8 +167,7 @@ bool gemv(DType dt, bool trans, int64_t rows, int64_t cols, const void* A, int64
   return true;
 }
 
-bool dot(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy,
-         void* out) {
+bool dot(DType dt, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy, void* out) {
   const BlasRoutines* r = blas_routines();
   void* fn = r ? dot_symbol(*r, dt) : nullptr;
   if (!fn || n < 0) return false;

@@ -38,8 +38,7 @@ struct GemvPlan {
 // y (rows contiguous elements) = Mat (rows x cols, element strides rs, cs) times v (cols elements,
 // stride vs). False when one call cannot do it in place: neither of Mat's dims has a unit stride
 // (copy Mat to C order and plan again), or v's stride is 0 (a broadcast vector).
-inline bool plan_gemv(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t vs,
-                      GemvPlan* p) {
+inline bool plan_gemv(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t vs, GemvPlan* p) {
   *p = GemvPlan{};
   if (rows == 1) {
     p->dot = true;

@@ -8,10 +8,10 @@
 #include <type_traits>
 
 #include "numfuse/backend/cpu/blas.h"
-#include "numfuse/backend/cpu/gemv_plan.h"
-#include "numfuse/backend/gemm_layout.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cpu/gemv_plan.h"
 #include "numfuse/backend/cpu/thread_pool.h"
+#include "numfuse/backend/gemm_layout.h"
 #include "numfuse/ops/linalg.h"
 
 namespace nf {
@@ -168,14 +168,15 @@ bool matvec(const Array& out, MatrixStack& A, MatrixStack& B, const Shape& out_b
   char* c0 = out.data();
   const int64_t ny = mat_is_a ? M : N;
   auto call = [&](const char* m, const char* v, char* y) {
-    if (p.dot) return cpu::dot(dt, K, m + p.mat_shift * es, p.mat_inc, v + p.vec_shift * es, p.incx, y);
+    if (p.dot)
+      return cpu::dot(dt, K, m + p.mat_shift * es, p.mat_inc, v + p.vec_shift * es, p.incx, y);
     return cpu::gemv(dt, p.trans, p.stored_rows, p.stored_cols, m + p.mat_shift * es, p.ld,
                      v + p.vec_shift * es, p.incx, y + p.y_shift * es, p.incy);
   };
 
   // One vector for the whole batch and the matrices' rows evenly spaced: one tall gemv.
-  const bool vec_shared = std::all_of(vec.bstrides.begin(), vec.bstrides.end(),
-                                      [](int64_t s) { return s == 0; });
+  const bool vec_shared =
+      std::all_of(vec.bstrides.begin(), vec.bstrides.end(), [](int64_t s) { return s == 0; });
   if (vec_shared && mat_is_a && numel(out_batch) > 1) {
     std::vector<std::pair<int64_t, int64_t>> dims;
     for (size_t d = 0; d < out_batch.size(); ++d) dims.push_back({out_batch[d], A.bstrides[d]});
