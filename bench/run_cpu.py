@@ -5,8 +5,9 @@ Cases: element-wise binary (add, multiply), unary math (sin, exp, sqrt, log) and
 squares, sum of squared differences, var, std, norm, max of a difference) over 1e7 float64; issue 4's
 element-wise chains (sin(x)+cos(x), x*y+z*x-sqrt(y)*2 on 1e7 float32) and the 5-point stencil
 (2048^2 float64, 20 iterations); matmul 2048^2 float64; issue 11's matrix-vector products (A @ x,
-x @ A, A.T @ y at 1000^2 and 4000^2 float64/float32, and a loop of 1000 `v @ M[:, i:i+64]`); host
-overhead of a warm 1000-element add.
+x @ A, A.T @ y at 1000^2 and 4000^2 float64/float32, and a loop of 1000 `v @ M[:, i:i+64]`); issue
+11's conversion of an evaluated 80 MB result to NumPy (asnumpy, next to numpy.asarray and
+numpy.copy); host overhead of a warm 1000-element add.
 Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is faster), and whether
 the two results agree.
 
@@ -128,6 +129,24 @@ def time_pair(nf, fn, np_inputs, repeats, budget_s):
     return t_np, t_nf, fn(numpy, *np_inputs), common.to_numpy(nf, common.force(nf, fn(nf, *nf_inputs)))
 
 
+def conversion_rows(nf, n, repeats):
+    """Issue 11: numfuse.asnumpy of an evaluated float64 result of n elements (80 MB at 1e7),
+    timed in one run with numpy.asarray (NumPy's no-copy conversion) and numpy.copy (what a copy
+    costs) of a NumPy array of the same values. Returns (label, t_numpy, t_numfuse, agree)."""
+    h = numpy.random.default_rng(3).random(n)
+    r = common.force(nf, nf.asarray(h) * 2.0)  # evaluated before the clock starts
+    expected = h * 2.0
+    to_host = getattr(nf, "asnumpy", numpy.asarray)
+    # Every result is a NumPy array: numpy as the module to force, nothing is pending.
+    t_nf = common.measure(lambda: to_host(r), numpy, repeats=repeats, warmup=1)
+    agree = common.agree(expected, to_host(r), 0.0)
+    mb = f"{n * 8 / 1e6:.0f} MB"
+    return [(f"asnumpy(r), r {mb} float64 evaluated; numpy: asarray", common.measure(
+                lambda: numpy.asarray(expected), numpy, repeats=repeats, warmup=1), t_nf, agree),
+            (f"asnumpy(r), r {mb} float64 evaluated; numpy: copy", common.measure(
+                lambda: numpy.copy(expected), numpy, repeats=repeats, warmup=1), t_nf, agree)]
+
+
 def overhead_cases(nf):
     """Per-op host overhead on a warm 1000-element add, for NumPy and numfuse.
 
@@ -217,6 +236,12 @@ def main():
         rows.append([f"matmul {m}^2 float64", common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
                      common.fmt_time(t_nf.first), tf(t_np.median), tf(t_nf.median),
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, 1e-10) else "NO"])
+
+    if not (args.overhead_only or args.matvec_only):
+        for label, t_np, t_nf, agree in conversion_rows(nf, n, args.repeats):
+            rows.append([label, common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+                         common.fmt_time(t_nf.first), None, None, f"{t_np.median / t_nf.median:.2f}x",
+                         "yes" if agree else "NO"])
 
     for name, np_per, nf_per, nf_first in ([] if args.matvec_only else overhead_cases(nf)):
         rows.append([f"overhead: {name}", common.fmt_time(np_per) + "/op", common.fmt_time(nf_per) + "/op",

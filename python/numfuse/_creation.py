@@ -69,14 +69,15 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 
 
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
-    """A NumPy copy of ``a`` on the host (CuPy's name)."""
+    """``a`` as a NumPy array on the host (CuPy's name).
+
+    A CPU array comes back without a copy when its layout satisfies ``order``, as
+    ``numpy.asarray(a, order=order)`` does: a view that shares (and keeps alive) its memory, so
+    that writes on either side are seen by the other. A device array is copied to the host.
+    """
     if isinstance(a, ndarray):
-        if order == "C" and out is None and a.device == "cpu":
-            # One copy into fresh C-ordered memory, made in C++ (device arrays keep the transfer
-            # path the GPU suite was last run with).
-            return a._host_copy()
-        # A device array's host view is already a fresh copy.
-        res = _np.array(a._host_view(), order=order, copy=a.device == "cpu")
+        # A CPU array's host view is its memory; a device array's is already a fresh copy.
+        res = _np.asarray(a._host_view(), order=order)
     else:
         res = _np.asarray(a, order=order)
     if out is not None:

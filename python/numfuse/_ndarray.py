@@ -49,14 +49,21 @@ class Flags:
 
 
 def _host(self):
-    return self._host_view()
+    # numfuse's own read (repr, tolist, item): a read-only view that leaves the graph alone.
+    return self._host_read()
 
 
 def __array__(self, dtype=None, copy=None):
-    view = self._host_view()
+    # NumPy's protocol: copy=True asks for a private copy, None and False for the memory itself
+    # (a view that keeps this array's memory alive; CPU arrays only, a device array is copied).
+    if copy is False and ((dtype is not None and _np.dtype(dtype) != self.dtype) or self.device != "cpu"):
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    if copy and (dtype is None or _np.dtype(dtype) == self.dtype):
+        return self._host_copy()
+    view = self._host_view() if not copy else self._host_read()
     if dtype is not None and _np.dtype(dtype) != view.dtype:
         return view.astype(dtype)
-    return view.copy() if copy else view
+    return view
 
 
 def get(self, stream=None, order="C", out=None, blocking=True):

@@ -55,7 +55,7 @@ def _is_scalar(x):
 
 def _host(x):
     """A parameter array on the host, for validation (parameters are small)."""
-    return _np.asarray(x._host_view() if isinstance(x, ndarray) else x, dtype=_np.float64)
+    return _np.asarray(x._host_read() if isinstance(x, ndarray) else x, dtype=_np.float64)
 
 
 class Generator:

@@ -77,7 +77,7 @@ double real_value(const Array& h) {
 }
 
 nb::object via_numpy(const Array& a, PyObject* (*convert_fn)(PyObject*)) {
-  nb::object view = host_numpy_view(a);
+  nb::object view = host_numpy_view(a, HostUse::Read);
   PyObject* r = convert_fn(view.ptr());
   if (!r) throw nb::python_error();
   return nb::steal(r);
@@ -107,7 +107,7 @@ nb::object to_int(const Array& a) {
 
 bool to_bool(const Array& a) {
   if (!direct_scalar(a)) {
-    int t = PyObject_IsTrue(host_numpy_view(a).ptr());
+    int t = PyObject_IsTrue(host_numpy_view(a, HostUse::Read).ptr());
     if (t < 0) throw nb::python_error();
     return t != 0;
   }
@@ -340,7 +340,8 @@ void bind_array(nb::module_& m) {
       .def("__float__", &to_float)
       .def("__int__", &to_int)
       .def("__bool__", &to_bool)
-      .def("_host_view", &host_numpy_view)
+      .def("_host_view", [](const Array& a) { return host_numpy_view(a, HostUse::Export); })
+      .def("_host_read", [](const Array& a) { return host_numpy_view(a, HostUse::Read); })
       .def("_host_copy", &host_numpy_copy)
       .def("__len__",
            [](const Array& a) {

@@ -44,7 +44,7 @@ PyObject* binary_slot(PyObject* x, PyObject* y) {
 // for <. Such comparisons take NumPy's answer, computed on the host, as it is.
 PyObject* compare_on_host(PyObject* self, PyObject* other, int cmp) {
   const Array& a = as_array(self);
-  nb::object view = host_numpy_view(a);
+  nb::object view = host_numpy_view(a, HostUse::Read);
   PyObject* r = PyObject_RichCompare(view.ptr(), other, cmp);
   if (!r) throw nb::python_error();
   nb::object res = nb::steal(r);

@@ -56,10 +56,17 @@ Operand operand_from_py(nb::handle obj, Device device);
 Array array_from_py(nb::handle obj, std::optional<DType> dtype, Device device);
 // A copy of a NumPy (or buffer-protocol) array in a new numfuse array.
 Array array_from_numpy(nb::handle np_array, Device device);
-// A NumPy array viewing a host array's memory (keeps the storage alive); for a device array, a
-// NumPy array over a host copy. Evaluates `a` first.
-nb::object host_numpy_view(const Array& a);
-// A NumPy copy of `a` in C order (numfuse.asnumpy): evaluates, copies once, no view in between.
+// What a NumPy view of a host array is for. Export: handed to the user (numpy.asarray,
+// asnumpy), who may write through it: pending readers of the memory are evaluated first and,
+// while the view lives, new ones when they are recorded (docs/decisions.md, "asnumpy shares
+// memory"). Read: numfuse's own short read (repr, tolist, float()) that lets no one write: the
+// view is read-only and the graph is left as it is.
+enum class HostUse { Export, Read };
+// A NumPy array viewing a host array's memory (keeps the storage alive; any strides; read-only
+// when `a` is); for a device array, a NumPy array over a host copy. Evaluates `a` first.
+nb::object host_numpy_view(const Array& a, HostUse use = HostUse::Export);
+// A private NumPy copy of `a` in C order (ndarray.__array__(copy=True)): evaluates, copies once,
+// no view in between.
 nb::object host_numpy_copy(const Array& a);
 // `a` on `device` (itself when already there; otherwise a copy).
 Array to_device(const Array& a, Device device);

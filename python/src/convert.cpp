@@ -443,17 +443,38 @@ nb::object host_numpy_copy(const Array& a) {
   return out;
 }
 
-nb::object host_numpy_view(const Array& a) {
-  eval(a, FlushReason::HostRead);
+nb::object host_numpy_view(const Array& a, HostUse use) {
   if (!a.device().is_cpu()) {
-    // A device array is read through a contiguous host copy (the transfer waits for the stream).
+    eval(a, FlushReason::HostRead);
+    // A device array is read through a contiguous host copy (the transfer waits for the stream):
+    // private memory, so nothing to guard.
     Array host = Array::empty(a.shape, a.dtype, Device::cpu());
     run_blocking([&] { backend::copy_into(a, host); });
     host.writeable = a.writeable;
-    return host_numpy_view(host);
+    return host_numpy_view(host, use);
   }
-  auto* keep = new std::shared_ptr<Storage>(a.storage);
-  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  const bool exported = use == HostUse::Export && a.writeable;
+  // The capsule owns a reference to the storage; an exported view also counts itself in it, so
+  // that nodes recorded while it lives read the memory at once (graph/eval.cpp). Counted before
+  // the flush below, so that no reader another thread records in between is missed.
+  struct Keep {
+    std::shared_ptr<Storage> storage;
+    bool counted;
+  };
+  auto* keep = new Keep{a.storage, exported};
+  if (exported) a.storage->host_views.fetch_add(1, std::memory_order_relaxed);
+  nb::capsule owner(keep, [](void* p) noexcept {
+    auto* k = static_cast<Keep*>(p);
+    if (k->counted) k->storage->host_views.fetch_sub(1, std::memory_order_relaxed);
+    delete k;
+  });
+  if (exported) {
+    // NumPy may write through the view at once: pending nodes that read this memory must see
+    // the values of now (prepare_write materialises `a` too).
+    prepare_write(a);
+  } else {
+    eval(a, FlushReason::HostRead);
+  }
   std::vector<size_t> shape(a.shape.begin(), a.shape.end());
   nb::ndarray<nb::numpy> view(a.data(), shape.size(), shape.data(), owner, a.strides.data(),
                               dlpack_dtype(a.dtype));
@@ -461,7 +482,7 @@ nb::object host_numpy_view(const Array& a) {
   // DLPack's int64 arrives as NumPy's 'q' (long long); NumPy's own int64 is 'l', and repr
   // prints dtype=int64 for the former.
   if (a.dtype == DType::Int64 || a.dtype == DType::UInt64) out = out.attr("view")(dtype_to_py(a.dtype));
-  if (!a.writeable) out.attr("flags").attr("writeable") = false;
+  if (!a.writeable || use == HostUse::Read) out.attr("flags").attr("writeable") = false;
   return out;
 }
 

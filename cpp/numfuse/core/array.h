@@ -1,6 +1,7 @@
 // Array: a cheap handle (dtype, shape, strides, offset) onto a shared Storage. A Storage holds
 // either a Buffer (materialised) or the Node that will produce it (pending). Views share Storage.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct Storage {
   int producer_output = 0;          // which output of `producer` this is
   // Never written (the cached weak-scalar constants of ops/elementwise.cpp): readers not tracked.
   bool constant = false;
+  // Live writeable NumPy views of this memory handed to the user (numpy.asarray, asnumpy): NumPy
+  // may write through them at any time, unseen by the graph, so a node reading this storage is
+  // evaluated when it is recorded (graph/eval.cpp) while any is alive.
+  std::atomic<int> host_views{0};
   // Pending nodes that read this storage: a write into it must evaluate them first.
   std::vector<std::weak_ptr<Node>, PoolAllocator<std::weak_ptr<Node>>> readers;
 

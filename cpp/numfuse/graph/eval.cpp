@@ -726,12 +726,20 @@ static void register_pending_locked(const std::shared_ptr<Node>& node, Array* ou
     a.storage->producer_output = static_cast<int>(i);
     node->outputs.emplace_back(a.storage);
   }
-  for (const Array& in : node->inputs) add_reader(in.storage.get(), node);
+  bool reads_host_view = false;
+  for (const Array& in : node->inputs) {
+    add_reader(in.storage.get(), node);
+    reads_host_view |= in.storage->host_views.load(std::memory_order_relaxed) > 0;
+  }
   g_pending_nodes.fetch_add(1, std::memory_order_relaxed);
   lock.unlock();  // an evaluation takes the lock itself, once
   const GraphLimits& lim = graph_limits();
   // A chain of max_depth nodes is evaluated: one group under the default op limit.
-  if (any_input_pending && depth + 1 >= lim.max_depth) {
+  if (reads_host_view) {
+    // NumPy could write into the input through the view before this node is evaluated; NumPy's
+    // eager semantics say the node sees the values of now.
+    eval(std::vector<Array>(outs, outs + n), FlushReason::HostView);
+  } else if (any_input_pending && depth + 1 >= lim.max_depth) {
     eval(std::vector<Array>(outs, outs + n), FlushReason::GraphDepthLimit);
   } else if (pending_node_count() > lim.max_pending) {
     eval(std::vector<Array>(outs, outs + n), FlushReason::GraphSizeLimit);

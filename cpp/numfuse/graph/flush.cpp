@@ -14,6 +14,7 @@ const char* flush_reason_name(FlushReason r) {
     case FlushReason::Explicit: return "explicit";
     case FlushReason::GraphDepthLimit: return "graph-depth-limit";
     case FlushReason::GraphSizeLimit: return "graph-size-limit";
+    case FlushReason::HostView: return "host-view";
   }
   return "?";
 }

@@ -12,6 +12,7 @@ enum class FlushReason : uint8_t {
   Explicit,          // numfuse.eval()
   GraphDepthLimit,   // the pending chain grew past NUMFUSE_MAX_GRAPH_DEPTH
   GraphSizeLimit,    // more pending nodes than NUMFUSE_MAX_PENDING_NODES
+  HostView,          // a node reads memory that a live writeable NumPy view may write
 };
 
 const char* flush_reason_name(FlushReason r);
