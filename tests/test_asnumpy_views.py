@@ -73,6 +73,10 @@ def test_broadcast_view_is_read_only_as_in_numpy(device):
     assert got.flags.writeable == expected.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         got[0, 0] = 1
+    # Nor can it be made writeable (NumPy allows it on a broadcast view of a writeable array;
+    # numfuse refuses, as NumPy does for a view of a read-only array: docs/decisions.md).
+    with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True"):
+        got.flags.writeable = True
     if device == "cpu":
         assert got.strides == expected.strides  # zero strides kept, no copy
     numpy.testing.assert_array_equal(nf.asnumpy(a), h)  # nothing written

@@ -483,6 +483,10 @@ nb::object host_numpy_view(const Array& a, HostUse use) {
   // prints dtype=int64 for the former.
   if (a.dtype == DType::Int64 || a.dtype == DType::UInt64) out = out.attr("view")(dtype_to_py(a.dtype));
   if (!a.writeable || use == HostUse::Read) out.attr("flags").attr("writeable") = false;
+  // NumPy lets WRITEABLE be set back on an array whose base is not an ndarray (here nanobind's
+  // buffer owner); on a view of a read-only ndarray it refuses, as for numpy.broadcast_to. An
+  // exported read-only view must stay so: nothing else guards the memory behind it.
+  if (!a.writeable && use == HostUse::Export) out = out.attr("view")();
   return out;
 }
 
