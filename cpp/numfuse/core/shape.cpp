@@ -126,6 +126,15 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  }
+  return true;
+}
+
 Strides broadcast_strides(const Shape& from, const Strides& strides, const Shape& to) {
   if (from.size() > to.size()) {
     throw ValueError("cannot broadcast an array of shape " + shape_str(from) + " to shape " +

@@ -39,6 +39,8 @@ std::string shape_str(const Shape& shape);
 // "operands could not be broadcast together with shapes (3,4) (5,) ".
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 Shape broadcast_shapes(const std::vector<Shape>& shapes);
+// Whether `from` broadcasts to `to` unchanged (NumPy's rule, no exception).
+bool broadcasts_to(const Shape& from, const Shape& to);
 // Strides that read an array of shape `from` as if it had the broadcast shape `to` (0 where it
 // repeats). Throws ValueError if `from` does not broadcast to `to`.
 Strides broadcast_strides(const Shape& from, const Strides& strides, const Shape& to);

@@ -558,17 +558,6 @@ void prepare_write(const Array& dst) {
 }
 
 namespace {
-// Whether `from` broadcasts to `to` (inputs of other node kinds, matmul's transposed operand say,
-// need not).
-bool broadcasts_to(const Shape& from, const Shape& to) {
-  if (from.size() > to.size()) return false;
-  const size_t lead = to.size() - from.size();
-  for (size_t i = 0; i < from.size(); ++i) {
-    if (from[i] != 1 && from[i] != to[lead + i]) return false;
-  }
-  return true;
-}
-
 std::pair<int64_t, int64_t> byte_extent(const Array& a) {
   int64_t lo = a.byte_offset, hi = a.byte_offset;
   const int64_t size = int64_t(a.itemsize());

@@ -342,15 +342,6 @@ void masked_assign(const Array& a, const Array& mask, const Array& v_in) {
   assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
 }
 
-bool broadcasts_to(const Shape& from, const Shape& to) {
-  if (from.size() > to.size()) return false;
-  for (size_t i = 0; i < from.size(); ++i) {
-    int64_t f = from[from.size() - 1 - i], t = to[to.size() - 1 - i];
-    if (f != 1 && f != t) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Array strip_leading_ones(const Array& v, size_t ndim) {

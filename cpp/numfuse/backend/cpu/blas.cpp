@@ -24,9 +24,6 @@ namespace {
 
 // ---- the library ---------------------------------------------------------------------------------
 
-enum CblasOrder { kRowMajor = 101 };
-enum CblasTrans { kNoTrans = 111, kTrans = 112 };
-
 template <class I>
 struct CblasFns {
   using sgemm_t = void (*)(int, int, int, I, I, I, float, const float*, I, const float*, I, float,

@@ -13,9 +13,6 @@
 namespace nf::cpu {
 namespace {
 
-enum CblasOrder { kRowMajor = 101 };
-enum CblasTrans { kNoTrans = 111, kTrans = 112 };
-
 template <class I>
 struct Level2Fns {
   using sgemv_t = void (*)(int, int, I, I, float, const float*, I, const float*, I, float, float*,

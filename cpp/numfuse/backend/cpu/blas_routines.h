@@ -4,6 +4,10 @@
 
 namespace nf::cpu {
 
+// CBLAS's argument values (cblas.h), shared by the gemm and the level-1/2 callers.
+enum CblasOrder { kRowMajor = 101 };
+enum CblasTrans { kNoTrans = 111, kTrans = 112 };
+
 // Raw symbols of the BLAS in use, in the same flavour (prefix, suffix, integer width) as its
 // ?gemm. Any pointer may be null: a library without them leaves those products to gemm.
 struct BlasRoutines {
