@@ -52,24 +52,43 @@ def test_values_and_dtype_are_numpys_own(dtype, device):
 def test_strides_flags_and_sharing_follow_numpy_asarray(view, order, device):
     h, a = pair((4, 6), numpy.float32, device)
     hv, av = VIEWS[view](h), VIEWS[view](a)
-    expected = numpy.asarray(hv, order=order)
+    # A CPU array: NumPy's asarray of the view (a view where it can be one). A device array is
+    # always copied: the layout NumPy gives a copy of the view in that order.
+    expected = numpy.asarray(hv, order=order) if device == "cpu" else numpy.array(hv, order=order)
     got = nf.asnumpy(av, order=order)
     numpy.testing.assert_array_equal(got, expected)
     assert got.flags.c_contiguous == expected.flags.c_contiguous
     assert got.flags.f_contiguous == expected.flags.f_contiguous
     assert got.flags.writeable == expected.flags.writeable
+    assert got.strides == expected.strides
     if device == "cpu":
-        # A view exactly where NumPy's asarray gives one, with NumPy's strides.
+        # A view exactly where NumPy's asarray gives one.
         assert numpy.shares_memory(got, nf.asnumpy(a, order="K")) == numpy.shares_memory(expected, h)
-        assert got.strides == expected.strides
     else:
         assert not numpy.shares_memory(got, nf.asnumpy(a))  # a device array comes back as a copy
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("perm", [(0, 1, 2), (2, 0, 1), (1, 2, 0), (2, 1, 0)])
+def test_layout_of_a_3d_permuted_view_follows_numpy(perm, order, device):
+    h, a = pair((3, 4, 5), numpy.int32, device)
+    hv, av = h.transpose(perm)[:, ::-1], a.transpose(perm)[:, ::-1]
+    expected = numpy.asarray(hv, order=order) if device == "cpu" else numpy.array(hv, order=order)
+    got = nf.asnumpy(av, order=order)
+    numpy.testing.assert_array_equal(got, expected)
+    assert got.strides == expected.strides
 
 
 def test_broadcast_view_is_read_only_as_in_numpy(device):
     h, a = pair((4, 6), numpy.int16, device)
     expected, got = numpy.broadcast_to(h[:1], (3, 6)), nf.asnumpy(nf.broadcast_to(a[:1], (3, 6)), order="K")
     numpy.testing.assert_array_equal(got, expected)
+    if device != "cpu":  # a device array comes back as a fresh, writeable copy (as CuPy's get())
+        copied = numpy.array(expected, order="K")
+        assert got.flags.writeable and got.strides == copied.strides
+        got[0, 0] = 1  # its own memory: nothing else changes
+        numpy.testing.assert_array_equal(nf.asnumpy(a), h)
+        return
     assert got.flags.writeable == expected.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         got[0, 0] = 1

@@ -168,20 +168,34 @@ def test_int_to_float16_overflow(device):
 # ---- reductions and scans -------------------------------------------------------------------
 
 # float16 sums accumulate in float32 and round at the end, which raises no flag: not compared
-# (docs/decisions.md, known differences). On the CPU only: GPU reductions and scans check the
-# steps they fuse, not their own accumulation (docs/decisions.md).
+# (docs/decisions.md, known differences). On the GPU a reduction's accumulator carries what its
+# combines raised, and a scan's steps are judged after it (backend/cuda/fp_check_cuda.h).
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_reductions(dtype, fusion):
+def test_reductions(dtype, fusion, device):
     big = numpy.finfo(dtype).max
-    compare(lambda xp: xp.sum(arr(xp, [big, big], dtype)))
-    compare(lambda xp: xp.prod(arr(xp, [big, 2], dtype)))
-    compare(lambda xp: xp.sum(arr(xp, [numpy.inf, -numpy.inf], dtype)))
-    compare(lambda xp: xp.sum(arr(xp, [numpy.nan, 1], dtype)))
-    compare(lambda xp: xp.max(arr(xp, [numpy.nan, 1], dtype)))
-    compare(lambda xp: xp.min(arr(xp, [[numpy.nan, 1]], dtype), axis=1))
-    compare(lambda xp: xp.argmax(arr(xp, [numpy.nan, 1], dtype)))
-    compare(lambda xp: xp.cumsum(arr(xp, [big, big], dtype)))
-    compare(lambda xp: xp.cumprod(arr(xp, [big, big], dtype)))
+    compare(lambda xp: xp.sum(arr(xp, [big, big], dtype)), device)
+    compare(lambda xp: xp.prod(arr(xp, [big, 2], dtype)), device)
+    compare(lambda xp: xp.sum(arr(xp, [numpy.inf, -numpy.inf], dtype)), device)
+    compare(lambda xp: xp.sum(arr(xp, [numpy.nan, 1], dtype)), device)
+    compare(lambda xp: xp.max(arr(xp, [numpy.nan, 1], dtype)), device)
+    compare(lambda xp: xp.min(arr(xp, [[numpy.nan, 1]], dtype), axis=1), device)
+    compare(lambda xp: xp.argmax(arr(xp, [numpy.nan, 1], dtype)), device)
+    compare(lambda xp: xp.cumsum(arr(xp, [big, big], dtype)), device)
+    compare(lambda xp: xp.cumprod(arr(xp, [big, big], dtype)), device)
+    compare(lambda xp: xp.cumsum(arr(xp, [[numpy.inf, -numpy.inf, 1.0]] * 3, dtype), axis=1), device)
+
+
+# Large sums: many blocks and a second pass over their partial results, axis 0 and axis 1 (a
+# thread or a warp per output on the GPU), fused with the computation of their input or not.
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_large_reductions_report_their_own_overflow(axis, fusion, device):
+    def body(xp):
+        x = numpy.ones((600, 700))
+        x[123, 456] = 1e308
+        x[321, 456] = 1e308
+        a = xp.asarray(x)
+        return xp.sum(a, axis=axis), xp.sum(a * 2.0, axis=axis), xp.prod(a * 1e300, axis=axis)
+    assert compare(body, device)  # NumPy warns: the comparison is not of two empty lists
 
 
 def test_nan_through_max_of_a_cast_is_quiet(fusion, device):
@@ -210,9 +224,8 @@ def test_fused_prologue_reduction_names_each_op(fusion, device):
     compare(lambda xp: xp.sqrt(xp.sum(arr(xp, [[1.0, -4.0], [0.0, 1e300]], "float64") ** 2, axis=-1)), device)
 
 
-def test_fused_reduction_overflow_in_the_sum_itself(fusion):
-    # CPU only: GPU reductions do not check their own accumulation (docs/decisions.md)
-    compare(lambda xp: xp.sum(arr(xp, [1e308, 1e308], "float64") * 1.0, axis=0))
+def test_fused_reduction_overflow_in_the_sum_itself(fusion, device):
+    compare(lambda xp: xp.sum(arr(xp, [1e308, 1e308], "float64") * 1.0, axis=0), device)
 
 
 # ---- modes ----------------------------------------------------------------------------------
@@ -448,9 +461,6 @@ def test_graph_limit_flush_reports_at_the_op():
 
 
 def test_assignment_that_casts_warns(device):
-    if device == "cuda":
-        pytest.skip("the GPU does not check the backend's own copies yet (README: GPU errstate gaps)")
-
     def body(xp):
         a = xp.zeros(3, dtype=numpy.int32)
         a[:] = xp.asarray(numpy.array([numpy.nan, 1.0, 2.0]))

@@ -19,7 +19,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a sub
 # on this machine to take `seconds`) but checkable by NumPy from one period. The work per element
 # grows (rounds of sin/cos) rather than the size: every pending array is checked at the call
 # against the machine's memory, as NumPy checks it, even one that fusion never stores.
-CHILD = textwrap.dedent("""
+# A shell runs background jobs with SIGINT ignored, and Python then leaves it ignored: the child
+# puts back the handler an interactive Python has, so the test does not depend on how it was run.
+RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+CHILD = RESTORE_SIGINT + textwrap.dedent("""
     import sys, time
     import numpy
     import numfuse as nf
@@ -68,12 +72,61 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def run_interrupted(seconds, mode, delay=0.5, limit=2.5):
+# The GPU child: a chain of large matrix products, enqueued at once and waited for at the end (the
+# wait polls the stream, core/interrupt.h); its length calibrated to take `seconds` on this GPU.
+# Small integers times the identity stay exact, also in TF32, so the sum is checkable.
+GPU_CHILD = RESTORE_SIGINT + textwrap.dedent("""
+    import sys, time
+    import numpy
+    import numfuse as nf
+
+    seconds, mode = float(sys.argv[1]), sys.argv[2]
+    side = 8192
+    rng = numpy.random.default_rng(0)
+    host = rng.integers(0, 8, (side, side)).astype(numpy.float32)
+    x0 = nf.asarray(host, device="cuda")
+    eye = nf.asarray(numpy.eye(side, dtype=numpy.float32), device="cuda")
+    def pending_sum(k):
+        x = x0
+        for _ in range(k):
+            x = x @ eye
+        return x.sum(dtype=nf.float64)
+    float(pending_sum(2))  # warm: cuBLAS loaded, kernels compiled
+    k = 4
+    while True:
+        t = time.perf_counter(); float(pending_sum(k)); dt = time.perf_counter() - t
+        if dt > 0.3: break
+        k *= 2
+    k = int(k * seconds / dt)
+    keep = nf.asarray(numpy.arange(1000.0), device="cuda")
+    other = nf.sin(keep)
+    s = pending_sum(k)
+    print("ready", k, flush=True)
+    t = time.perf_counter()
+    try:
+        float(s)
+        print("finished", time.perf_counter() - t, flush=True)
+        sys.exit(5)
+    except KeyboardInterrupt:
+        print("interrupted after", time.perf_counter() - t, flush=True)
+        if mode == "raise":
+            raise
+    expected = float(host.sum(dtype=numpy.float64))
+    ok = float(s) == expected
+    ok &= bool((numpy.asarray(nf.asnumpy(keep)) == numpy.arange(1000.0)).all())
+    ok &= numpy.allclose(nf.asnumpy(other), numpy.sin(numpy.arange(1000.0)), rtol=1e-12, atol=0)
+    print("re-evaluated", ok, flush=True)
+    sys.exit(0 if ok else 3)
+""")
+
+
+def run_interrupted(seconds, mode, device="cpu", delay=0.5):
     env = dict(os.environ)
-    env["NUMFUSE_DEVICE"] = "cpu"  # the CPU backend's checks between chunks are what is timed
+    env["NUMFUSE_DEVICE"] = device  # on the CPU, the backend's checks between chunks are timed
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(nf.__file__))) + os.pathsep + \
         env.get("PYTHONPATH", "")
-    p = subprocess.Popen([sys.executable, "-c", CHILD, str(seconds), mode], stdout=subprocess.PIPE,
+    child = CHILD if device == "cpu" else GPU_CHILD
+    p = subprocess.Popen([sys.executable, "-c", child, str(seconds), mode], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     try:
         ready = p.stdout.readline()
@@ -96,16 +149,16 @@ def run_interrupted(seconds, mode, delay=0.5, limit=2.5):
     return p.returncode, took, (line if mode != "raise" else "") + out, err
 
 
-def test_sigint_stops_a_long_evaluation_with_keyboard_interrupt():
-    rc, took, out, err = run_interrupted(seconds=8.0, mode="raise")
+def test_sigint_stops_a_long_evaluation_with_keyboard_interrupt(device):
+    rc, took, out, err = run_interrupted(seconds=8.0, mode="raise", device=device)
     assert "finished" not in out
     assert "KeyboardInterrupt" in err, err
     assert rc in (-signal.SIGINT, 1), (rc, err)
     assert took < 2.5, f"exited {took:.2f} s after SIGINT (the evaluation was sized to take 8 s)"
 
 
-def test_interrupted_array_stays_pending_and_evaluates_correctly():
-    rc, took, out, err = run_interrupted(seconds=3.0, mode="catch")
+def test_interrupted_array_stays_pending_and_evaluates_correctly(device):
+    rc, took, out, err = run_interrupted(seconds=3.0, mode="catch", device=device)
     assert "interrupted after" in out, out + err
     assert took < 2.5, f"KeyboardInterrupt {took:.2f} s after SIGINT"
     assert "re-evaluated True" in out, out + err

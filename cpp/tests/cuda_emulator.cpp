@@ -117,7 +117,8 @@ Module& module_for(const std::string& body, const std::string& params_type, cons
   static std::mutex mutex;
   static std::map<std::string, Module> modules;
   std::lock_guard<std::mutex> lock(mutex);
-  const std::string key = params_type + '\0' + body;
+  std::string key = params_type + '\0' + body;  // the entries too: each list is its own module
+  for (const std::string& e : entries) key += '\0' + e;
   auto it = modules.find(key);
   if (it != modules.end()) return it->second;
   const std::string root = emulation_root();

@@ -11,6 +11,7 @@
 
 #include "cuda_emulator.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/kernels/fp_check.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
@@ -232,4 +233,75 @@ TEST(FpCheckEmulation, KernelSetsTheStepsBits) {
       EXPECT_TRUE(got == q || (std::isnan(got) && std::isnan(q))) << i;
     }
   }
+}
+
+// A reduction's own accumulation: sums and products of real floats carry the conditions their
+// combines raise and note them in one more slot ("reduce"); every plan variant compiles.
+TEST(FpCheckReduce, AccumulationIsCheckedInEveryPlanVariant) {
+  struct Case {
+    Shape shape;
+    std::vector<bool> axes;
+  };
+  const std::vector<Case> cases = {
+      {{1 << 20}, {true}},                  // blocks per output, a second pass over partials
+      {{100000, 1000}, {false, true}},      // a warp per output
+      {{1000, 2048}, {true, false}},        // a thread per output
+  };
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod}) {
+    for (DType dt : {DType::Float32, DType::Float64}) {
+      for (const Case& c : cases) {
+        Array a = Array::empty(c.shape, dt, Device::cpu());
+        ReduceSpec spec;
+        spec.op = op;
+        spec.loop = dt;
+        spec.axes = c.axes;
+        const ReduceKernel k = generate_reduce(spec, a, plan_reduce(spec, a, 132));
+        SCOPED_TRACE(reduce_op_name(op));
+        ASSERT_EQ(k.fp.checks.size(), 1u);
+        EXPECT_STREQ(k.fp.checks[0].op, "reduce");
+        EXPECT_EQ(k.fp_param_offset + sizeof(void*), k.params.size());
+        EXPECT_NE(k.body.find("nf::fpc::judge(c.v, a.v, b.v)"), std::string::npos);
+        expect_nvrtc_compiles(std::string(kKernelPrelude) + k.body, "fp_reduce.cu");
+      }
+    }
+  }
+  // Not checked: integer sums, max (NumPy's maximum reports nothing), errstate(all='ignore').
+  Array a = Array::empty({1000}, DType::Float64, Device::cpu());
+  ReduceSpec spec;
+  spec.axes = {true};
+  spec.loop = DType::Int64;
+  Array i = Array::empty({1000}, DType::Int64, Device::cpu());
+  EXPECT_TRUE(generate_reduce(spec, i, plan_reduce(spec, i, 132)).fp.empty());
+  spec.loop = DType::Float64;
+  spec.op = ReduceOp::Max;
+  EXPECT_TRUE(generate_reduce(spec, a, plan_reduce(spec, a, 132)).fp.empty());
+  spec.op = ReduceOp::Sum;
+  EXPECT_TRUE(generate_reduce(spec, a, plan_reduce(spec, a, 132), FpState(0)).fp.empty());
+  set_fp_checks(false);
+  EXPECT_TRUE(generate_reduce(spec, a, plan_reduce(spec, a, 132)).fp.empty());
+  set_fp_checks(true);
+}
+
+// The fused reduction: the prologue's steps keep their slots, the accumulation takes the next.
+TEST(FpCheckReduce, FusedAccumulationTakesTheSlotAfterTheSteps) {
+  Array x = filled({1, 2, 3, 4});
+  GroupProgram p = program_of(UFunc::Exp, {x}, {DType::Float64}, {DType::Float64});
+  p.outputs.clear();
+  p.reduced = ProgramValue{-1, 0, 0};
+  ReduceSpec spec;
+  spec.axes = {true};
+  const FusedReduceKernel k = generate_reduce_fused(spec, p, 132);
+  ASSERT_EQ(k.fp.checks.size(), 2u);
+  EXPECT_STREQ(k.fp.checks[0].op, "exp");
+  EXPECT_STREQ(k.fp.checks[1].op, "reduce");
+  expect_nvrtc_compiles(std::string(kKernelPrelude) + k.body, "fp_reduce_fused.cu");
+  // A prologue without a checked step (a copy of floats): the accumulation alone, in slot 0.
+  GroupProgram q = program_of(UFunc::Maximum, {x, x}, {DType::Float64, DType::Float64}, {DType::Float64});
+  q.outputs.clear();
+  q.reduced = ProgramValue{-1, 0, 0};
+  const FusedReduceKernel only = generate_reduce_fused(spec, q, 132);
+  ASSERT_EQ(only.fp.checks.size(), 1u);
+  ASSERT_EQ(only.fp.slots.size(), 2u);  // the prologue's and the (absent) epilogue's
+  EXPECT_EQ(only.fp.slots[0], std::vector<int>{-1});
+  expect_nvrtc_compiles(std::string(kKernelPrelude) + only.body, "fp_reduce_fused.cu");
 }

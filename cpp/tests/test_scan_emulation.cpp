@@ -12,6 +12,7 @@
 #include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cpu/scan_cpu.h"
 #include "numfuse/backend/cuda/codegen_scan.h"
+#include "numfuse/kernels/fp_check.h"
 #include "numfuse/kernels/scalar_ops.h"
 
 using namespace nf;
@@ -146,4 +147,51 @@ TEST(ScanEmulation, ScanCarriesOverManyTiles) {
   const int64_t n = int64_t(kScanThreads) * kScanTile + 3 * kScanTile + 11;
   Array a = random_array({n}, DType::Int64, 5);
   check_scan(ScanOp::CumSum, a, 0, false, 0);
+}
+
+// numpy.errstate on the GPU: after the scan, nf_scan_check judges each step (out[k-1], in[k]) ->
+// out[k] as NumPy's accumulate does in order: an infinity from finite values is an overflow, a NaN
+// from non-NaN values invalid, and a line of finite sums raises nothing.
+TEST(ScanEmulation, AccumulationChecksNoteOverflowAndInvalid) {
+  NF_REQUIRE_EMULATION();
+  const double inf = INFINITY;
+  struct Case {
+    std::vector<double> values;  // a (2, 4) input, scanned along axis 1
+    unsigned want;
+  };
+  const std::vector<Case> cases = {
+      {{1e308, 1e308, 1, 1, 1, 2, 3, 4}, nf::fpc::kOverflow},
+      {{inf, -inf, 1, 2, 1, 2, 3, 4}, nf::fpc::kInvalid},
+      {{inf, 1, 2, 3, NAN, 1, 2, 3}, 0u},  // an infinity or NaN carried along: quiet
+      {{1, 2, 3, 4, -1, -2, -3, -4}, 0u},
+  };
+  const bool was = fp_checks_enabled();
+  set_fp_checks(true);
+  for (const Case& c : cases) {
+    Array in = host({2, 4}, DType::Float64);
+    std::memcpy(in.data(), c.values.data(), 8 * sizeof(double));
+    const ScanPlan plan = plan_scan(in, 1);
+    ScanKernel k = generate_scan(ScanOp::CumSum, DType::Float64, plan);
+    ASSERT_EQ(k.fp.checks.size(), 1u);
+    EXPECT_STREQ(k.fp.checks[0].op, "accumulate");
+    Array out = host(in.shape, in.dtype);
+    std::vector<uint8_t> partial(k.partial_bytes + 16);
+    set_scan_pointers(k, in.data(), out.data(), partial.data());
+    unsigned words[1] = {0u};
+    unsigned* w = words;
+    std::memcpy(k.params.data() + k.fp_param_offset, &w, sizeof w);
+    std::vector<std::string> entries = kScanEntries;
+    entries.push_back("nf_scan_check");
+    for (const ScanLaunch& l : scan_launches(plan)) {
+      test::emulate_launch(k.body, "nf_sparams", entries, l.entry, kGrid, kScanThreads, k.params);
+    }
+    test::emulate_launch(k.body, "nf_sparams", entries, "nf_scan_check", kGrid, kScanThreads, k.params);
+    EXPECT_EQ(words[0], c.want) << c.values[0] << ", " << c.values[1];
+  }
+  set_fp_checks(was);
+  // Integer scans and errstate(all='ignore') have no check.
+  Array i = host({2, 4}, DType::Int64);
+  EXPECT_TRUE(generate_scan(ScanOp::CumSum, DType::Int64, plan_scan(i, 1)).fp.empty());
+  Array f = host({2, 4}, DType::Float64);
+  EXPECT_TRUE(generate_scan(ScanOp::CumProd, DType::Float64, plan_scan(f, 1), FpState(0)).fp.empty());
 }

@@ -76,14 +76,41 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     that writes on either side are seen by the other. A device array is copied to the host.
     """
     if isinstance(a, ndarray):
-        # A CPU array's host view is its memory; a device array's is already a fresh copy.
-        res = _np.asarray(a._host_view(), order=order)
+        if a.device == "cpu":  # its host view is its memory
+            res = _np.asarray(a._host_view(), order=order)
+        else:  # copied to the host in the layout numpy.array(view, order=order) gives a copy
+            res = _device_copy_in_order(a, order)
     else:
         res = _np.asarray(a, order=order)
     if out is not None:
         out[...] = res
         return out
     return res
+
+
+def _device_copy_in_order(a, order):
+    """A host copy of device array `a` laid out as NumPy lays out a copy: 'C' row-major, 'F'
+    column-major, 'A' column-major only for an F-contiguous array, 'K' the axes in the order of
+    their strides. The copy is made of a transposed view, so that the host copy itself (always
+    row-major) is the only one."""
+    order = (order or "K").upper()
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError("order must be one of 'C', 'F', 'A', or 'K' (got %r)" % order)
+    nd = a.ndim
+    if order == "A":
+        order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+    if order == "C" or nd < 2:
+        return a._host_view()
+    if order == "F":
+        perm = tuple(range(nd - 1, -1, -1))
+    else:  # NumPy's K: axes by decreasing |stride|, ties in axis order (a stable sort)
+        perm = tuple(sorted(range(nd), key=lambda i: -abs(a.strides[i])))
+    if perm == tuple(range(nd)):
+        return a._host_view()
+    inverse = [0] * nd
+    for position, axis in enumerate(perm):
+        inverse[axis] = position
+    return a.transpose(perm)._host_view().transpose(inverse)
 
 
 # Shapes go to C++ as given: py_shape reads them with NumPy's errors (floats, None, huge sizes).

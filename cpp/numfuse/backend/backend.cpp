@@ -18,7 +18,7 @@ bool host_scalar(const Array& a) { return a.device().is_cpu() && a.ndim() == 0; 
 
 // host -> device: the host side is made contiguous in its own dtype first (on the host), sent
 // with one transfer, and broadcast / cast / scattered into dst's strides on the device.
-void host_to_device(const Array& src, const Array& dst) {
+void host_to_device(const Array& src, const Array& dst, FpState cast_state) {
   const cuda::Stream s = cuda::enqueue_stream(dst.device().index);
   Array host = src;
   if (!src.c_contiguous()) {
@@ -31,7 +31,7 @@ void host_to_device(const Array& src, const Array& dst) {
   }
   Array staged = Array::empty(src.shape, src.dtype, dst.device());
   cuda::copy_host_to_device(dptr(staged), host.data(), staged.nbytes(), s, /*blocking=*/false);
-  cuda::copy_on_device(staged, dst);
+  cuda::copy_on_device(staged, dst, cast_state);
 }
 
 // device -> host: a contiguous device copy in src's dtype, one transfer (which waits for the
@@ -55,34 +55,43 @@ void device_to_host(const Array& src, const Array& dst) {
 
 }  // namespace
 
+// Runs a host copy that may cast, recording what it raised as NumPy's astype does.
+template <class Copy>
+void host_copy_checked(Copy copy) {
+  fp_hw_take();
+  copy();
+  if (uint8_t f = fp_hw_take()) {
+    const FpState state = current_fp_state();
+    if (f & fp_watched(state)) record_fp_event("cast", f, state);
+  }
+}
+
 void copy_into(const Array& src, const Array& dst) {
   const Device sd = src.device(), dd = dst.device();
   if (sd.is_cpu() && dd.is_cpu()) {
     // An assignment that casts (a[:] = floats into ints) warns as NumPy's astype does.
-    fp_hw_take();
-    cpu::copy_cast(src, dst);
-    if (uint8_t f = fp_hw_take()) {
-      const FpState state = current_fp_state();
-      if (f & fp_watched(state)) record_fp_event("cast", f, state);
-      fp_report_if_outermost();
-    }
+    host_copy_checked([&] { cpu::copy_cast(src, dst); });
+    fp_report_if_outermost();
     return;
   }
   if (dst.size() == 0) return;
+  // A device's cast is checked by its kernel (when the GPU's checks are on), in the errstate of
+  // this call; the flags reach the host with the next read.
+  const FpState cast_state = src.dtype == dst.dtype ? 0 : current_fp_state();
   if (dd.is_cpu()) {
-    device_to_host(src, dst);
+    host_copy_checked([&] { device_to_host(src, dst); });
     // The read synchronised the device: the flags its kernels set are final (numpy.errstate).
     cuda::collect_fp_flags(sd.index);
     fp_report_if_outermost();
   } else if (sd == dd || host_scalar(src)) {
-    cuda::copy_on_device(src, dst);
+    cuda::copy_on_device(src, dst, cast_state);
   } else if (sd.is_cpu()) {
-    host_to_device(src, dst);
+    host_to_device(src, dst, cast_state);
   } else {
     // Between two GPUs: through the host (peer copies are not wired up yet).
     Array host = Array::empty(src.shape, src.dtype, Device::cpu());
     device_to_host(src, host);
-    host_to_device(host, dst);
+    host_to_device(host, dst, cast_state);
   }
 }
 

@@ -337,7 +337,8 @@ void run_reduction_group(const Group& g, size_t r) {
     } else {
       const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
       cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0],
-                                       fuse_epilogue ? &epilogue : nullptr, red->outputs[0].lock().get());
+                                       fuse_epilogue ? &epilogue : nullptr, red->outputs[0].lock().get(),
+                                       red->fp_state);
       epilogue_done = fuse_epilogue;
       detach_group(g, program, r);
     }

@@ -21,6 +21,9 @@ struct ProgramStep {
   ElementwiseNode* node;
   ElementwiseOp op;
   SmallVector<ProgramValue, 3> args;
+  // A step without a node (a backend's own copy for an assignment): the errstate of the call that
+  // made it, which decides what its cast reports (0: nothing).
+  FpState own_fp_state = 0;
 };
 
 struct ProgramOutput {

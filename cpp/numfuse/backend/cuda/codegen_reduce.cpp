@@ -37,7 +37,32 @@ constexpr size_t kInAt = 0, kOutAt = 8, kPartialAt = 16;
 
 // Defines nf_acc, nf_identity(p), nf_load(x, r), nf_combine(a, b), nf_store(p, out, o, a) and
 // nf_block_reduce(a) for a reduction of values of dtype `in_dtype` (the parameter struct has `init`).
-void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
+void emit_tree_reductions(SourceText& s);
+
+void emit_checked_accumulator(SourceText& s, const ReduceSpec& spec, const std::string& val_t, int slot) {
+  const char* combine = spec.op == ReduceOp::Sum ? "nf::sop::Add" : "nf::sop::Multiply";
+  s << "struct nf_acc { " << val_t << " v; unsigned bad; };\n"
+    << "__device__ __forceinline__ nf_acc nf_identity(const nf_rparams& p) {\n"
+    << "  nf_acc a; a.v = nf::convert<" << val_t << ">(*reinterpret_cast<const "
+    << cuda_storage_type(spec.loop) << "*>(p.init)); a.bad = 0u; return a;\n}\n"
+    << "template <class X> __device__ __forceinline__ nf_acc nf_load(X x, long long) {\n"
+    << "  nf_acc a; a.v = nf::convert<" << val_t << ">(x); a.bad = 0u; return a;\n}\n"
+    << "__device__ __forceinline__ nf_acc nf_combine(nf_acc a, nf_acc b) {\n"
+    << "  nf_acc c; c.v = " << combine << "{}(a.v, b.v);\n"
+    << "  c.bad = a.bad | b.bad | nf::fpc::judge(c.v, a.v, b.v);\n  return c;\n}\n"
+    << "__device__ __forceinline__ " << cuda_storage_type(spec.loop)
+    << " nf_result(const nf_rparams&, nf_acc a) {\n  return nf::convert<"
+    << cuda_storage_type(spec.loop) << ">(a.v);\n}\n"
+    << "__device__ __forceinline__ void nf_store(const nf_rparams& p, void* out, long long o, nf_acc a) {\n"
+    << "  if (a.bad) nf::fpc::note(p.fpw + " << slot / 8 << ", a.bad << " << 4 * (slot % 8) << ");\n"
+    << "  static_cast<" << cuda_storage_type(spec.loop) << "*>(out)[o] = nf_result(p, a);\n}\n";
+  emit_tree_reductions(s);
+}
+
+// `acc_slot` >= 0 (sums and products of real floats with numpy.errstate checks on): the accumulator
+// also carries the conditions its combines raised (an infinity from finite values: overflow; a NaN
+// from non-NaN values: invalid), and nf_store notes them in that slot of p.fpw.
+void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype, int acc_slot) {
   const ReduceOp op = spec.op;
   const bool arg = is_arg(op);
   const bool logical = op == ReduceOp::Any || op == ReduceOp::All;
@@ -48,6 +73,10 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
   const DType in_dtype_ = in_dtype;
   // The accumulator: a value, a (value, index) pair for argmax/argmin, or (count, mean, sum of
   // squared deviations) for var.
+  if (acc_slot >= 0) {
+    emit_checked_accumulator(s, spec, val_t, acc_slot);
+    return;
+  }
   if (var) {
     s << "struct nf_acc { " << val_t << " n, mean, m2; };\n";
   } else if (arg) {
@@ -128,6 +157,11 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
   s << "}\n";
   s << "__device__ __forceinline__ void nf_store(const nf_rparams& p, void* out, long long o, nf_acc a) {\n"
        "  static_cast<" << out_t << "*>(out)[o] = nf_result(p, a);\n}\n";
+  emit_tree_reductions(s);
+}
+
+// nf_warp_reduce and nf_block_reduce, for any nf_acc with an nf_combine.
+void emit_tree_reductions(SourceText& s) {
   // Warp shuffle of any accumulator, word by word.
   s << "template <class T> __device__ __forceinline__ T nf_shfl_down(T v, int d) {\n"
        "  constexpr int W = (sizeof(T) + 3) / 4;\n  unsigned w[W] = {};\n  memcpy(w, &v, sizeof(T));\n"
@@ -148,8 +182,17 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
 
 }  // namespace
 
-void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
-  emit_accumulator(s, spec, in_dtype);
+void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype, int acc_slot) {
+  emit_accumulator(s, spec, in_dtype, acc_slot);
+}
+
+int accumulation_slot(FpCheckPlan& plan, const ReduceSpec& spec, DType value_dtype,
+                      std::initializer_list<const GroupProgram*> programs, FpState state) {
+  // float16 sums accumulate in float32 and round once at the end: no flag on the CPU either.
+  (void)value_dtype;  // converted to the loop's type as it is loaded
+  const bool floats = spec.loop == DType::Float32 || spec.loop == DType::Float64;
+  if (!floats || (spec.op != ReduceOp::Sum && spec.op != ReduceOp::Prod)) return -1;
+  return add_accumulation_check(plan, programs, state);
 }
 
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
@@ -188,7 +231,8 @@ ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
   return p;
 }
 
-ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan) {
+ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan,
+                             FpState state) {
   const ReduceOp op = spec.op;
   const bool arg = is_arg(op);
   const bool logical = op == ReduceOp::Any || op == ReduceOp::All;
@@ -204,8 +248,12 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   s << "struct nf_rparams {\n  const void* in;\n  void* out;\n  void* partial;\n  long long nout;\n"
        "  long long nred;\n  long long bpo;\n  long long kshape[" << kr << "];\n  long long kstride[" << kr
     << "];\n  long long rshape[" << rr << "];\n  long long rstride[" << rr
-    << "];\n  unsigned long long init[2];\n};\n";
-  emit_accumulator(s, spec, in.dtype);
+    << "];\n  unsigned long long init[2];\n";
+  ReduceKernel k;
+  const int acc_slot = accumulation_slot(k.fp, spec, in.dtype, {}, state);
+  if (acc_slot >= 0) s << "  unsigned* fpw;  // numpy.errstate flag words\n";
+  s << "};\n";
+  emit_accumulator(s, spec, in.dtype, acc_slot);
   auto offset_fn = [&](const char* name, const char* shape, const char* stride, int rank) {
     s << "__device__ __forceinline__ long long " << name << "(const nf_rparams& p, long long i) {\n"
       << "  long long off = 0;\n";
@@ -263,7 +311,6 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
          "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p, p.out, o, acc);\n}\n";
   }
 
-  ReduceKernel k;
   k.body = s.str();
   append_param(k.params, in.data());
   append_param(k.params, static_cast<void*>(nullptr));
@@ -284,6 +331,10 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     }
   }
   append_param(k.params, init);
+  if (!k.fp.empty()) {
+    k.fp_param_offset = k.params.size();
+    append_param(k.params, static_cast<unsigned*>(nullptr));
+  }
   if (plan.blocks_per_output > 1) {
     size_t acc_size = arg ? 16 + itemsize(value_dtype) : std::max<size_t>(itemsize(value_dtype), 4);
     if (op == ReduceOp::Var) acc_size *= 3;  // count, mean, m2

@@ -35,11 +35,16 @@ struct ReduceKernel {
                                        // is kKernelPrelude + body
   std::vector<uint8_t> params;         // the parameter struct's bytes
   size_t partial_bytes = 0;            // scratch for partial results (0: one pass)
+  // numpy.errstate check of the accumulation itself; the flag-word pointer is the parameter
+  // struct's last field when fp is not empty.
+  FpCheckPlan fp;
+  size_t fp_param_offset = 0;
 };
 
 // in: the input array (device memory); out: the C-contiguous keepdims-shaped output; partials:
 // the scratch pointer (may be null when partial_bytes is 0: call twice, see reduce_cuda.cpp).
-ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan);
+ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan,
+                             FpState state = kFpDefaultState);
 void set_reduce_pointers(ReduceKernel& k, const void* in, void* out, void* partials);
 
 // A reduction whose input values are computed by a fused group's program (`prologue`, its value
@@ -57,9 +62,11 @@ struct FusedReduceKernel {
 };
 // With `epilogue`, each output's result (its leaf over the storage `result`) also feeds the
 // epilogue program, whose outputs the kernel writes at the output's index (see can_fuse_epilogue).
+// `state`: the reduction's own errstate (its accumulation is checked when checks are on).
 FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& prologue,
                                         int sm_count, const GroupProgram* epilogue = nullptr,
-                                        const Storage* result = nullptr);
+                                        const Storage* result = nullptr,
+                                        FpState state = kFpDefaultState);
 void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials);
 
 }  // namespace nf::cuda

@@ -11,7 +11,9 @@
 namespace nf::cuda {
 
 // In codegen_reduce.cpp.
-void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype);
+void emit_reduce_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype, int acc_slot);
+int accumulation_slot(FpCheckPlan& plan, const ReduceSpec& spec, DType value_dtype,
+                      std::initializer_list<const GroupProgram*> programs, FpState state);
 
 namespace {
 
@@ -127,7 +129,8 @@ bool can_fuse_epilogue(const GroupProgram& e) {
 }
 
 FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& p, int sm_count,
-                                        const GroupProgram* epilogue, const Storage* result) {
+                                        const GroupProgram* epilogue, const Storage* result,
+                                        FpState state) {
   const Shape& shape = p.shape;
   std::vector<Leaf> leaves;
   int nptr = 0, nscalar = 0;
@@ -167,6 +170,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
 
   const DType value_dtype = p.dtype_of(p.reduced);
   k.fp = plan_fp_checks({&p, epilogue});
+  const int acc_slot = accumulation_slot(k.fp, spec, value_dtype, {&p, epilogue}, state);
   SourceText s;
   s << "\n// ---- fused reduction kernel\n";
   s << "struct nf_rparams {\n  void* out;\n  void* partial;\n  long long nout;\n  long long nred;\n"
@@ -183,7 +187,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (!k.fp.empty())
     s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
-  emit_reduce_accumulator(s, spec, value_dtype);
+  emit_reduce_accumulator(s, spec, value_dtype, acc_slot);
   emit_finish(s, spec, epilogue, result, elay, k.fp.slots_of(1));
   // Per-leaf offsets of an output (kept dims) and of a reduced element.
   s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";

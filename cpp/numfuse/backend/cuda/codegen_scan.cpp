@@ -19,7 +19,7 @@ constexpr int64_t kManyLines = 1024;
 
 // The kernels' shared part: types, the parameter struct, one step of the scan, where a line
 // starts in the input and in the output, and an inclusive scan across a block.
-void emit_common(SourceText& s, ScanOp op, DType dtype, int rank) {
+void emit_common(SourceText& s, ScanOp op, DType dtype, int rank, bool checked) {
   s << "\n// ---- scan kernels\n"
     << "typedef " << cuda_storage_type(dtype) << " nf_t;\n"
     << "typedef " << cuda_compute_type(dtype) << " nf_c;\n"
@@ -30,7 +30,8 @@ void emit_common(SourceText& s, ScanOp op, DType dtype, int rank) {
     << "#define NF_PAD(k) ((k) + ((k) >> 5))\n";
   s << "struct nf_sparams {\n  const void* in;\n  void* out;\n  void* partial;\n  long long n;\n"
        "  long long lines;\n  long long inner;\n  long long astride;\n  long long tiles;\n"
-       "  long long lshape[" << rank << "];\n  long long lstride[" << rank << "];\n};\n";
+       "  long long lshape[" << rank << "];\n  long long lstride[" << rank << "];\n"
+    << (checked ? "  unsigned* fpw;  // numpy.errstate flag words\n" : "") << "};\n";
   // Every step is rounded to the stored dtype, as NumPy's accumulate stores each result.
   s << "__device__ __forceinline__ nf_t nf_step(nf_t a, nf_t b) {\n"
     << "  return nf::convert<nf_t>(nf::sop::" << (op == ScanOp::CumSum ? "Add" : "Multiply")
@@ -151,6 +152,25 @@ void emit_carries_kernel(SourceText& s) {
        "        carry = c > 0 ? nf_step(carry, last) : last;\n      }\n    }\n  }\n}\n";
 }
 
+// numpy.errstate for the accumulation, after the scan: step k of a line made out[k] from out[k-1]
+// and in[k], so an infinity there from finite values is an overflow and a NaN from non-NaN
+// values invalid (kernels/fp_check.h's judge), as NumPy's accumulate reports them in order. A
+// pass of its own reads each element twice more, only when the checks are on.
+void emit_check_kernel(SourceText& s, int slot) {
+  s << "extern \"C\" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_check(const nf_sparams p) {\n"
+       "  const nf_t* in = static_cast<const nf_t*>(p.in);\n"
+       "  const nf_t* out = static_cast<const nf_t*>(p.out);\n"
+       "  const long long steps = p.n - 1;\n  unsigned bits = 0u;\n"
+       "  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < p.lines * steps;\n"
+       "       e += (long long)gridDim.x * blockDim.x) {\n"
+       "    const long long l = e / steps, k = e - l * steps + 1;\n"
+       "    const long long o = nf_line_out(p, l) + k * p.inner;\n"
+       "    bits |= nf::fpc::judge(nf::convert<nf_c>(out[o]), nf::convert<nf_c>(out[o - p.inner]),\n"
+       "                           nf::convert<nf_c>(in[nf_line_in(p, l) + k * p.astride]));\n"
+       "  }\n"
+       "  nf::fpc::note(p.fpw + " << slot / 8 << ", bits << " << 4 * (slot % 8) << ");\n}\n";
+}
+
 }  // namespace
 
 ScanPlan plan_scan(const Array& in, int axis) {
@@ -182,18 +202,24 @@ ScanPlan plan_scan(const Array& in, int axis) {
   return p;
 }
 
-ScanKernel generate_scan(ScanOp op, DType dtype, const ScanPlan& plan) {
+ScanKernel generate_scan(ScanOp op, DType dtype, const ScanPlan& plan, FpState state) {
   const int rank = static_cast<int>(plan.line_shape.size());
   if (rank > kMaxScanRank) {
     throw NotImplementedError("scan with more than " + std::to_string(kMaxScanRank) +
                               " line dims after coalescing on CUDA");
   }
+  ScanKernel k;
+  int slot = -1;
+  if (dtype == DType::Float32 || dtype == DType::Float64) {
+    slot = add_accumulation_check(k.fp, {}, state);
+    if (slot >= 0) k.fp.checks[slot].op = "accumulate";
+  }
   SourceText s;
-  emit_common(s, op, dtype, rank);
+  emit_common(s, op, dtype, rank, slot >= 0);
   emit_lines_kernel(s);
   emit_tile_function(s);
   emit_carries_kernel(s);
-  ScanKernel k;
+  if (slot >= 0) emit_check_kernel(s, slot);
   k.body = s.str();
   append_param(k.params, static_cast<const void*>(nullptr));
   append_param(k.params, static_cast<void*>(nullptr));
@@ -203,6 +229,10 @@ ScanKernel generate_scan(ScanOp op, DType dtype, const ScanPlan& plan) {
   }
   for (int64_t v : plan.line_shape) append_param(k.params, static_cast<long long>(v));
   for (int64_t v : plan.line_stride) append_param(k.params, static_cast<long long>(v));
+  if (!k.fp.empty()) {
+    k.fp_param_offset = k.params.size();
+    append_param(k.params, static_cast<unsigned*>(nullptr));
+  }
   if (plan.tiles > 1) k.partial_bytes = static_cast<size_t>(plan.lines * plan.tiles) * itemsize(dtype);
   return k;
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/core/array.h"
 #include "numfuse/ops/scan.h"
 
@@ -44,10 +45,15 @@ struct ScanKernel {
                                 // nf_scan_tiles; the NVRTC source is kKernelPrelude + body
   std::vector<uint8_t> params;  // the parameter struct's bytes (pointers first)
   size_t partial_bytes = 0;     // scratch for tile totals (0: one launch)
+  // numpy.errstate: with checks on, nf_scan_check (launched after the scan over lines * (n - 1)
+  // elements) notes the accumulation's overflow and invalid in the words at the struct's last field.
+  FpCheckPlan fp;
+  size_t fp_param_offset = 0;
 };
 
-// The kernels for scanning values of `dtype` (input and output) with `op` as `plan` says.
-ScanKernel generate_scan(ScanOp op, DType dtype, const ScanPlan& plan);
+// The kernels for scanning values of `dtype` (input and output) with `op` as `plan` says;
+// `state`: the scan's errstate.
+ScanKernel generate_scan(ScanOp op, DType dtype, const ScanPlan& plan, FpState state = kFpDefaultState);
 void set_scan_pointers(ScanKernel& k, const void* in, void* out, void* partial);
 
 // The launches of a plan, in order, all of kScanThreads-thread blocks with the same parameters.

@@ -90,11 +90,15 @@ const char* judge_function(const ElementwiseOp& op) {
 bool fp_checks_enabled() { return checks_flag().load(std::memory_order_relaxed) != 0; }
 void set_fp_checks(bool on) { checks_flag().store(on ? 1 : 0, std::memory_order_relaxed); }
 
+namespace {
+// Steps without a node are the backend's own copies: an assignment's cast carries the errstate of
+// its call, the other copies (fill, making an operand dense) none.
+FpState state_of(const ProgramStep& step) { return step.node ? step.node->fp_state : step.own_fp_state; }
+}  // namespace
+
 bool fp_step_checked(const GroupProgram& p, size_t st) {
   const ProgramStep& step = p.steps[st];
-  // Steps without a node are the backend's own copies (copy_on_device, fill): no user op.
-  if (!step.node) return false;
-  if (!(fp_watched(step.node->fp_state) & cpu::fp_reportable(step.op) & kGpuChecked)) return false;
+  if (!(fp_watched(state_of(step)) & cpu::fp_reportable(step.op) & kGpuChecked)) return false;
   return step_kind(p, step) != StepKind::None;
 }
 
@@ -108,12 +112,25 @@ FpCheckPlan plan_fp_checks(std::initializer_list<const GroupProgram*> programs) 
       slots[st] = static_cast<int>(plan.checks.size());
       const ProgramStep& step = p->steps[st];
       plan.checks.push_back(
-          {cpu::fp_op_name(step.op), cpu::fp_reportable(step.op), step.node->fp_state});
+          {cpu::fp_op_name(step.op), cpu::fp_reportable(step.op), state_of(step)});
     }
     plan.slots.push_back(std::move(slots));
   }
   if (plan.checks.empty()) plan.slots.clear();
   return plan;
+}
+
+int add_accumulation_check(FpCheckPlan& plan, std::initializer_list<const GroupProgram*> programs,
+                           FpState state) {
+  constexpr uint8_t kAccumulation = kFpOverflow | kFpInvalid;
+  if (!fp_checks_enabled() || !(fp_watched(state) & kAccumulation)) return -1;
+  if (plan.checks.empty()) {  // plan_fp_checks left no slots: every step unchecked
+    plan.slots.clear();
+    for (const GroupProgram* p : programs)
+      plan.slots.emplace_back(p ? p->steps.size() : 0, -1);
+  }
+  plan.checks.push_back({"reduce", kAccumulation, state});
+  return static_cast<int>(plan.checks.size()) - 1;
 }
 
 std::string fp_check_statement(const GroupProgram& p, size_t st,

@@ -39,6 +39,12 @@ struct FpCheckPlan {
 };
 FpCheckPlan plan_fp_checks(std::initializer_list<const GroupProgram*> programs);
 
+// A reduction's own accumulation (NumPy's "overflow/invalid value encountered in reduce"): one
+// more slot in `plan`, after the steps of `programs` (which the plan was made from), when checks
+// are on and `state` watches overflow or invalid. Returns the slot, or -1.
+int add_accumulation_check(FpCheckPlan& plan, std::initializer_list<const GroupProgram*> programs,
+                           FpState state);
+
 // Whether step `st` of `p` can raise a condition that its errstate watches and NumPy reports.
 bool fp_step_checked(const GroupProgram& p, size_t st);
 

@@ -25,13 +25,13 @@ int device_of(const GroupProgram& p) {
 }
 
 // A one-step Copy program: src (broadcast, cast) -> dst.
-GroupProgram copy_program(const Array& src, const Array& dst) {
+GroupProgram copy_program(const Array& src, const Array& dst, FpState cast_state = 0) {
   GroupProgram p;
   p.shape = dst.shape;
   p.device = dst.device();
   p.leaves = {src};
   ElementwiseOp op{ElementwiseOp::Kind::Copy, UFunc::Add, {dst.dtype}, {dst.dtype}};
-  p.steps.push_back({nullptr, op, {ProgramValue{0}}});
+  p.steps.push_back({nullptr, op, {ProgramValue{0}}, cast_state});
   p.outputs.push_back({ProgramValue{-1, 0, 0}, dst});
   return p;
 }
@@ -56,7 +56,7 @@ void run_program_cuda(const GroupProgram& program) {
   launch(f, device, grid_for((k.n + k.vec - 1) / k.vec, device), kLaunchThreads, k.params);
 }
 
-void copy_on_device(const Array& src, const Array& dst) {
+void copy_on_device(const Array& src, const Array& dst, FpState cast_state) {
   if (dst.size() == 0) return;
   const int device = dst.device().index;
   if (src.device() == dst.device() && src.dtype == dst.dtype && src.shape == dst.shape &&
@@ -67,7 +67,7 @@ void copy_on_device(const Array& src, const Array& dst) {
           "cuMemcpyDtoDAsync");
     return;
   }
-  run_program_cuda(copy_program(src, dst));
+  run_program_cuda(copy_program(src, dst, src.dtype == dst.dtype ? 0 : cast_state));
 }
 
 void fill(const Array& out, const void* value) {

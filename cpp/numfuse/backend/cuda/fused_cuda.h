@@ -15,8 +15,9 @@ namespace nf::cuda {
 void run_program_cuda(const GroupProgram& program);
 
 // dst[...] = src for arrays on one CUDA device (or src a 0-d host scalar): broadcast, cast, any
-// strides; a plain memcpy when both are contiguous with one dtype and shape.
-void copy_on_device(const Array& src, const Array& dst);
+// strides; a plain memcpy when both are contiguous with one dtype and shape. `cast_state`: the
+// errstate of an assignment whose cast is checked as NumPy's (0: an internal copy, unchecked).
+void copy_on_device(const Array& src, const Array& dst, FpState cast_state = 0);
 // Every element of the contiguous array `out` = the itemsize bytes at `value`.
 void fill(const Array& out, const void* value);
 }  // namespace nf::cuda

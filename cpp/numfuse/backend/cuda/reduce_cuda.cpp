@@ -17,10 +17,13 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
   const int dev = device.index;
   const int sms = cuda::device_properties(dev).multiprocessor_count;
   cuda::ReducePlan plan = cuda::plan_reduce(spec, in, sms);
-  cuda::ReduceKernel k = cuda::generate_reduce(spec, in, plan);
+  cuda::ReduceKernel k = cuda::generate_reduce(spec, in, plan, fp_state);
   std::shared_ptr<Buffer> partials;
   if (k.partial_bytes) partials = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_reduce_pointers(k, in.data(), outs[0].data(), partials ? partials->data() : nullptr);
+  if (unsigned* words = cuda::fp_words_for_launch(dev, k.fp)) {
+    std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
+  }
   cuda::CUfunction main_fn = cuda::generated_kernel(k.body, "nf_reduce_main", {"-std=c++17", "--fmad=false"}, dev);
   if (plan.warp_per_output) {
     cuda::launch(main_fn, dev, static_cast<unsigned>((plan.nout * 32 + 255) / 256), 256, k.params);
@@ -43,10 +46,10 @@ void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
 namespace nf::cuda {
 
 void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prologue, const Array& out,
-                                const GroupProgram* epilogue, const Storage* result) {
+                                const GroupProgram* epilogue, const Storage* result, FpState state) {
   const int dev = prologue.device.index;
   const int sms = device_properties(dev).multiprocessor_count;
-  FusedReduceKernel k = generate_reduce_fused(spec, prologue, sms, epilogue, result);
+  FusedReduceKernel k = generate_reduce_fused(spec, prologue, sms, epilogue, result, state);
   std::shared_ptr<Buffer> partials;
   if (k.partial_bytes) partials = allocate_device_buffer(k.partial_bytes, dev);
   set_fused_reduce_pointers(k, out.data(), partials ? partials->data() : nullptr);

@@ -1,7 +1,10 @@
 // ScanNode on a CUDA device: the generated kernels of codegen_scan.h, one launch (a thread per
 // line, or one tile per line) or three (long lines: tile totals, their scan, the tiles), each
 // grid-stride over a grid that fills the device.
+#include <cstring>
+
 #include "numfuse/backend/cuda/codegen_scan.h"
+#include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
@@ -24,7 +27,7 @@ void ScanNode::eval_cuda(const std::vector<Array>& outs) {
     in = dense;
     plan = cuda::plan_scan(in, axis);
   }
-  cuda::ScanKernel k = cuda::generate_scan(op, out.dtype, plan);
+  cuda::ScanKernel k = cuda::generate_scan(op, out.dtype, plan, fp_state);
   std::shared_ptr<Buffer> partial;
   if (k.partial_bytes) partial = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_scan_pointers(k, in.data(), out.data(), partial ? partial->data() : nullptr);
@@ -32,6 +35,12 @@ void ScanNode::eval_cuda(const std::vector<Array>& outs) {
   for (const cuda::ScanLaunch& l : cuda::scan_launches(plan)) {
     cuda::CUfunction f = cuda::generated_kernel(k.body, l.entry, opts, dev);
     cuda::launch(f, dev, cuda::grid_for(l.blocks * cuda::kScanThreads, dev), cuda::kScanThreads, k.params);
+  }
+  if (plan.n < 2) return;  // no step, nothing to check
+  if (unsigned* words = cuda::fp_words_for_launch(dev, k.fp)) {
+    std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
+    cuda::CUfunction f = cuda::generated_kernel(k.body, "nf_scan_check", opts, dev);
+    cuda::launch(f, dev, cuda::grid_for(plan.lines * (plan.n - 1), dev), cuda::kScanThreads, k.params);
   }
 }
 
