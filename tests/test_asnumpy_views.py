@@ -60,7 +60,8 @@ def test_strides_flags_and_sharing_follow_numpy_asarray(view, order, device):
     assert got.flags.c_contiguous == expected.flags.c_contiguous
     assert got.flags.f_contiguous == expected.flags.f_contiguous
     assert got.flags.writeable == expected.flags.writeable
-    assert got.strides == expected.strides
+    if got.size:  # an empty array's strides are NumPy's choice (2.5 gives a copy zero strides)
+        assert got.strides == expected.strides
     if device == "cpu":
         # A view exactly where NumPy's asarray gives one.
         assert numpy.shares_memory(got, nf.asnumpy(a, order="K")) == numpy.shares_memory(expected, h)

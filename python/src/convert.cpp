@@ -447,10 +447,10 @@ nb::object host_numpy_view(const Array& a, HostUse use) {
   if (!a.device().is_cpu()) {
     eval(a, FlushReason::HostRead);
     // A device array is read through a contiguous host copy (the transfer waits for the stream):
-    // private memory, so nothing to guard.
+    // private memory, so nothing to guard, and writeable as every copy NumPy makes (also of a
+    // read-only view, e.g. a broadcast one).
     Array host = Array::empty(a.shape, a.dtype, Device::cpu());
     run_blocking([&] { backend::copy_into(a, host); });
-    host.writeable = a.writeable;
     return host_numpy_view(host, use);
   }
   const bool exported = use == HostUse::Export && a.writeable;
