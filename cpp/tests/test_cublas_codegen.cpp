@@ -17,6 +17,7 @@
 #include "numfuse/backend/cuda/codegen_matmul.h"
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cublas_abi.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/matmul_plan.h"
@@ -94,6 +95,7 @@ TEST(IntGemmCodegen, SourceDependsOnDTypeOnlyAndRejectsFloats) {
   EXPECT_EQ(int_gemm_source(DType::Int64), int_gemm_source(DType::Int64));
   EXPECT_NE(int_gemm_source(DType::Int64), int_gemm_source(DType::Int32));
   EXPECT_NE(int_gemm_source(DType::Bool).find("acc | (x & y)"), std::string::npos);
+  EXPECT_NE(int_gemm_source(DType::Int8).find(kernel_templates::int_gemm), std::string::npos);
   EXPECT_THROW(int_gemm_source(DType::Float32), TypeError);
   EXPECT_THROW(int_gemm_source(DType::Complex64), TypeError);
 }

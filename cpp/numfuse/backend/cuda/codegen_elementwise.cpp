@@ -1,6 +1,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
 #include "numfuse/backend/cuda/codegen_steps.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 
 #include <algorithm>
@@ -275,7 +276,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   SourceText s;
   s.text.reserve(4096);
   s << "\n// ---- fused elementwise kernel\n";
-  s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
+  s << kernel_templates::vector_types;
   s << "struct nf_params {\n  void* ptr[" << std::max(1, k.nptr) << "];\n";
   s << "  long long n;\n";
   if (!contiguous) {
@@ -289,15 +290,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
   s << "typedef " << (k.idx32 ? "int" : "long long") << " nf_idx;\n";
-  if (!contiguous) {
-    if (k.idx32) {
-      s << "__device__ __forceinline__ nf_idx nf_fdiv(nf_idx n, unsigned long long m, unsigned long long sh) {\n"
-           "  return nf_idx((__umulhi(unsigned(n), unsigned(m)) + unsigned(n)) >> unsigned(sh));\n}\n";
-    } else {
-      s << "__device__ __forceinline__ nf_idx nf_fdiv(nf_idx n, unsigned long long m, unsigned long long sh) {\n"
-           "  return nf_idx((__umul64hi((unsigned long long)n, m) + (unsigned long long)n) >> sh);\n}\n";
-    }
-  }
+  if (!contiguous) s << kernel_templates::fast_divide;  // nf_fdiv for nf_idx
   s << "extern \"C\" __global__ void __launch_bounds__(256) nf_fused(const nf_params p) {\n";
   // Operands loaded once per thread: host scalars and broadcast arrays.
   for (size_t j = nout; j < ops.size(); ++j) {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 
@@ -128,22 +129,7 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype) {
   s << "}\n";
   s << "__device__ __forceinline__ void nf_store(const nf_rparams& p, void* out, long long o, nf_acc a) {\n"
        "  static_cast<" << out_t << "*>(out)[o] = nf_result(p, a);\n}\n";
-  // Warp shuffle of any accumulator, word by word.
-  s << "template <class T> __device__ __forceinline__ T nf_shfl_down(T v, int d) {\n"
-       "  constexpr int W = (sizeof(T) + 3) / 4;\n  unsigned w[W] = {};\n  memcpy(w, &v, sizeof(T));\n"
-       "#pragma unroll\n  for (int i = 0; i < W; ++i) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);\n"
-       "  T r;\n  memcpy(&r, w, sizeof(T));\n  return r;\n}\n"
-       "__device__ __forceinline__ nf_acc nf_warp_reduce(nf_acc a) {\n"
-       "#pragma unroll\n  for (int d = 16; d > 0; d >>= 1) a = nf_combine(a, nf_shfl_down(a, d));\n"
-       "  return a;\n}\n";
-  // Block tree through shared memory: works for every accumulator type.
-  s << "__device__ nf_acc nf_block_reduce(nf_acc a) {\n"
-       "  __shared__ unsigned char raw[256 * sizeof(nf_acc)];\n"
-       "  nf_acc* buf = reinterpret_cast<nf_acc*>(raw);\n"
-       "  buf[threadIdx.x] = a;\n  __syncthreads();\n"
-       "  for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-       "    if (threadIdx.x < w) buf[threadIdx.x] = nf_combine(buf[threadIdx.x], buf[threadIdx.x + w]);\n"
-       "    __syncthreads();\n  }\n  return buf[0];\n}\n";
+  s << kernel_templates::reduce_tree;
 }
 
 }  // namespace
@@ -200,7 +186,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
 
   SourceText s;
   s << "\n// ---- reduction kernel\n";
-  s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
+  s << kernel_templates::vector_types;
   s << "struct nf_rparams {\n  const void* in;\n  void* out;\n  void* partial;\n  long long nout;\n"
        "  long long nred;\n  long long bpo;\n  long long kshape[" << kr << "];\n  long long kstride[" << kr
     << "];\n  long long rshape[" << rr << "];\n  long long rstride[" << rr
@@ -256,11 +242,9 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
          "    if (p.bpo == 1) nf_store(p, p.out, o, acc);\n"
          "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n";
     // Second pass: one block per output over its partial results, in order.
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
-         "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
-         "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
-         "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
-         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p, p.out, o, acc);\n}\n";
+    s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
+         "  nf_store(p, p.out, o, acc);\n}\n";
+    s << kernel_templates::reduce_partials;
   }
 
   ReduceKernel k;

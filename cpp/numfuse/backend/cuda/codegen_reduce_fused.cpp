@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/backend/cuda/codegen_steps.h"
 #include "numfuse/backend/cuda/source_text.h"
@@ -284,12 +285,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
          "  acc = nf_block_reduce(acc);\n"
          "  if (threadIdx.x == 0) {\n"
          "    if (p.bpo == 1) nf_finish(p, o, acc);\n"
-         "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n"
-         "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
-         "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
-         "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
-         "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
-         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_finish(p, o, acc);\n}\n";
+         "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n";
+    s << kernel_templates::reduce_partials;
   }
   k.body = s.str();
   append_param(k.params, static_cast<void*>(nullptr));
