@@ -1,11 +1,13 @@
 // The fixed scaffolding of the generated CUDA kernels: real .cuh files in cpp/numfuse/kernels,
 // embedded as text at build time (CMakeLists.txt, NUMFUSE_KERNEL_TEMPLATES), never read from
 // disk. The code generators append each where their kernel needs it, after the program-dependent
-// definitions the file's first comment names; only what depends on the program is built in code.
+// definitions the file's first comment names (elementwise.cuh has placeholders, filled by
+// fill_template in source_text.h); only what depends on the program is built in code.
 #pragma once
 
 namespace nf::cuda::kernel_templates {
 
+extern const char* const elementwise;      // nf_fused: the fused elementwise kernel
 extern const char* const vector_types;     // nf_vec<T, N>: aligned vector loads
 extern const char* const fast_divide;      // nf_fdiv: division by a magic number
 extern const char* const reduce_tree;      // nf_warp_reduce, nf_block_reduce
