@@ -276,6 +276,12 @@ namespace {
 
 bool has(const std::string& body, const char* templ) { return body.find(templ) != std::string::npos; }
 
+// A template's text after its last placeholder: fixed, so every source filled from it holds it.
+std::string fixed_tail(const char* templ) {
+  const std::string t = templ;
+  return t.substr(t.find('}', t.rfind("${")) + 1);
+}
+
 }  // namespace
 
 TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompile) {
@@ -286,6 +292,7 @@ TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompi
   ASSERT_TRUE(flat.contiguous);
   EXPECT_TRUE(has(flat.body, kernel_templates::vector_types));
   EXPECT_FALSE(has(flat.body, kernel_templates::fast_divide));
+  EXPECT_TRUE(has(flat.body, fixed_tail(kernel_templates::elementwise).c_str()));
   expect_compiles(std::string(kKernelPrelude) + flat.body);
   Array xt = transpose(x, {1, 0});
   GroupProgram strided_program = make_program(UFunc::Add, xt, Operand::of(xt), DType::Float32);
@@ -295,6 +302,7 @@ TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompi
     k.idx32 = idx32;  // the 64-bit variant is planned only for spaces past 2^31 elements
     k.body = elementwise_body(strided_program, k);
     EXPECT_TRUE(has(k.body, kernel_templates::fast_divide));
+    EXPECT_TRUE(has(k.body, fixed_tail(kernel_templates::elementwise).c_str()));
     EXPECT_NE(k.body.find(idx32 ? "typedef int nf_idx" : "typedef long long nf_idx"), std::string::npos);
     expect_compiles(std::string(kKernelPrelude) + k.body);
   }
@@ -311,10 +319,13 @@ TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompi
     EXPECT_EQ(plan.warp_per_output, std::string(c.scheme) == "warp");
     ReduceKernel k = generate_reduce(spec, a, plan);
     EXPECT_TRUE(has(k.body, kernel_templates::reduce_tree));
-    EXPECT_EQ(has(k.body, kernel_templates::reduce_partials), block);
+    EXPECT_TRUE(has(k.body, fixed_tail(kernel_templates::reduce).c_str()));
+    const char* scheme = block ? "#define NF_REDUCE_SCHEME 2" : plan.warp_per_output ? "#define NF_REDUCE_SCHEME 0"
+                                                                                   : "#define NF_REDUCE_SCHEME 1";
+    EXPECT_TRUE(has(k.body, scheme)) << scheme;
     expect_compiles(std::string(kKernelPrelude) + k.body);
   }
-  // A fused reduction (its input computed in the kernel) ends in the same second pass.
+  // A fused reduction (its input computed in the kernel) runs the same kernels.
   GroupProgram p = make_program(UFunc::Multiply, Array::empty({4, 3000}, DType::Float64, Device::cpu()),
                                 Operand::of(Array::empty({4, 3000}, DType::Float64, Device::cpu())),
                                 DType::Float64);
@@ -322,6 +333,7 @@ TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompi
   p.reduced = ProgramValue{-1, 0, 0};
   FusedReduceKernel fk = generate_reduce_fused(spec_of(ReduceOp::Max, DType::Float64, {false, true}), p, 132);
   EXPECT_TRUE(has(fk.body, kernel_templates::reduce_tree));
-  EXPECT_TRUE(has(fk.body, kernel_templates::reduce_partials));
+  EXPECT_TRUE(has(fk.body, fixed_tail(kernel_templates::reduce).c_str()));
+  EXPECT_TRUE(has(fk.body, "#define NF_REDUCE_SCHEME 2"));
   expect_compiles(std::string(kKernelPrelude) + fk.body);
 }
