@@ -153,11 +153,13 @@ void MatmulNode::eval_cpu(const std::vector<Array>& outs) {
     cpu::gemm(dt, false, plan.trans_b, c.M, N, K, a0, c.lda, b0, plan.ldb, c0, plan.ldc);
     return;
   }
-  // Product i is the (i % count)-th of call i / count: the calls split the batch evenly.
+  // Product i is the (i % count)-th of call i / count: the calls split the batch evenly (one
+  // call, the usual case, needs no division: tiny products cost little more than one).
   const int64_t count = plan.calls.empty() ? 1 : plan.calls[0].count;
+  const bool one_call = plan.calls.size() == 1;
   auto one = [&](int64_t i) {
-    const GemmCall& c = plan.calls[i / count];
-    const int64_t j = i % count;
+    const GemmCall& c = one_call ? plan.calls[0] : plan.calls[i / count];
+    const int64_t j = one_call ? i : i % count;
     const int64_t oa = c.a_off + j * c.stride_a, ob = c.b_off + j * c.stride_b;
     char* y = c0 + (c.c_off + j * c.stride_c) * es;
     if (tiny) {
