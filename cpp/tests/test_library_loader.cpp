@@ -2,7 +2,6 @@
 // table that is installed on this machine opens and resolves one of its calls (no GPU needed to
 // dlopen them), and a missing library or symbol gives a reason naming what was tried.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <string>
@@ -17,12 +16,18 @@ using namespace nf::cuda;
 // A call each library exports in every version numfuse accepts.
 const char* probe_symbol(CudaLibrary lib) {
   switch (lib) {
-    case CudaLibrary::Driver: return "cuInit";
-    case CudaLibrary::Nvrtc: return "nvrtcVersion";
-    case CudaLibrary::Cublas: return "cublasCreate_v2";
-    case CudaLibrary::Cusolver: return "cusolverDnCreate";
-    case CudaLibrary::Cufft: return "cufftPlan1d";
-    case CudaLibrary::Curand: return "curandCreateGenerator";
+    case CudaLibrary::Driver:
+      return "cuInit";
+    case CudaLibrary::Nvrtc:
+      return "nvrtcVersion";
+    case CudaLibrary::Cublas:
+      return "cublasCreate_v2";
+    case CudaLibrary::Cusolver:
+      return "cusolverDnCreate";
+    case CudaLibrary::Cufft:
+      return "cufftPlan1d";
+    case CudaLibrary::Curand:
+      return "curandCreateGenerator";
   }
   return "";
 }
@@ -75,12 +80,14 @@ TEST(LibraryLoader, EveryInstalledLibraryOpensAndResolvesACall) {
                           CudaLibrary::Cufft, CudaLibrary::Curand}) {
     if (installed(lib)) EXPECT_TRUE(load_library(lib).ok()) << load_library(lib).reason();
   }
-  if (!exists("/usr/local/cuda/lib64")) GTEST_SKIP() << "no CUDA toolkit here (" << opened << " opened)";
+  if (!exists("/usr/local/cuda/lib64"))
+    GTEST_SKIP() << "no CUDA toolkit here (" << opened << " opened)";
 }
 
 TEST(LibraryLoader, AMissingFileNamesWhatWasTried) {
   std::string path, err;
-  EXPECT_EQ(open_library({"libnumfuse-missing.so.7"}, {"/nonexistent"}, false, &path, &err), nullptr);
+  EXPECT_EQ(open_library({"libnumfuse-missing.so.7"}, {"/nonexistent"}, false, &path, &err),
+            nullptr);
   EXPECT_NE(err.find("libnumfuse-missing.so.7"), std::string::npos) << err;
   EXPECT_TRUE(path.empty());
 }

@@ -18,7 +18,8 @@ bool gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans
   return false;
 }
 
-bool collapse_dims(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n, int64_t* stride) {
+bool collapse_dims(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n,
+                   int64_t* stride) {
   int64_t total = 1, inner_stride = 0, expect = 0;
   bool have = false;
   for (auto it = dims.rbegin(); it != dims.rend(); ++it) {

@@ -31,7 +31,8 @@ inline GemmLimits cublas_limits() { return {INT_MAX, true}; }
 bool gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld);
 
 // A run of (size, stride) dims, outermost first, as one (size, stride) dim if evenly spaced.
-bool collapse_dims(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n, int64_t* stride);
+bool collapse_dims(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n,
+                   int64_t* stride);
 
 // One operand seen as a stack of matrices broadcast over the output's batch dims. A 1-D left
 // operand is one row (k) -> (1, k); a 1-D right operand one column (k) -> (k, 1).
@@ -108,9 +109,9 @@ inline bool is_matvec(const MatrixStack& A, const MatrixStack& B) {
 // a @ b as gemv calls: y = Mat v with Mat = a (b has one column) or b transposed (a has one row).
 struct MatvecPlan {
   bool mat_is_a = true;
-  int64_t ny = 0;  // elements of each product's y
-  GemvPlan gemv;   // the same for every product
-  bool folded = false;  // one call covers the whole batch (offsets below unused)
+  int64_t ny = 0;                         // elements of each product's y
+  GemvPlan gemv;                          // the same for every product
+  bool folded = false;                    // one call covers the whole batch (offsets below unused)
   std::vector<int64_t> mat_off, vec_off;  // per product, in elements; y's is i * ny
 };
 enum class MatvecVerdict {

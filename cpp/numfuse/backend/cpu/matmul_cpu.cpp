@@ -115,11 +115,10 @@ bool matvec(const Array& out, Operand& A, Operand& B, const Shape& out_batch) {
   // Every call has the same sizes and strides, so the first answers for all.
   const int64_t ny = mp.ny;
   if (!call(m0 + mp.mat_off[0] * es, v0 + mp.vec_off[0] * es, c0)) return false;
-  for_each_product(static_cast<int64_t>(mp.mat_off.size()) - 1, static_cast<double>(ny) * K,
-                   [&](int64_t i) {
-                     call(m0 + mp.mat_off[i + 1] * es, v0 + mp.vec_off[i + 1] * es,
-                          c0 + (i + 1) * ny * es);
-                   });
+  for_each_product(
+      static_cast<int64_t>(mp.mat_off.size()) - 1, static_cast<double>(ny) * K, [&](int64_t i) {
+        call(m0 + mp.mat_off[i + 1] * es, v0 + mp.vec_off[i + 1] * es, c0 + (i + 1) * ny * es);
+      });
   return true;
 }
 

@@ -1,14 +1,13 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
-#include "numfuse/backend/cuda/codegen_steps.h"
-#include "numfuse/backend/cuda/kernel_templates.h"
-#include "numfuse/backend/cuda/source_text.h"
-
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "numfuse/backend/cuda/codegen_steps.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
+#include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 
@@ -302,11 +301,11 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     const char* st = cuda_storage_type(o.dtype);
     const char* ct = cuda_compute_type(o.dtype);
     if (o.scalar) {
-      per_thread << "  const " << ct << " a" << j << " = nf::convert<" << ct << ">(*reinterpret_cast<const "
-                 << st << "*>(p.scalar[" << o.value << "]));\n";
+      per_thread << "  const " << ct << " a" << j << " = nf::convert<" << ct
+                 << ">(*reinterpret_cast<const " << st << "*>(p.scalar[" << o.value << "]));\n";
     } else if (o.broadcast) {
-      per_thread << "  const " << ct << " a" << j << " = nf::convert<" << ct << ">(*static_cast<const " << st
-                 << "*>(p.ptr[" << o.ptr << "]));\n";
+      per_thread << "  const " << ct << " a" << j << " = nf::convert<" << ct
+                 << ">(*static_cast<const " << st << "*>(p.ptr[" << o.ptr << "]));\n";
     }
   }
   // The offset variable an operand reads: its own, or that of an earlier operand with the same
@@ -315,7 +314,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     return "o" + std::to_string(ops[j].same_offset_as >= 0 ? ops[j].same_offset_as : static_cast<int>(j));
   };
   // Every step for element `i` (scalar form) or lane `k` (vector form).
-  auto body = [&](const std::string& ind, bool vector_form, const std::string& vector_position = "") {
+  auto body = [&](const std::string& ind, bool vector_form,
+                  const std::string& vector_position = "") {
     SourceText b;
     for (size_t l = 0; l < nleaf; ++l) {
       const KernelOperand& o = ops[nout + l];
@@ -339,8 +339,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
       if (vector_form) {
         b << ind << "out" << j << ".v[k] = " << val << ";\n";
       } else {
-        b << ind << "static_cast<" << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << "] = " << val
-          << ";\n";
+        b << ind << "static_cast<" << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j)
+          << "] = " << val << ";\n";
       }
     }
     return b.str();
@@ -363,14 +363,16 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     o << "    nf_idx rem = " << at << ";\n";
     for (int d = rank - 1; d >= 0; --d) {
       if (d > 0) {
-        o << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d << "][1]);\n"
+        o << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d
+          << "][1]);\n"
           << "      const nf_idx c = rem - q * nf_idx(p.shape[" << d << "]); rem = q;\n";
       } else {
         o << "    { const nf_idx c = rem;  // i < n: the outermost coordinate needs no division\n";
       }
       for (size_t j = 0; j < ops.size(); ++j) {
         // Stride rows follow the pointers: outputs, then array leaves, then the position.
-        if (computed(j)) o << "      o" << j << " += c * nf_idx(p.stride[" << ops[j].ptr << "][" << d << "]);\n";
+        if (computed(j))
+          o << "      o" << j << " += c * nf_idx(p.stride[" << ops[j].ptr << "][" << d << "]);\n";
       }
       if (k.position) o << "      opos += c * nf_idx(p.stride[" << k.nptr << "][" << d << "]);\n";
       o << "    }\n";
@@ -390,16 +392,18 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
         if (j < nout) {
           vec_loads << "    nf_vec<" << st << ", " << vec << "> out" << j << ";\n";
         } else {
-          vec_loads << "    const nf_vec<" << st << ", " << vec << "> in" << j << " = static_cast<const nf_vec<"
-                    << st << ", " << vec << ">*>(p.ptr[" << o.ptr << "])[b];\n";
+          vec_loads << "    const nf_vec<" << st << ", " << vec << "> in" << j
+                    << " = static_cast<const nf_vec<" << st << ", " << vec << ">*>(p.ptr[" << o.ptr
+                    << "])[b];\n";
         }
         continue;
       }
-      vec_loads << "    nf_vec<" << st << ", " << vec << "> " << (j < nout ? "out" : "in") << j << ";\n";
+      vec_loads << "    nf_vec<" << st << ", " << vec << "> " << (j < nout ? "out" : "in") << j
+                << ";\n";
       if (j >= nout) {
         vec_loads << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) in" << j
-                  << ".v[k] = static_cast<const " << st << "*>(p.ptr[" << o.ptr << "])[" << offset_name(j)
-                  << " + k];\n";
+                  << ".v[k] = static_cast<const " << st << "*>(p.ptr[" << o.ptr << "])["
+                  << offset_name(j) << " + k];\n";
       }
     }
     for (size_t j = 0; j < nout; ++j) {
@@ -408,8 +412,9 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
         vec_stores << "    static_cast<nf_vec<" << st << ", " << vec << ">*>(p.ptr[" << ops[j].ptr
                    << "])[b] = out" << j << ";\n";
       } else {
-        vec_stores << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) static_cast<" << st
-                   << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << " + k] = out" << j << ".v[k];\n";
+        vec_stores << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) static_cast<"
+                   << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << " + k] = out"
+                   << j << ".v[k];\n";
       }
     }
     if (pairs) emit_uniform_pairs(uniform_pairs, p, "b * " + std::to_string(vec), vec, "    ");

@@ -216,12 +216,15 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
                << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred / " << plan.vec
                << "; r += p.bpo * blockDim.x) {\n    const V v = row[r];\n"
                << "#pragma unroll\n    for (int k = 0; k < " << plan.vec
-               << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec << " + k));\n  }\n";
+               << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec
+               << " + k));\n  }\n";
   } else {
-    block_loop << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
+    block_loop << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+                  "blockDim.x)\n"
                << "    acc = nf_combine(acc, " << element << ");\n";
   }
-  s << reduce_kernels(plan, "  const long long base = nf_kept_offset(p, o);\n", element, block_loop.str());
+  s << reduce_kernels(plan, "  const long long base = nf_kept_offset(p, o);\n", element,
+                      block_loop.str());
 
   ReduceKernel k;
   k.body = s.str();

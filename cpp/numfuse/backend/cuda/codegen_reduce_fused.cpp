@@ -252,17 +252,22 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     s << "    acc = nf_combine(acc, nf_load(" << value << ", r));\n  }\n  return acc;\n}\n";
   }
   // Output o's per-leaf offsets (kb); element r computed by nf_elem (or two at a time, nf_elem2).
-  const std::string setup = "  long long kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
+  const std::string setup =
+      "  long long kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
   std::string block_loop;
   if (pairs) {
     const std::string words = std::to_string(8 * ngen);
-    block_loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " + words +
+    block_loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " +
+                 words +
                  "; ++i) gw[i] = p.gen[i];\n"
-                 "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * p.bpo * blockDim.x)\n"
+                 "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * "
+                 "p.bpo * blockDim.x)\n"
                  "    acc = nf_elem2(p, kb, r, acc, gw);\n";
   } else {
-    block_loop = "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
-                 "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
+    block_loop =
+        "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+        "blockDim.x)\n"
+        "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
   }
   s << reduce_kernels(plan, setup, "nf_elem(p, kb, r)", block_loop);
   k.body = s.str();

@@ -27,7 +27,7 @@ struct GemmRow {
   const char* gemm;     // C = op(A) op(B)
   const char* batched;  // its strided-batched form
   int ex_type;          // the Ex routines' cudaDataType; -1 for the typed routines
-  bool wide_scalars;    // alpha and beta in double precision (else float: float16 computes in float)
+  bool wide_scalars;  // alpha and beta in double precision (else float: float16 computes in float)
 };
 constexpr GemmRow kGemmTable[] = {
     {DType::Float16, "cublasGemmEx", "cublasGemmStridedBatchedEx", CUDA_R_16F, false},
@@ -225,12 +225,11 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
   std::lock_guard<std::mutex> lock(s.mutex);
   cublasHandle_t h = bound_handle(s, device);
   if (batch == 1) {
-    const cublasStatus_t st =
-        ex < 0 ? reinterpret_cast<GemmFn>(f.gemm[row])(h, ta, tb, m, n, k, alpha, B, l1, A, l2,
-                                                        beta, C, lc)
-               : reinterpret_cast<GemmExFn>(f.gemm[row])(h, ta, tb, m, n, k, alpha, B, ex, l1, A,
-                                                          ex, l2, beta, C, ex, lc,
-                                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    const cublasStatus_t st = ex < 0 ? reinterpret_cast<GemmFn>(f.gemm[row])(
+                                           h, ta, tb, m, n, k, alpha, B, l1, A, l2, beta, C, lc)
+                                     : reinterpret_cast<GemmExFn>(f.gemm[row])(
+                                           h, ta, tb, m, n, k, alpha, B, ex, l1, A, ex, l2, beta, C,
+                                           ex, lc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     check_status(st, r.gemm);
     return;
   }
@@ -242,9 +241,9 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
     const char* b = static_cast<const char*>(B) + first * stride_b * int64_t(es);
     char* c = static_cast<char*>(C) + first * stride_c * int64_t(es);
     const cublasStatus_t st =
-        ex < 0 ? reinterpret_cast<GemmBatchedFn>(f.batched[row])(
-                     h, ta, tb, m, n, k, alpha, b, l1, stride_b, a, l2, stride_a, beta, c, lc,
-                     stride_c, count)
+        ex < 0 ? reinterpret_cast<GemmBatchedFn>(f.batched[row])(h, ta, tb, m, n, k, alpha, b, l1,
+                                                                 stride_b, a, l2, stride_a, beta, c,
+                                                                 lc, stride_c, count)
                : reinterpret_cast<GemmBatchedExFn>(f.batched[row])(
                      h, ta, tb, m, n, k, alpha, b, ex, l1, stride_b, a, ex, l2, stride_a, beta, c,
                      ex, lc, stride_c, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);

@@ -19,18 +19,36 @@ namespace {
 // their own major numbers: cuFFT 12 and cuRAND 10 ship with CUDA 13), then the unversioned link.
 const std::array<LibrarySpec, 6>& table() {
   static const std::array<LibrarySpec, 6> t = {{
-      {"the CUDA driver", {"libcuda.so.1", "libcuda.so"}, true,
-       "install the NVIDIA driver", " (a driver for CUDA 11.2 or newer is needed)"},
-      {"NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, false,
-       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cuda-nvrtc", ""},
-      {"cuBLAS", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, false,
-       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cublas", ""},
-      {"cuSOLVER", {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"}, false,
-       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cusolver", ""},
-      {"cuFFT", {"libcufft.so.12", "libcufft.so.11", "libcufft.so"}, false,
-       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cufft", ""},
-      {"cuRAND", {"libcurand.so.10", "libcurand.so"}, false,
-       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-curand", ""},
+      {"the CUDA driver",
+       {"libcuda.so.1", "libcuda.so"},
+       true,
+       "install the NVIDIA driver",
+       " (a driver for CUDA 11.2 or newer is needed)"},
+      {"NVRTC",
+       {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"},
+       false,
+       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cuda-nvrtc",
+       ""},
+      {"cuBLAS",
+       {"libcublas.so.13", "libcublas.so.12", "libcublas.so"},
+       false,
+       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cublas",
+       ""},
+      {"cuSOLVER",
+       {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"},
+       false,
+       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cusolver",
+       ""},
+      {"cuFFT",
+       {"libcufft.so.12", "libcufft.so.11", "libcufft.so"},
+       false,
+       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cufft",
+       ""},
+      {"cuRAND",
+       {"libcurand.so.10", "libcurand.so"},
+       false,
+       "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-curand",
+       ""},
   }};
   return t;
 }
@@ -51,7 +69,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 const LibrarySpec& library_spec(CudaLibrary lib) { return table()[static_cast<size_t>(lib)]; }
 
 std::vector<CudaLibrary> all_libraries() {
-  return {CudaLibrary::Driver, CudaLibrary::Nvrtc,  CudaLibrary::Cublas,
+  return {CudaLibrary::Driver,   CudaLibrary::Nvrtc, CudaLibrary::Cublas,
           CudaLibrary::Cusolver, CudaLibrary::Cufft, CudaLibrary::Curand};
 }
 
@@ -75,15 +93,16 @@ const LoadedLibrary& load_library(CudaLibrary lib) {
     std::vector<std::string> names(spec.files.begin(), spec.files.end());
     // The driver comes with the system's kernel module: the system loader's answer is the right
     // one, never a toolkit directory's copy (its stubs only report CUDA_ERROR_STUB_LIBRARY).
-    const std::vector<std::string> dirs = spec.system_only ? std::vector<std::string>{} : library_dirs();
+    const std::vector<std::string> dirs =
+        spec.system_only ? std::vector<std::string>{} : library_dirs();
     std::string err;
     l.handle_ = open_library(names, dirs, false, &l.path_, &err);
     if (!l.handle_) {
       l.path_.clear();
       std::string where = dirs.empty() ? "" : " in " + join(dirs, ", ") + ",";
       l.reason_ = std::string(spec.name) + " could not be loaded: tried " + join(names, ", ") +
-                  where + " through the system loader and in /usr/local/cuda: " + err + " (" + spec.hint +
-                  ")";
+                  where + " through the system loader and in /usr/local/cuda: " + err + " (" +
+                  spec.hint + ")";
     }
   });
   return loaded[i];

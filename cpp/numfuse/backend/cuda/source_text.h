@@ -58,7 +58,8 @@ inline std::string fill_template(const std::string& templ,
   }
   out.append(templ, at, std::string::npos);
   for (size_t v = 0; v < values.size(); ++v) {
-    if (!used[v]) throw std::logic_error(std::string("kernel template: no ${") + values[v].first + "}");
+    if (!used[v])
+      throw std::logic_error(std::string("kernel template: no ${") + values[v].first + "}");
   }
   return out;
 }
