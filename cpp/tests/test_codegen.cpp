@@ -8,6 +8,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/backend/cuda/kernel_templates.h"
+#include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
@@ -346,4 +347,12 @@ TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompi
   EXPECT_TRUE(has(fk.body, fixed_tail(kernel_templates::reduce).c_str()));
   EXPECT_TRUE(has(fk.body, "#define NF_REDUCE_SCHEME 2"));
   expect_compiles(std::string(kKernelPrelude) + fk.body);
+}
+
+TEST(KernelTemplates, FillTemplateReplacesEveryPlaceholderAndRefusesDrift) {
+  EXPECT_EQ(fill_template("a ${x} b ${y} ${x}", {{"x", "1"}, {"y", "22"}}), "a 1 b 22 1");
+  EXPECT_EQ(fill_template("no holes", {}), "no holes");
+  EXPECT_THROW(fill_template("a ${x} ${z}", {{"x", "1"}}), std::logic_error);  // z has no value
+  EXPECT_THROW(fill_template("a ${x}", {{"x", "1"}, {"y", "2"}}), std::logic_error);  // y unused
+  EXPECT_THROW(fill_template("a ${x", {{"x", "1"}}), std::logic_error);
 }

@@ -6,8 +6,10 @@
 
 #include <string>
 
+#include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/backend/cuda/library_search.h"
+#include "numfuse/backend/cuda/nvrtc.h"
 
 namespace {
 
@@ -90,6 +92,21 @@ TEST(LibraryLoader, AMissingFileNamesWhatWasTried) {
             nullptr);
   EXPECT_NE(err.find("libnumfuse-missing.so.7"), std::string::npos) << err;
   EXPECT_TRUE(path.empty());
+}
+
+// The call tables bound through the loader: where the library opens, every call NVRTC's table
+// and cuBLAS's (its dtype table's products included) name is found, no GPU needed.
+TEST(LibraryLoader, CallTablesBindFromTheOpenedLibraries) {
+  if (load_library(CudaLibrary::Nvrtc).ok()) {
+    EXPECT_TRUE(nvrtc_available()) << nvrtc_unavailable_reason();
+    EXPECT_EQ(nvrtc().path, load_library(CudaLibrary::Nvrtc).path());
+  }
+  if (load_library(CudaLibrary::Cublas).ok()) {
+    EXPECT_TRUE(cublas_available()) << cublas_description();
+    EXPECT_NE(cublas_description().find(load_library(CudaLibrary::Cublas).path()),
+              std::string::npos)
+        << cublas_description();
+  }
 }
 
 }  // namespace
