@@ -5,16 +5,16 @@
 
 #include <random>
 
-#include "nvrtc_check.h"
-
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
+#include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/nodes.h"
 #include "numfuse/ops/views.h"
-
+#include "nvrtc_check.h"
 
 using namespace nf;
 using namespace nf::cuda;
@@ -267,4 +267,92 @@ TEST(Codegen, ViewsWithEqualStridesShareTheirOffset) {
   EXPECT_NE(k.body.find("p.ptr[2])[o1 + k]"), std::string::npos) << k.body;
   EXPECT_EQ(k.vec, 2) << "unit inner strides and an even extent: runs of two";
   expect_compiles(std::string(kKernelPrelude) + k.body);
+}
+
+// ---- the fixed scaffolding comes from the embedded .cuh files (backend/cuda/kernel_templates.h)
+// --
+
+namespace {
+
+bool has(const std::string& body, const char* templ) {
+  return body.find(templ) != std::string::npos;
+}
+
+// A template's text after its last placeholder: fixed, so every source filled from it holds it.
+std::string fixed_tail(const char* templ) {
+  const std::string t = templ;
+  return t.substr(t.find('}', t.rfind("${")) + 1);
+}
+
+}  // namespace
+
+TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompile) {
+  // Elementwise: the contiguous variant takes the vector type only; the strided one (32- and
+  // 64-bit indices alike, through nf_fdiv's overloads) the fast division too.
+  Array x = Array::empty({40, 30}, DType::Float32, Device::cpu());
+  ElementwiseKernel flat =
+      generate_elementwise(make_program(UFunc::Add, x, Operand::of(x), DType::Float32));
+  ASSERT_TRUE(flat.contiguous);
+  EXPECT_TRUE(has(flat.body, kernel_templates::vector_types));
+  EXPECT_FALSE(has(flat.body, kernel_templates::fast_divide));
+  EXPECT_TRUE(has(flat.body, fixed_tail(kernel_templates::elementwise).c_str()));
+  expect_compiles(std::string(kKernelPrelude) + flat.body);
+  Array xt = transpose(x, {1, 0});
+  GroupProgram strided_program = make_program(UFunc::Add, xt, Operand::of(xt), DType::Float32);
+  for (bool idx32 : {true, false}) {
+    ElementwiseKernel k = plan_elementwise(strided_program);
+    ASSERT_FALSE(k.contiguous);
+    k.idx32 = idx32;  // the 64-bit variant is planned only for spaces past 2^31 elements
+    k.body = elementwise_body(strided_program, k);
+    EXPECT_TRUE(has(k.body, kernel_templates::fast_divide));
+    EXPECT_TRUE(has(k.body, fixed_tail(kernel_templates::elementwise).c_str()));
+    EXPECT_NE(k.body.find(idx32 ? "typedef int nf_idx" : "typedef long long nf_idx"),
+              std::string::npos);
+    expect_compiles(std::string(kKernelPrelude) + k.body);
+  }
+  // Reductions, each scheme: a block per output (with the second pass), a warp, a thread.
+  struct Case {
+    Shape shape;
+    std::vector<bool> axes;
+    const char* scheme;
+  };
+  for (const Case& c :
+       {Case{{4, 3000}, {false, true}, "block"}, Case{{1000, 64}, {false, true}, "warp"},
+        Case{{10, 5000}, {true, false}, "thread"}}) {
+    SCOPED_TRACE(c.scheme);
+    Array a = Array::empty(c.shape, DType::Float64, Device::cpu());
+    ReduceSpec spec = spec_of(ReduceOp::Sum, DType::Float64, c.axes);
+    ReducePlan plan = plan_reduce(spec, a, 132);
+    const bool block = !plan.warp_per_output && !plan.thread_per_output;
+    EXPECT_EQ(block, std::string(c.scheme) == "block");
+    EXPECT_EQ(plan.warp_per_output, std::string(c.scheme) == "warp");
+    ReduceKernel k = generate_reduce(spec, a, plan);
+    EXPECT_TRUE(has(k.body, kernel_templates::reduce_tree));
+    EXPECT_TRUE(has(k.body, fixed_tail(kernel_templates::reduce).c_str()));
+    const char* scheme = block                  ? "#define NF_REDUCE_SCHEME 2"
+                         : plan.warp_per_output ? "#define NF_REDUCE_SCHEME 0"
+                                                : "#define NF_REDUCE_SCHEME 1";
+    EXPECT_TRUE(has(k.body, scheme)) << scheme;
+    expect_compiles(std::string(kKernelPrelude) + k.body);
+  }
+  // A fused reduction (its input computed in the kernel) runs the same kernels.
+  GroupProgram p = make_program(
+      UFunc::Multiply, Array::empty({4, 3000}, DType::Float64, Device::cpu()),
+      Operand::of(Array::empty({4, 3000}, DType::Float64, Device::cpu())), DType::Float64);
+  p.outputs.clear();
+  p.reduced = ProgramValue{-1, 0, 0};
+  FusedReduceKernel fk =
+      generate_reduce_fused(spec_of(ReduceOp::Max, DType::Float64, {false, true}), p, 132);
+  EXPECT_TRUE(has(fk.body, kernel_templates::reduce_tree));
+  EXPECT_TRUE(has(fk.body, fixed_tail(kernel_templates::reduce).c_str()));
+  EXPECT_TRUE(has(fk.body, "#define NF_REDUCE_SCHEME 2"));
+  expect_compiles(std::string(kKernelPrelude) + fk.body);
+}
+
+TEST(KernelTemplates, FillTemplateReplacesEveryPlaceholderAndRefusesDrift) {
+  EXPECT_EQ(fill_template("a ${x} b ${y} ${x}", {{"x", "1"}, {"y", "22"}}), "a 1 b 22 1");
+  EXPECT_EQ(fill_template("no holes", {}), "no holes");
+  EXPECT_THROW(fill_template("a ${x} ${z}", {{"x", "1"}}), std::logic_error);  // z has no value
+  EXPECT_THROW(fill_template("a ${x}", {{"x", "1"}, {"y", "2"}}), std::logic_error);  // y unused
+  EXPECT_THROW(fill_template("a ${x", {{"x", "1"}}), std::logic_error);
 }

@@ -3,13 +3,12 @@
 // needed) for every item size and several ranks.
 #include <gtest/gtest.h>
 
-#include "nvrtc_check.h"
-
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_gather.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/ops/advanced_indexing.h"
 #include "numfuse/ops/views.h"
-
+#include "nvrtc_check.h"
 
 using namespace nf;
 using namespace nf::cuda;
@@ -156,4 +155,34 @@ TEST(CodegenGather, NonzeroFillCompilesForSeveralRanks) {
     EXPECT_EQ(k.params.size(), 8 * (2 + 2 * s.size()));
     expect_compiles(k.body);
   }
+}
+
+// The fixed scaffolding comes from the embedded .cuh files, and the struct gather_common.cuh
+// declares from the generated ranks is exactly as large as the host's parameter bytes.
+TEST(KernelTemplates, GatherScatterAndNonzeroAppendTheirTemplatesAndCompile) {
+  auto has = [](const std::string& body, const char* templ) {
+    return body.find(templ) != std::string::npos;
+  };
+  auto size_check = [](const char* type, size_t size) {
+    return "static_assert(sizeof(" + std::string(type) + ") == " + std::to_string(size) +
+           ", \"layout\");\n";
+  };
+  Array t = Array::empty({4, 5, 6}, DType::Float64, Device::cpu());
+  for (const cpu::GatherGeometry& g : {geom(t, {1}, {index_array({3})}),
+                                       geom(t, {0, 2}, {index_array({2, 1}), index_array({3})})}) {
+    GatherKernel gk = generate_gather(g, 8, nullptr, nullptr);
+    EXPECT_TRUE(has(gk.body, kernel_templates::gather_common) &&
+                has(gk.body, kernel_templates::gather));
+    EXPECT_FALSE(has(gk.body, kernel_templates::scatter));
+    expect_compiles(gk.body + size_check("nf_gparams", gk.params.size()));
+    GatherKernel sk = generate_scatter(g, 8, nullptr, nullptr, nullptr);
+    EXPECT_TRUE(has(sk.body, kernel_templates::gather_common) &&
+                has(sk.body, kernel_templates::scatter));
+    EXPECT_FALSE(has(sk.body, kernel_templates::gather));
+    expect_compiles(sk.body + size_check("nf_gparams", sk.params.size()));
+  }
+  int64_t out[8];
+  GatherKernel nz = generate_nonzero_fill({2, 3, 4}, nullptr, {out, out, out});
+  EXPECT_TRUE(has(nz.body, kernel_templates::nonzero_fill));
+  expect_compiles(nz.body + size_check("nf_nzparams", nz.params.size()));
 }

@@ -3,14 +3,13 @@
 // and the plans pick the strategy the comments promise.
 #include <gtest/gtest.h>
 
-#include "nvrtc_check.h"
-
 #include <string>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_scan.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/core/error.h"
-
+#include "nvrtc_check.h"
 
 using namespace nf;
 using namespace nf::cuda;
@@ -51,6 +50,20 @@ TEST(ScanCodegen, EveryDTypeAndOpCompiles) {
                       std::string(dtype_name(dt)) + (op == ScanOp::CumSum ? " cumsum" : " cumprod"));
     }
   }
+}
+
+TEST(ScanCodegen, KernelsComeFromTheScanTemplate) {
+  // Only the types, sizes, struct, step and line offsets are generated; every kernel the launch
+  // sequence names is in the embedded scan.cuh.
+  ScanKernel k =
+      generate_scan(ScanOp::CumSum, DType::Float64, plan_scan(host({3, 4, 5}, DType::Float64), 1));
+  EXPECT_NE(k.body.find(kernel_templates::scan), std::string::npos);
+  for (const char* entry :
+       {"nf_scan_lines", "nf_scan_totals", "nf_scan_carries", "nf_scan_tiles"}) {
+    EXPECT_NE(std::string(kernel_templates::scan).find(std::string(entry) + "("), std::string::npos)
+        << entry;
+  }
+  expect_compiles(k.body + size_check("nf_sparams", k.params.size()), "scan template");
 }
 
 TEST(ScanCodegen, SeveralLineRanksCompile) {

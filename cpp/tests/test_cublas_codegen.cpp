@@ -17,9 +17,10 @@
 #include "numfuse/backend/cuda/codegen_matmul.h"
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cublas_abi.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cuda/driver.h"
-#include "numfuse/backend/cuda/matmul_plan.h"
+#include "numfuse/backend/matmul_plan.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/stream.h"
 #include "numfuse/core/error.h"
@@ -94,6 +95,7 @@ TEST(IntGemmCodegen, SourceDependsOnDTypeOnlyAndRejectsFloats) {
   EXPECT_EQ(int_gemm_source(DType::Int64), int_gemm_source(DType::Int64));
   EXPECT_NE(int_gemm_source(DType::Int64), int_gemm_source(DType::Int32));
   EXPECT_NE(int_gemm_source(DType::Bool).find("acc | (x & y)"), std::string::npos);
+  EXPECT_NE(int_gemm_source(DType::Int8).find(kernel_templates::int_gemm), std::string::npos);
   EXPECT_THROW(int_gemm_source(DType::Float32), TypeError);
   EXPECT_THROW(int_gemm_source(DType::Complex64), TypeError);
 }
@@ -309,22 +311,24 @@ Array int_valued(const Shape& base_shape, int salt) {
   return a;
 }
 
-// a @ b through plan_matmul's calls, with the copies and gemms done on the host.
-Array run_plan(Array a, Array b, size_t* ncalls) {
+// a @ b through plan_matmul's calls for a library with `limits`, with the copies and gemms done
+// on the host.
+Array run_plan(Array a, Array b, const GemmLimits& limits, size_t* ncalls) {
   const Shape out_shape = matmul_shape(a.shape, b.shape);
   const Shape out_batch = matmul_out_batch(out_shape, a.ndim(), b.ndim());
-  MatrixStack A = describe_operand(a, true, out_batch), B = describe_operand(b, false, out_batch);
+  MatrixStack A = describe_operand(a, true, out_batch, limits);
+  MatrixStack B = describe_operand(b, false, out_batch, limits);
   auto c_order = [](const Array& x) {
     Array c = Array::empty(x.shape, x.dtype, Device::cpu());
     cpu::copy_cast(x, c);
     return c;
   };
-  if (!A.usable) A = describe_operand(a = c_order(a), true, out_batch);
-  if (!B.usable) B = describe_operand(b = c_order(b), false, out_batch);
+  if (!A.usable) A = describe_operand(a = c_order(a), true, out_batch, limits);
+  if (!B.usable) B = describe_operand(b = c_order(b), false, out_batch, limits);
   EXPECT_TRUE(A.usable && B.usable);
   Array out = Array::empty(out_shape, DType::Float64, Device::cpu());
   std::fill(out.data_as<double>(), out.data_as<double>() + out.size(), -999.0);  // unwritten shows
-  const MatmulPlan plan = plan_matmul(A, B, out_batch);
+  const MatmulPlan plan = plan_matmul(A, B, out_batch, limits);
   for (const GemmCall& c : plan.calls) {
     cpu::gemm_strided_batched(DType::Float64, plan.trans_a, plan.trans_b, c.M, plan.N, plan.K,
                               a.data_as<double>() + c.a_off, c.lda, c.stride_a,
@@ -343,7 +347,8 @@ struct PlanCase {
   Shape b_base, b_shape;
   Strides b_strides;
   int64_t b_off;
-  size_t calls;   // gemm calls expected
+  size_t calls;   // gemm calls expected for cuBLAS
+  size_t blas_calls;  // and for CPU BLAS (negative batch strides allowed): 0 for the same
 };
 
 }  // namespace
@@ -361,7 +366,7 @@ TEST(MatmulPlan, CallsComputeWhatTheCpuMatmulComputes) {
       {"batched", {2, 3, 4}, {2, 3, 4}, {12, 4, 1}, 0, {2, 4, 5}, {2, 4, 5}, {20, 5, 1}, 0, 1},
       {"batched a.T", {3, 8, 6}, {3, 6, 8}, {48, 1, 6}, 0, {3, 8, 7}, {3, 8, 7}, {56, 7, 1}, 0, 1},
       {"a broadcast", {6, 8}, {3, 6, 8}, {0, 8, 1}, 0, {3, 8, 7}, {3, 8, 7}, {56, 7, 1}, 0, 1},
-      {"batch reversed", {3, 6, 8}, {3, 6, 8}, {-48, 8, 1}, 96, {8, 7}, {8, 7}, {7, 1}, 0, 3},
+      {"batch reversed", {3, 6, 8}, {3, 6, 8}, {-48, 8, 1}, 96, {8, 7}, {8, 7}, {7, 1}, 0, 3, 1},
       {"batch stepped", {6, 6, 8}, {3, 6, 8}, {96, 8, 1}, 0, {3, 8, 7}, {3, 8, 7}, {56, 7, 1}, 0, 1},
       {"4-d broadcast", {3, 1, 4, 5}, {3, 1, 4, 5}, {20, 20, 5, 1}, 0, {2, 5, 6}, {2, 5, 6}, {30, 6, 1}, 0, 3},
       {"1-d @ 2-d", {8}, {8}, {1}, 0, {8, 7}, {8, 7}, {7, 1}, 0, 1},
@@ -377,10 +382,14 @@ TEST(MatmulPlan, CallsComputeWhatTheCpuMatmulComputes) {
     Array b = bbase.view(c.b_shape, c.b_strides, c.b_off * 8);
     Array want = matmul(a, b);
     eval({want}, FlushReason::Explicit);
-    size_t ncalls = 0;
-    Array got = run_plan(a, b, &ncalls);
-    ASSERT_EQ(got.shape, want.shape);
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.nbytes()), 0);
-    EXPECT_EQ(ncalls, c.calls);
+    // One planner, two libraries: the same products, the calls each library's limits allow.
+    for (bool cublas : {true, false}) {
+      SCOPED_TRACE(cublas ? "cuBLAS limits" : "BLAS limits");
+      size_t ncalls = 0;
+      Array got = run_plan(a, b, cublas ? cublas_limits() : blas_limits(), &ncalls);
+      ASSERT_EQ(got.shape, want.shape);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), want.nbytes()), 0);
+      EXPECT_EQ(ncalls, cublas || !c.blas_calls ? c.calls : c.blas_calls);
+    }
   }
 }

@@ -16,6 +16,7 @@
 
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
+#include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/backend/cuda/library_search.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/nvrtc.h"

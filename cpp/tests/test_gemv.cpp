@@ -1,4 +1,4 @@
-// nf::cpu::plan_gemv + gemv/dot against a naive sum, over seeded random sizes and strides of
+// nf::plan_gemv + gemv/dot against a naive sum, over seeded random sizes and strides of
 // either sign (the matrix transposed or not, reversed rows or columns, stepped vectors). Without a
 // BLAS library (NUMFUSE_BLAS_LIBRARY=none) gemv and dot must refuse, writing nothing.
 #include <gtest/gtest.h>
@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "numfuse/backend/cpu/blas.h"
-#include "numfuse/backend/cpu/gemv_plan.h"
+#include "numfuse/backend/matmul_plan.h"
+#include "numfuse/core/array.h"
 #include "numfuse/core/dtype.h"
+#include "numfuse/ops/linalg.h"
 
 namespace {
 
@@ -64,8 +66,8 @@ void run_case(std::mt19937_64& rng, double tol) {
                            " vs=" + std::to_string(vs);
   SCOPED_TRACE(what);
 
-  nf::cpu::GemvPlan p;
-  ASSERT_TRUE(nf::cpu::plan_gemv(rows, cols, rs, cs, vs, &p));
+  nf::GemvPlan p;
+  ASSERT_TRUE(nf::plan_gemv(rows, cols, rs, cs, vs, &p));
   ASSERT_EQ(p.dot, rows == 1);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<T> y(rows, Tr::make(nan, nan));  // garbage the product must overwrite
@@ -103,11 +105,11 @@ TEST(Gemv, RandomStridesMatchNaiveSum) {
 }
 
 TEST(Gemv, PlanRefusesWhatOneCallCannotDo) {
-  nf::cpu::GemvPlan p;
-  EXPECT_FALSE(nf::cpu::plan_gemv(4, 5, 10, 2, 1, &p));  // no unit stride: copy first
-  EXPECT_FALSE(nf::cpu::plan_gemv(4, 5, 5, 1, 0, &p));   // a broadcast vector
-  EXPECT_TRUE(nf::cpu::plan_gemv(4, 1, 5, 7, 0, &p));    // one column: its stride is unused
-  EXPECT_TRUE(nf::cpu::plan_gemv(1, 5, 0, 1, 3, &p));    // one row: a dot
+  nf::GemvPlan p;
+  EXPECT_FALSE(nf::plan_gemv(4, 5, 10, 2, 1, &p));  // no unit stride: copy first
+  EXPECT_FALSE(nf::plan_gemv(4, 5, 5, 1, 0, &p));   // a broadcast vector
+  EXPECT_TRUE(nf::plan_gemv(4, 1, 5, 7, 0, &p));    // one column: its stride is unused
+  EXPECT_TRUE(nf::plan_gemv(1, 5, 0, 1, 3, &p));    // one row: a dot
   EXPECT_TRUE(p.dot);
 }
 
@@ -125,6 +127,37 @@ TEST(Gemv, EmptyAndRejectedCalls) {
   double d = 5;
   EXPECT_EQ(nf::cpu::dot(DType::Float64, 0, a, 1, x, 1, &d), blas);
   if (blas) EXPECT_EQ(d, 0.0);
+}
+
+// The shared planner's verdicts for batched matrix-vector products (backend/matmul_plan.h).
+TEST(MatvecPlan, FoldsCopiesOrDeclinesAsTheOperandsAllow) {
+  using namespace nf;
+  auto plan = [](const Shape& as, const Strides& ast, const Shape& bs, const Strides& bst,
+                 MatvecPlan* mp) {
+    const Array a = Array::empty(Shape{1024}, DType::Float64, Device::cpu()).view(as, ast, 0);
+    const Array b = Array::empty(Shape{1024}, DType::Float64, Device::cpu()).view(bs, bst, 0);
+    const Shape out_batch = matmul_out_batch(matmul_shape(as, bs), a.ndim(), b.ndim());
+    const MatrixStack A = describe_operand(a, true, out_batch, blas_limits());
+    const MatrixStack B = describe_operand(b, false, out_batch, blas_limits());
+    EXPECT_TRUE(is_matvec(A, B));
+    return plan_matvec(A, B, out_batch, mp);
+  };
+  MatvecPlan mp;
+  // A stack of C-order matrices times one vector: one tall gemv over every row of the batch.
+  ASSERT_EQ(plan({4, 3, 5}, {15, 5, 1}, {5}, {1}, &mp), MatvecVerdict::Planned);
+  EXPECT_TRUE(mp.folded && mp.mat_is_a && !mp.gemv.dot);
+  EXPECT_EQ(mp.gemv.stored_rows, 12);
+  // A vector times a stack of matrices: y = B^T a per product, B read transposed in place.
+  ASSERT_EQ(plan({5}, {1}, {4, 5, 3}, {15, 3, 1}, &mp), MatvecVerdict::Planned);
+  EXPECT_FALSE(mp.folded || mp.mat_is_a);
+  EXPECT_TRUE(mp.gemv.trans);
+  EXPECT_EQ(mp.mat_off, (std::vector<int64_t>{0, 15, 30, 45}));
+  EXPECT_EQ(mp.vec_off, (std::vector<int64_t>{0, 0, 0, 0}));
+  // No unit stride in the matrix: copy it to C order first.
+  EXPECT_EQ(plan({3, 5}, {10, 2}, {5}, {1}, &mp), MatvecVerdict::CopyMatrix);
+  EXPECT_TRUE(mp.mat_is_a);
+  // A broadcast vector (stride 0) is no BLAS vector: gemm instead.
+  EXPECT_EQ(plan({3, 5}, {5, 1}, {5}, {0}, &mp), MatvecVerdict::UseGemm);
 }
 
 }  // namespace

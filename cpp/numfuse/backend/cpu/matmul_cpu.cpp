@@ -1,68 +1,39 @@
-// MatmulNode on the CPU: each operand is passed to gemm with its own strides when one of its two
-// last dims is contiguous (a transpose flag and a leading dimension say how), and copied to C order
-// only when neither is. Batch dims broadcast through per-matrix offsets; when b is shared by the
-// whole batch and a's batch rows lie evenly spaced, the batch folds into one tall product.
-// Products whose a has one row or b one column (A @ x, x @ A, vector . vector) go to BLAS gemv or
-// dot instead, as NumPy's matmul does: gemm with one column packs what gemv reads once.
+// MatmulNode on the CPU, as backend/matmul_plan.h plans it: each operand is passed to gemm with
+// its own strides when one of its two last dims is contiguous, and copied to C order only when
+// neither is; batch dims broadcast through per-matrix offsets; when b is shared by the whole batch
+// and a's batch rows lie evenly spaced, the batch folds into one tall product. Products whose a has
+// one row or b one column (A @ x, x @ A, vector . vector) go to BLAS gemv or dot instead, as
+// NumPy's matmul does: gemm with one column packs what gemv reads once.
 #include <algorithm>
 #include <type_traits>
 
 #include "numfuse/backend/cpu/blas.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
-#include "numfuse/backend/cpu/gemv_plan.h"
 #include "numfuse/backend/cpu/thread_pool.h"
-#include "numfuse/backend/gemm_layout.h"
+#include "numfuse/backend/matmul_plan.h"
 #include "numfuse/ops/linalg.h"
 
 namespace nf {
 
 namespace {
 
-// One operand seen as a stack of matrices broadcast over the output's batch dims.
-struct MatrixStack {
-  Array array;        // the input, or its C-order copy
-  Strides bstrides;   // per output batch dim, in elements (0 where broadcast)
-  int64_t rows = 0, cols = 0, rs = 0, cs = 0;
-  bool trans = false;
-  int64_t ld = 1;
-
-  // a 1-D left operand is one row (k) -> (1, k); a 1-D right operand one column (k) -> (k, 1).
-  void describe(bool left, const Shape& out_batch) {
-    const Array& x = array;
-    const int nd = x.ndim();
-    if (nd == 1) {
-      rows = left ? 1 : x.shape[0];
-      cols = left ? x.shape[0] : 1;
-      rs = left ? 0 : x.strides[0];
-      cs = left ? x.strides[0] : 0;
-      bstrides.assign(out_batch.size(), 0);
-      return;
-    }
-    rows = x.shape[nd - 2];
-    cols = x.shape[nd - 1];
-    rs = x.strides[nd - 2];
-    cs = x.strides[nd - 1];
-    const Shape bshape(x.shape.begin(), x.shape.end() - 2);
-    const Strides bstr(x.strides.begin(), x.strides.end() - 2);
-    bstrides = broadcast_strides(bshape, bstr, out_batch);
+// One operand: the input, or its C-order copy, and how the planner sees it.
+struct Operand {
+  Array array;
+  MatrixStack m;
+  bool left = true;
+  void describe(const Shape& out_batch) {
+    m = describe_operand(array, left, out_batch, blas_limits());
   }
-
-  void prepare(bool left, const Shape& out_batch) {
-    describe(left, out_batch);
-    if (gemm_layout(rows, cols, rs, cs, &trans, &ld)) return;
-    // Neither of the last two dims is contiguous (or a leading dimension is negative or too
-    // small for BLAS): one C-order copy of the whole operand.
+  // Neither of the last two dims is contiguous (or a leading dimension is negative or too small
+  // for BLAS): one C-order copy of the whole operand.
+  void to_c_order(const Shape& out_batch) {
     Array c = Array::empty(array.shape, array.dtype, Device::cpu());
     cpu::copy_cast(array, c);
     array = c;
-    describe(left, out_batch);
-    gemm_layout(rows, cols, rs, cs, &trans, &ld);
+    describe(out_batch);
   }
 };
-
-bool collapse(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t* n, int64_t* stride) {
-  return collapse_dims(dims, n, stride);
-}
 
 // The accumulator of a tiny product: as in blas.cpp's built-in loop, float16 sums in float,
 // integers wrap (unsigned arithmetic has the same low bits), bool is an OR of ANDs.
@@ -100,31 +71,6 @@ void tiny_matmul(int64_t M, int64_t N, int64_t K, const T* a, int64_t ars, int64
 
 constexpr int64_t kTinyFlops = 512;  // M*N*K up to 8x8x8
 
-// Per-matrix offsets (in elements) of a and b, walking the output's batch in C order.
-void batch_offsets(const Shape& out_batch, const Strides& sa, const Strides& sb,
-                   std::vector<int64_t>* off_a, std::vector<int64_t>* off_b) {
-  const int64_t batch = numel(out_batch);
-  off_a->resize(batch);
-  off_b->resize(batch);
-  const int nb = static_cast<int>(out_batch.size());
-  std::vector<int64_t> idx(nb, 0);
-  int64_t oa = 0, ob = 0;
-  for (int64_t i = 0; i < batch; ++i) {
-    (*off_a)[i] = oa;
-    (*off_b)[i] = ob;
-    for (int d = nb - 1; d >= 0; --d) {
-      if (++idx[d] < out_batch[d]) {
-        oa += sa[d];
-        ob += sb[d];
-        break;
-      }
-      oa -= sa[d] * (out_batch[d] - 1);
-      ob -= sb[d] * (out_batch[d] - 1);
-      idx[d] = 0;
-    }
-  }
-}
-
 // Runs `one(i)` for each of `batch` products of M*N*K multiply-adds. Small products: BLAS would
 // run each on one thread anyway, so the batch is spread over the pool instead.
 template <class F>
@@ -142,61 +88,37 @@ void for_each_product(int64_t batch, double flops, const F& one) {
 // y = Mat v for each product of the batch, where Mat is a (b has one column) or b transposed (a
 // has one row), through gemv, or dot when both are vectors. False, with nothing written, when BLAS
 // cannot take it (no library, a dtype BLAS lacks, a broadcast vector): the caller uses gemm.
-// Mat is copied to C order only when neither of its dims has a unit stride.
-bool matvec(const Array& out, MatrixStack& A, MatrixStack& B, const Shape& out_batch) {
+bool matvec(const Array& out, Operand& A, Operand& B, const Shape& out_batch) {
   const DType dt = out.dtype;
   const int64_t es = static_cast<int64_t>(itemsize(dt));
-  const int64_t M = A.rows, K = A.cols, N = B.cols;
-  const bool mat_is_a = N == 1;  // else M == 1: y = B^T a
-  MatrixStack& mat = mat_is_a ? A : B;
-  MatrixStack& vec = mat_is_a ? B : A;
-  auto plan = [&](int64_t rows, int64_t rs, int64_t cs, int64_t vs, cpu::GemvPlan* p) {
-    return cpu::plan_gemv(rows, K, rs, cs, vs, p);
-  };
-  auto plan_batch = [&](cpu::GemvPlan* p) {
-    return mat_is_a ? plan(M, A.rs, A.cs, B.rs, p) : plan(N, B.cs, B.rs, A.cs, p);
-  };
-  cpu::GemvPlan p;
-  if (!plan_batch(&p)) {
-    const int64_t vs = mat_is_a ? B.rs : A.cs;
-    if (K > 1 && vs == 0) return false;
-    mat.prepare(mat_is_a, out_batch);  // a C-order copy: its rows are then contiguous
-    if (!plan_batch(&p)) return false;
+  MatvecPlan mp;
+  MatvecVerdict v = plan_matvec(A.m, B.m, out_batch, &mp);
+  if (v == MatvecVerdict::CopyMatrix) {
+    (mp.mat_is_a ? A : B).to_c_order(out_batch);  // its rows are then contiguous
+    v = plan_matvec(A.m, B.m, out_batch, &mp);
   }
+  if (v != MatvecVerdict::Planned) return false;
+  const Operand& mat = mp.mat_is_a ? A : B;
+  const Operand& vec = mp.mat_is_a ? B : A;
+  const GemvPlan& p = mp.gemv;
+  const int64_t K = A.m.cols;
   const char* v0 = vec.array.data();
   const char* m0 = mat.array.data();
   char* c0 = out.data();
-  const int64_t ny = mat_is_a ? M : N;
-  auto call = [&](const char* m, const char* v, char* y) {
+  auto call = [&](const char* m, const char* x, char* y) {
     if (p.dot)
-      return cpu::dot(dt, K, m + p.mat_shift * es, p.mat_inc, v + p.vec_shift * es, p.incx, y);
+      return cpu::dot(dt, K, m + p.mat_shift * es, p.mat_inc, x + p.vec_shift * es, p.incx, y);
     return cpu::gemv(dt, p.trans, p.stored_rows, p.stored_cols, m + p.mat_shift * es, p.ld,
-                     v + p.vec_shift * es, p.incx, y + p.y_shift * es, p.incy);
+                     x + p.vec_shift * es, p.incx, y + p.y_shift * es, p.incy);
   };
-
-  // One vector for the whole batch and the matrices' rows evenly spaced: one tall gemv.
-  const bool vec_shared =
-      std::all_of(vec.bstrides.begin(), vec.bstrides.end(), [](int64_t s) { return s == 0; });
-  if (vec_shared && mat_is_a && numel(out_batch) > 1) {
-    std::vector<std::pair<int64_t, int64_t>> dims;
-    for (size_t d = 0; d < out_batch.size(); ++d) dims.push_back({out_batch[d], A.bstrides[d]});
-    dims.push_back({M, A.rs});
-    int64_t rows = 0, rstride = 0;
-    cpu::GemvPlan tall;
-    if (collapse(dims, &rows, &rstride) && plan(rows, rstride, A.cs, B.rs, &tall) && !tall.dot) {
-      std::swap(p, tall);
-      return call(m0, v0, c0);
-    }
-  }
-
-  std::vector<int64_t> off_m, off_v;
-  batch_offsets(out_batch, mat.bstrides, vec.bstrides, &off_m, &off_v);
+  if (mp.folded) return call(m0, v0, c0);
   // Every call has the same sizes and strides, so the first answers for all.
-  if (!call(m0 + off_m[0] * es, v0 + off_v[0] * es, c0)) return false;
-  for_each_product(static_cast<int64_t>(off_m.size()) - 1, static_cast<double>(ny) * K,
-                   [&](int64_t i) {
-                     call(m0 + off_m[i + 1] * es, v0 + off_v[i + 1] * es, c0 + (i + 1) * ny * es);
-                   });
+  const int64_t ny = mp.ny;
+  if (!call(m0 + mp.mat_off[0] * es, v0 + mp.vec_off[0] * es, c0)) return false;
+  for_each_product(
+      static_cast<int64_t>(mp.mat_off.size()) - 1, static_cast<double>(ny) * K, [&](int64_t i) {
+        call(m0 + mp.mat_off[i + 1] * es, v0 + mp.vec_off[i + 1] * es, c0 + (i + 1) * ny * es);
+      });
   return true;
 }
 
@@ -206,59 +128,49 @@ void MatmulNode::eval_cpu(const std::vector<Array>& outs) {
   const Array& out = outs[0];
   const DType dt = out.dtype;
   const int64_t es = static_cast<int64_t>(itemsize(dt));
-  const int core = (inputs[0].ndim() >= 2 ? 1 : 0) + (inputs[1].ndim() >= 2 ? 1 : 0);
-  const Shape out_batch(out.shape.begin(), out.shape.end() - core);
+  const Shape out_batch = matmul_out_batch(out.shape, inputs[0].ndim(), inputs[1].ndim());
   const int64_t batch = numel(out_batch);
   if (batch == 0 || out.size() == 0) return;
 
-  MatrixStack A, B;
-  A.array = inputs[0];
-  B.array = inputs[1];
-  A.describe(true, out_batch);
-  B.describe(false, out_batch);
-  const bool tiny = A.rows * A.cols * B.cols <= kTinyFlops;
-  if (!tiny && (A.rows == 1 || B.cols == 1) && matvec(out, A, B, out_batch)) return;
+  Operand A{inputs[0], {}, true}, B{inputs[1], {}, false};
+  A.describe(out_batch);
+  B.describe(out_batch);
+  // Tiny products read the operands by their raw strides: no copies, no folding.
+  const bool tiny = A.m.rows * A.m.cols * B.m.cols <= kTinyFlops;
+  if (!tiny && is_matvec(A.m, B.m) && matvec(out, A, B, out_batch)) return;
   if (!tiny) {
-    A.prepare(true, out_batch);
-    B.prepare(false, out_batch);
+    if (!A.m.usable) A.to_c_order(out_batch);
+    if (!B.m.usable) B.to_c_order(out_batch);
   }
-  const int64_t M = A.rows, K = A.cols, N = B.cols;
+  const MatmulPlan plan = plan_matmul(A.m, B.m, out_batch, blas_limits(), !tiny);
+  const int64_t M = A.m.rows, K = A.m.cols, N = B.m.cols;
   const char* a0 = A.array.data();
   const char* b0 = B.array.data();
   char* c0 = out.data();
-  const int64_t ldc = std::max<int64_t>(1, N);
-
-  // b shared by the whole batch and a's rows evenly spaced across it: one product of
-  // (batch * M) x K by K x N, which the output's C order already lays out.
-  const bool b_shared = !tiny && std::all_of(B.bstrides.begin(), B.bstrides.end(),
-                                    [](int64_t s) { return s == 0; });
-  if (b_shared && !A.trans && batch > 1) {
-    std::vector<std::pair<int64_t, int64_t>> dims;
-    for (size_t d = 0; d < out_batch.size(); ++d) dims.push_back({out_batch[d], A.bstrides[d]});
-    dims.push_back({M, A.ld});
-    int64_t rows = 0, rstride = 0;
-    bool trans = false;
-    int64_t ld = 0;
-    if (collapse(dims, &rows, &rstride) && gemm_layout(rows, K, rstride, A.cs, &trans, &ld) &&
-        !trans) {
-      cpu::gemm(dt, false, B.trans, rows, N, K, a0, ld, b0, B.ld, c0, ldc);
-      return;
-    }
+  if (plan.folded) {
+    const GemmCall& c = plan.calls[0];
+    cpu::gemm(dt, false, plan.trans_b, c.M, N, K, a0, c.lda, b0, plan.ldb, c0, plan.ldc);
+    return;
   }
-
-  std::vector<int64_t> off_a, off_b;
-  batch_offsets(out_batch, A.bstrides, B.bstrides, &off_a, &off_b);
+  // Product i is the (i % count)-th of call i / count: the calls split the batch evenly (one
+  // call, the usual case, needs no division: tiny products cost little more than one).
+  const int64_t count = plan.calls.empty() ? 1 : plan.calls[0].count;
+  const bool one_call = plan.calls.size() == 1;
   auto one = [&](int64_t i) {
+    const GemmCall& c = one_call ? plan.calls[0] : plan.calls[i / count];
+    const int64_t j = one_call ? i : i % count;
+    const int64_t oa = c.a_off + j * c.stride_a, ob = c.b_off + j * c.stride_b;
+    char* y = c0 + (c.c_off + j * c.stride_c) * es;
     if (tiny) {
       NF_DISPATCH(dt, "matmul", {
-        tiny_matmul<scalar_t>(M, N, K, reinterpret_cast<const scalar_t*>(a0) + off_a[i], A.rs,
-                              A.cs, reinterpret_cast<const scalar_t*>(b0) + off_b[i], B.rs, B.cs,
-                              reinterpret_cast<scalar_t*>(c0) + i * M * N);
+        tiny_matmul<scalar_t>(M, N, K, reinterpret_cast<const scalar_t*>(a0) + oa, A.m.rs, A.m.cs,
+                              reinterpret_cast<const scalar_t*>(b0) + ob, B.m.rs, B.m.cs,
+                              reinterpret_cast<scalar_t*>(y));
       });
       return;
     }
-    cpu::gemm(dt, A.trans, B.trans, M, N, K, a0 + off_a[i] * es, A.ld, b0 + off_b[i] * es, B.ld,
-              c0 + i * M * N * es, ldc);
+    cpu::gemm(dt, plan.trans_a, plan.trans_b, M, N, K, a0 + oa * es, c.lda, b0 + ob * es, plan.ldb,
+              y, plan.ldc);
   };
   for_each_product(batch, static_cast<double>(M) * N * K, one);
 }

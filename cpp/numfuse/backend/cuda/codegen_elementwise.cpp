@@ -1,13 +1,13 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
-#include "numfuse/backend/cuda/codegen_steps.h"
-#include "numfuse/backend/cuda/source_text.h"
-
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "numfuse/backend/cuda/codegen_steps.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
+#include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 
@@ -272,10 +272,12 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   auto leaf_name = [&](int leaf) { return "a" + std::to_string(nout + leaf); };
   // Uniform draws of the vector form come two neighbours per Philox block.
   const bool pairs = contiguous && vec > 1 && vec % 2 == 0 && has_uniform_draws(p);
+  // Which loops of elementwise.cuh the kernel runs.
+  const int loop = vec == 1 ? 0 : contiguous ? 1 : 2;
   SourceText s;
   s.text.reserve(4096);
   s << "\n// ---- fused elementwise kernel\n";
-  s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
+  s << kernel_templates::vector_types;
   s << "struct nf_params {\n  void* ptr[" << std::max(1, k.nptr) << "];\n";
   s << "  long long n;\n";
   if (!contiguous) {
@@ -289,27 +291,21 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
     s << "  unsigned* fpw;  // numpy.errstate flag words, 4 bits per checked step\n";
   s << "};\n";
   s << "typedef " << (k.idx32 ? "int" : "long long") << " nf_idx;\n";
-  if (!contiguous) {
-    if (k.idx32) {
-      s << "__device__ __forceinline__ nf_idx nf_fdiv(nf_idx n, unsigned long long m, unsigned long long sh) {\n"
-           "  return nf_idx((__umulhi(unsigned(n), unsigned(m)) + unsigned(n)) >> unsigned(sh));\n}\n";
-    } else {
-      s << "__device__ __forceinline__ nf_idx nf_fdiv(nf_idx n, unsigned long long m, unsigned long long sh) {\n"
-           "  return nf_idx((__umul64hi((unsigned long long)n, m) + (unsigned long long)n) >> sh);\n}\n";
-    }
-  }
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_fused(const nf_params p) {\n";
+  if (!contiguous) s << kernel_templates::fast_divide;  // nf_fdiv for nf_idx
+  s << "#define NF_VEC " << vec << "\n#define NF_LOOP " << loop << "\n";
+
   // Operands loaded once per thread: host scalars and broadcast arrays.
+  SourceText per_thread;
   for (size_t j = nout; j < ops.size(); ++j) {
     const KernelOperand& o = ops[j];
     const char* st = cuda_storage_type(o.dtype);
     const char* ct = cuda_compute_type(o.dtype);
     if (o.scalar) {
-      s << "  const " << ct << " a" << j << " = nf::convert<" << ct << ">(*reinterpret_cast<const " << st
-        << "*>(p.scalar[" << o.value << "]));\n";
+      per_thread << "  const " << ct << " a" << j << " = nf::convert<" << ct
+                 << ">(*reinterpret_cast<const " << st << "*>(p.scalar[" << o.value << "]));\n";
     } else if (o.broadcast) {
-      s << "  const " << ct << " a" << j << " = nf::convert<" << ct << ">(*static_cast<const " << st
-        << "*>(p.ptr[" << o.ptr << "]));\n";
+      per_thread << "  const " << ct << " a" << j << " = nf::convert<" << ct
+                 << ">(*static_cast<const " << st << "*>(p.ptr[" << o.ptr << "]));\n";
     }
   }
   // The offset variable an operand reads: its own, or that of an earlier operand with the same
@@ -317,121 +313,124 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   auto offset_name = [&](size_t j) {
     return "o" + std::to_string(ops[j].same_offset_as >= 0 ? ops[j].same_offset_as : static_cast<int>(j));
   };
-  // The body computes every step for element `i` (scalar form) or lane `k` (vector form).
-  auto body = [&](const std::string& ind, bool vector_form, const std::string& vector_position = "") {
+  // Every step for element `i` (scalar form) or lane `k` (vector form).
+  auto body = [&](const std::string& ind, bool vector_form,
+                  const std::string& vector_position = "") {
+    SourceText b;
     for (size_t l = 0; l < nleaf; ++l) {
       const KernelOperand& o = ops[nout + l];
       if (o.scalar || o.broadcast) continue;
       const char* ct = cuda_compute_type(o.dtype);
-      s << ind << "const " << ct << " a" << nout + l << " = nf::convert<" << ct << ">(";
+      b << ind << "const " << ct << " a" << nout + l << " = nf::convert<" << ct << ">(";
       if (vector_form) {
-        s << "in" << nout + l << ".v[k]);\n";
+        b << "in" << nout + l << ".v[k]);\n";
       } else {
-        s << "static_cast<const " << cuda_storage_type(o.dtype) << "*>(p.ptr[" << o.ptr << "])["
+        b << "static_cast<const " << cuda_storage_type(o.dtype) << "*>(p.ptr[" << o.ptr << "])["
           << offset_name(nout + l) << "]);\n";
       }
     }
     StepNames names{leaf_name, vector_form ? vector_position : "opos"};
     if (vector_form && pairs) names.uniform_index = "[k]";
     names.fp_slots = k.fp.slots_of(0);
-    emit_steps(s, p, names, ind);
+    emit_steps(b, p, names, ind);
     for (size_t j = 0; j < nout; ++j) {
       const char* st = cuda_storage_type(ops[j].dtype);
       std::string val = "nf::convert<" + std::string(st) + ">(" + value_expr(p.outputs[j].value, leaf_name) + ")";
       if (vector_form) {
-        s << ind << "out" << j << ".v[k] = " << val << ";\n";
+        b << ind << "out" << j << ".v[k] = " << val << ";\n";
       } else {
-        s << ind << "static_cast<" << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << "] = " << val
-          << ";\n";
+        b << ind << "static_cast<" << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j)
+          << "] = " << val << ";\n";
       }
     }
+    return b.str();
   };
-  // Element offsets of each array operand (and the position) for element `i`.
+  // Element offsets of each array operand (and the position) for element `at`.
   auto offsets = [&](const std::string& at) {
+    SourceText o;
     auto computed = [&](size_t j) { return !ops[j].scalar && !ops[j].broadcast && ops[j].same_offset_as < 0; };
     if (contiguous) {
       for (size_t j = 0; j < ops.size(); ++j) {
-        if (computed(j)) s << "    const nf_idx o" << j << " = " << at << ";\n";
+        if (computed(j)) o << "    const nf_idx o" << j << " = " << at << ";\n";
       }
-      if (k.position) s << "    const nf_idx opos = " << at << ";\n";
-      return;
+      if (k.position) o << "    const nf_idx opos = " << at << ";\n";
+      return o.str();
     }
     for (size_t j = 0; j < ops.size(); ++j) {
-      if (computed(j)) s << "    nf_idx o" << j << " = 0;\n";
+      if (computed(j)) o << "    nf_idx o" << j << " = 0;\n";
     }
-    if (k.position) s << "    nf_idx opos = 0;\n";
-    s << "    nf_idx rem = " << at << ";\n";
+    if (k.position) o << "    nf_idx opos = 0;\n";
+    o << "    nf_idx rem = " << at << ";\n";
     for (int d = rank - 1; d >= 0; --d) {
       if (d > 0) {
-        s << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d << "][1]);\n"
+        o << "    { const nf_idx q = nf_fdiv(rem, p.fdiv[" << d << "][0], p.fdiv[" << d
+          << "][1]);\n"
           << "      const nf_idx c = rem - q * nf_idx(p.shape[" << d << "]); rem = q;\n";
       } else {
-        s << "    { const nf_idx c = rem;  // i < n: the outermost coordinate needs no division\n";
+        o << "    { const nf_idx c = rem;  // i < n: the outermost coordinate needs no division\n";
       }
       for (size_t j = 0; j < ops.size(); ++j) {
         // Stride rows follow the pointers: outputs, then array leaves, then the position.
-        if (computed(j)) s << "      o" << j << " += c * nf_idx(p.stride[" << ops[j].ptr << "][" << d << "]);\n";
+        if (computed(j))
+          o << "      o" << j << " += c * nf_idx(p.stride[" << ops[j].ptr << "][" << d << "]);\n";
       }
-      if (k.position) s << "      opos += c * nf_idx(p.stride[" << k.nptr << "][" << d << "]);\n";
-      s << "    }\n";
+      if (k.position) o << "      opos += c * nf_idx(p.stride[" << k.nptr << "][" << d << "]);\n";
+      o << "    }\n";
     }
+    return o.str();
   };
-  s << "  const nf_idx stride = nf_idx(gridDim.x) * blockDim.x;\n";
-  s << "  nf_idx i = nf_idx(blockIdx.x) * blockDim.x + threadIdx.x;\n";
-  if (contiguous && vec > 1) {
-    s << "  const nf_idx nvec = nf_idx(p.n / " << vec << ");\n";
-    s << "  for (nf_idx b = i; b < nvec; b += stride) {\n";
+  // The vector forms: whole vectors at index b (contiguous), or runs of `vec` neighbours from
+  // each operand's offset, loaded before any is computed or stored.
+  SourceText vec_loads, vec_stores, uniform_pairs;
+  std::string vec_body;
+  if (loop != 0) {
     for (size_t j = 0; j < ops.size(); ++j) {
       const KernelOperand& o = ops[j];
       if (o.scalar || o.broadcast) continue;
       const char* st = cuda_storage_type(o.dtype);
-      if (j < nout) {
-        s << "    nf_vec<" << st << ", " << vec << "> out" << j << ";\n";
-      } else {
-        s << "    const nf_vec<" << st << ", " << vec << "> in" << j << " = static_cast<const nf_vec<"
-          << st << ", " << vec << ">*>(p.ptr[" << o.ptr << "])[b];\n";
+      if (loop == 1) {
+        if (j < nout) {
+          vec_loads << "    nf_vec<" << st << ", " << vec << "> out" << j << ";\n";
+        } else {
+          vec_loads << "    const nf_vec<" << st << ", " << vec << "> in" << j
+                    << " = static_cast<const nf_vec<" << st << ", " << vec << ">*>(p.ptr[" << o.ptr
+                    << "])[b];\n";
+        }
+        continue;
       }
-    }
-    if (pairs) emit_uniform_pairs(s, p, "b * " + std::to_string(vec), vec, "    ");
-    s << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) {\n";
-    body("      ", true, "b * " + std::to_string(vec) + " + k");
-    s << "    }\n";
-    for (size_t j = 0; j < nout; ++j) {
-      s << "    static_cast<nf_vec<" << cuda_storage_type(ops[j].dtype) << ", " << vec << ">*>(p.ptr["
-        << ops[j].ptr << "])[b] = out" << j << ";\n";
-    }
-    s << "  }\n";
-    s << "  i += nvec * " << vec << ";\n";
-  }
-  if (!contiguous && vec > 1) {
-    // Strided runs: `vec` adjacent elements of the innermost dimension per thread (unit stride in
-    // every operand, extent a multiple of vec), loaded before any is computed or stored.
-    s << "  for (; i < nf_idx(p.n / " << vec << "); i += stride) {\n";
-    offsets("i * " + std::to_string(vec));
-    for (size_t j = 0; j < ops.size(); ++j) {
-      const KernelOperand& o = ops[j];
-      if (o.scalar || o.broadcast) continue;
-      const char* st = cuda_storage_type(o.dtype);
-      s << "    nf_vec<" << st << ", " << vec << "> " << (j < nout ? "out" : "in") << j << ";\n";
+      vec_loads << "    nf_vec<" << st << ", " << vec << "> " << (j < nout ? "out" : "in") << j
+                << ";\n";
       if (j >= nout) {
-        s << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) in" << j << ".v[k] = static_cast<const "
-          << st << "*>(p.ptr[" << o.ptr << "])[" << offset_name(j) << " + k];\n";
+        vec_loads << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) in" << j
+                  << ".v[k] = static_cast<const " << st << "*>(p.ptr[" << o.ptr << "])["
+                  << offset_name(j) << " + k];\n";
       }
     }
-    s << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) {\n";
-    body("      ", true, "opos + k");
-    s << "    }\n";
     for (size_t j = 0; j < nout; ++j) {
-      s << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) static_cast<" << cuda_storage_type(ops[j].dtype)
-        << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << " + k] = out" << j << ".v[k];\n";
+      const char* st = cuda_storage_type(ops[j].dtype);
+      if (loop == 1) {
+        vec_stores << "    static_cast<nf_vec<" << st << ", " << vec << ">*>(p.ptr[" << ops[j].ptr
+                   << "])[b] = out" << j << ";\n";
+      } else {
+        vec_stores << "#pragma unroll\n    for (int k = 0; k < " << vec << "; ++k) static_cast<"
+                   << st << "*>(p.ptr[" << ops[j].ptr << "])[" << offset_name(j) << " + k] = out"
+                   << j << ".v[k];\n";
+      }
     }
-    s << "  }\n}\n";
-    return s.str();
+    if (pairs) emit_uniform_pairs(uniform_pairs, p, "b * " + std::to_string(vec), vec, "    ");
+    vec_body = body("      ", true, loop == 1 ? "b * " + std::to_string(vec) + " + k" : "opos + k");
   }
-  s << "  for (; i < p.n; i += stride) {\n";
-  offsets("i");
-  body("    ", false);
-  s << "  }\n}\n";
+  // The one-element loop runs alone (loop 0) or after the vectors as the tail (loop 1).
+  const bool tail = loop != 2;
+  s << fill_template(kernel_templates::elementwise,
+                     {{"per_thread", per_thread.str()},
+                      {"offsets", tail ? offsets("i") : ""},
+                      {"body", tail ? body("    ", false) : ""},
+                      {"run_offsets", loop == 2 ? offsets("i * " + std::to_string(vec)) : ""},
+                      {"vec_loads", vec_loads.str()},
+                      {"uniform_pairs", uniform_pairs.str()},
+                      {"vec_body", vec_body},
+                      {"vec_stores", vec_stores.str()}});
   return s.str();
 }
 

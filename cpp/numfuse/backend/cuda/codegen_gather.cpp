@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 
@@ -61,57 +62,17 @@ void emit_element_type(SourceText& s, size_t itemsize, const void* a, const void
 // 64-bit whatever the positions.
 const char* index_type(int64_t n) { return n < (int64_t(1) << 31) ? "unsigned int" : "long long"; }
 
-// The parameter struct, the element type and the index helpers shared by gather and scatter.
+// What gather_common.cuh expects (the element type, the position type, the coalesced ranks),
+// then that file: the parameter struct and the index helpers shared by gather and scatter.
 void emit_common(SourceText& s, const GatherLayout& L, size_t itemsize, int64_t n, const void* strided,
                  const void* contig) {
   const size_t ro = L.oshape.size(), ri = L.ishape.size(), rb = L.bshape.size();
-  const size_t k = std::max<size_t>(L.sizes.size(), 1);
   s << "\n// ---- advanced indexing kernels\n";
   emit_element_type(s, itemsize, strided, contig);
   s << "typedef " << index_type(n) << " nf_ix;\n";
   s << "#define NF_RO " << ro << "\n#define NF_RI " << ri << "\n#define NF_RB " << rb << "\n#define NF_K "
     << L.sizes.size() << "\n";
-  s << "struct nf_gparams {\n  void* strided;\n  void* contig;\n  void* table;\n  long long n;\n"
-       "  long long nb;\n  long long ninner;\n  long long slots;\n  long long shift;\n"
-       "  long long oshape[" << ro << "];\n  long long ostride[" << ro << "];\n"
-       "  long long ishape[" << ri << "];\n  long long istride[" << ri << "];\n"
-       "  long long bshape[" << rb << "];\n  const long long* idx[" << k << "];\n"
-       "  long long bstride[" << k << "][" << rb << "];\n  long long size[" << k << "];\n"
-       "  long long astride[" << k << "];\n  long long kmul[" << k << "];\n};\n";
-  // Offset of position i of a coalesced part (C order).
-  auto offset_fn = [&](const char* name, const char* shape, const char* stride, const char* rank) {
-    s << "__device__ __forceinline__ long long " << name << "(const nf_gparams& p, nf_ix i) {\n"
-         "  long long off = 0;\n#pragma unroll\n  for (int d = " << rank << " - 1; d >= 0; --d) {\n"
-         "    const nf_ix c = i % (nf_ix)p." << shape << "[d];\n    i /= (nf_ix)p." << shape << "[d];\n"
-         "    off += (long long)c * p." << stride << "[d];\n  }\n  return off;\n}\n";
-  };
-  offset_fn("nf_outer_offset", "oshape", "ostride", "NF_RO");
-  offset_fn("nf_inner_offset", "ishape", "istride", "NF_RI");
-  // B position b -> the element offset the index arrays select (off) and the target's linear key
-  // over the indexed dims (key); false when an index is out of bounds (the host checked them
-  // all; this only keeps a kernel from ever touching memory outside the array).
-  s << "__device__ __forceinline__ bool nf_target(const nf_gparams& p, nf_ix b, long long& off, "
-       "long long& key) {\n  long long io[NF_K > 0 ? NF_K : 1] = {};\n"
-       "#pragma unroll\n  for (int d = NF_RB - 1; d >= 0; --d) {\n"
-       "    const nf_ix c = b % (nf_ix)p.bshape[d];\n    b /= (nf_ix)p.bshape[d];\n"
-       "#pragma unroll\n    for (int j = 0; j < NF_K; ++j) io[j] += (long long)c * p.bstride[j][d];\n  }\n"
-       "  off = 0;\n  key = 0;\n#pragma unroll\n  for (int j = 0; j < NF_K; ++j) {\n"
-       "    long long v = p.idx[j][io[j]];\n    if (v < 0) v += p.size[j];\n"
-       "    if (v < 0 || v >= p.size[j]) return false;\n"
-       "    off += v * p.astride[j];\n    key += v * p.kmul[j];\n  }\n  return true;\n}\n";
-  // Result / value position i -> (outer, b, inner) and the strided element's offset apart from
-  // the index arrays' part.
-  s << "__device__ __forceinline__ long long nf_split(const nf_gparams& p, nf_ix i, nf_ix& b) {\n"
-       "  const nf_ix in = i % (nf_ix)p.ninner;\n  i /= (nf_ix)p.ninner;\n"
-       "  b = i % (nf_ix)p.nb;\n  const nf_ix o = i / (nf_ix)p.nb;\n"
-       "  return nf_outer_offset(p, o) + nf_inner_offset(p, in);\n}\n";
-  s << "#define NF_GRID_LOOP(i, n) for (nf_ix i = (nf_ix)blockIdx.x * blockDim.x + threadIdx.x; "
-       "i < (nf_ix)(n); i += (nf_ix)gridDim.x * blockDim.x)\n";
-}
-
-void emit_hash(SourceText& s) {
-  s << "__device__ __forceinline__ unsigned long long nf_slot(const nf_gparams& p, long long key) {\n"
-       "  return ((unsigned long long)key * 0x9E3779B97F4A7C15ull) >> p.shift;\n}\n";
+  s << kernel_templates::gather_common;
 }
 
 std::vector<uint8_t> layout_params(const GatherLayout& L, const void* strided, const void* contig,
@@ -205,12 +166,7 @@ GatherKernel generate_gather(const cpu::GatherGeometry& g, size_t itemsize, cons
   GatherLayout L = plan_gather(g);
   SourceText s;
   emit_common(s, L, itemsize, L.n(), strided, contig);
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_gather(const nf_gparams p) {\n"
-       "  const nf_elem* src = static_cast<const nf_elem*>(p.strided);\n"
-       "  nf_elem* out = static_cast<nf_elem*>(p.contig);\n"
-       "  NF_GRID_LOOP(i, p.n) {\n    nf_ix b;\n    const long long base = nf_split(p, i, b);\n"
-       "    long long off, key;\n    if (nf_target(p, b, off, key)) out[i] = src[base + off];\n"
-       "    else out[i] = nf_elem();\n  }\n}\n";
+  s << kernel_templates::gather;
   GatherKernel k;
   k.body = s.str();
   k.params = layout_params(L, strided, contig, nullptr, 0, 0);
@@ -225,36 +181,7 @@ GatherKernel generate_scatter(const cpu::GatherGeometry& g, size_t itemsize, voi
   GatherLayout L = plan_gather(g);
   SourceText s;
   emit_common(s, L, itemsize, L.n(), strided, contig);
-  emit_hash(s);
-  // Claim: each B position raises its target's owner to itself, so the largest position of a
-  // target wins: the last in C order, as NumPy's in-order CPU loop leaves it. The owner is found
-  // directly (shift 0: the table is one owner per target of the indexed dims) or through an
-  // open-addressing table (the key inserted by atomicCAS into an empty slot, linear probing).
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_claim(const nf_gparams p) {\n"
-       "  unsigned long long* keys = static_cast<unsigned long long*>(p.table);\n"
-       "  long long* owners = static_cast<long long*>(p.table) + (p.shift ? p.slots : 0);\n"
-       "  const unsigned long long mask = (unsigned long long)p.slots - 1;\n"
-       "  NF_GRID_LOOP(b, p.nb) {\n    long long off, key;\n    if (!nf_target(p, b, off, key)) continue;\n"
-       "    if (!p.shift) {\n      atomicMax(owners + key, (long long)b);\n      continue;\n    }\n"
-       "    unsigned long long h = nf_slot(p, key);\n    for (;;) {\n"
-       "      const unsigned long long prev = atomicCAS(keys + h, ~0ull, (unsigned long long)key);\n"
-       "      if (prev == ~0ull || prev == (unsigned long long)key) {\n"
-       "        atomicMax(owners + h, (long long)b);\n        break;\n      }\n"
-       "      h = (h + 1) & mask;\n    }\n  }\n}\n";
-  // Write: an element is stored only by the owner of its target, so each target is written once.
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_scatter_write(const nf_gparams p) {\n"
-       "  const unsigned long long* keys = static_cast<const unsigned long long*>(p.table);\n"
-       "  const long long* owners = static_cast<const long long*>(p.table) + (p.shift ? p.slots : 0);\n"
-       "  const unsigned long long mask = (unsigned long long)p.slots - 1;\n"
-       "  nf_elem* dst = static_cast<nf_elem*>(p.strided);\n"
-       "  const nf_elem* vals = static_cast<const nf_elem*>(p.contig);\n"
-       "  NF_GRID_LOOP(i, p.n) {\n    nf_ix b;\n    const long long base = nf_split(p, i, b);\n"
-       "    long long off, key;\n    if (!nf_target(p, b, off, key)) continue;\n"
-       "    if (!p.shift) {\n      if (owners[key] == (long long)b) dst[base + off] = vals[i];\n      continue;\n    }\n"
-       "    unsigned long long h = nf_slot(p, key);\n"
-       "    while (keys[h] != (unsigned long long)key && keys[h] != ~0ull) h = (h + 1) & mask;\n"
-       "    if (keys[h] == (unsigned long long)key && owners[h] == (long long)b) dst[base + off] = vals[i];\n"
-       "  }\n}\n";
+  s << kernel_templates::scatter;
   GatherKernel k;
   k.body = s.str();
   // A direct owner array when it is no larger than the hash table would be.
@@ -284,16 +211,8 @@ GatherKernel generate_nonzero_fill(const Shape& shape, const int64_t* pos, const
   SourceText s;
   s << "\n// ---- nonzero positions\n";
   s << "typedef " << index_type(n) << " nf_ix;\n";
-  s << "struct nf_nzparams {\n  const long long* pos;\n  long long n;\n  long long shape[" << nd
-    << "];\n  long long* out[" << nd << "];\n};\n";
-  s << "extern \"C\" __global__ void __launch_bounds__(256) nf_nonzero_fill(const nf_nzparams p) {\n"
-       "  for (nf_ix i = (nf_ix)blockIdx.x * blockDim.x + threadIdx.x; i < (nf_ix)p.n;\n"
-       "       i += (nf_ix)gridDim.x * blockDim.x) {\n"
-       "    const long long c = p.pos[i];\n    if (c == (i ? p.pos[i - 1] : 0)) continue;\n"
-       "    const long long k = c - 1;\n    nf_ix r = i;\n"
-       "#pragma unroll\n    for (int d = " << nd - 1 << "; d > 0; --d) {\n"
-       "      p.out[d][k] = (long long)(r % (nf_ix)p.shape[d]);\n      r /= (nf_ix)p.shape[d];\n    }\n"
-       "    p.out[0][k] = (long long)r;\n  }\n}\n";
+  s << "#define NF_ND " << nd << "\n";
+  s << kernel_templates::nonzero_fill;
   GatherKernel k;
   k.body = s.str();
   append_param(k.params, static_cast<const void*>(pos));

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 
@@ -160,24 +161,9 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype, int
   emit_tree_reductions(s);
 }
 
-// nf_warp_reduce and nf_block_reduce, for any nf_acc with an nf_combine.
+// nf_warp_reduce and nf_block_reduce (kernels/reduce_tree.cuh), for any nf_acc with nf_combine.
 void emit_tree_reductions(SourceText& s) {
-  // Warp shuffle of any accumulator, word by word.
-  s << "template <class T> __device__ __forceinline__ T nf_shfl_down(T v, int d) {\n"
-       "  constexpr int W = (sizeof(T) + 3) / 4;\n  unsigned w[W] = {};\n  memcpy(w, &v, sizeof(T));\n"
-       "#pragma unroll\n  for (int i = 0; i < W; ++i) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);\n"
-       "  T r;\n  memcpy(&r, w, sizeof(T));\n  return r;\n}\n"
-       "__device__ __forceinline__ nf_acc nf_warp_reduce(nf_acc a) {\n"
-       "#pragma unroll\n  for (int d = 16; d > 0; d >>= 1) a = nf_combine(a, nf_shfl_down(a, d));\n"
-       "  return a;\n}\n";
-  // Block tree through shared memory: works for every accumulator type.
-  s << "__device__ nf_acc nf_block_reduce(nf_acc a) {\n"
-       "  __shared__ unsigned char raw[256 * sizeof(nf_acc)];\n"
-       "  nf_acc* buf = reinterpret_cast<nf_acc*>(raw);\n"
-       "  buf[threadIdx.x] = a;\n  __syncthreads();\n"
-       "  for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-       "    if (threadIdx.x < w) buf[threadIdx.x] = nf_combine(buf[threadIdx.x], buf[threadIdx.x + w]);\n"
-       "    __syncthreads();\n  }\n  return buf[0];\n}\n";
+  s << kernel_templates::reduce_tree;
 }
 
 }  // namespace
@@ -244,7 +230,7 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
 
   SourceText s;
   s << "\n// ---- reduction kernel\n";
-  s << "template <class T, int N> struct alignas(sizeof(T) * N) nf_vec { T v[N]; };\n";
+  s << kernel_templates::vector_types;
   s << "struct nf_rparams {\n  const void* in;\n  void* out;\n  void* partial;\n  long long nout;\n"
        "  long long nred;\n  long long bpo;\n  long long kshape[" << kr << "];\n  long long kstride[" << kr
     << "];\n  long long rshape[" << rr << "];\n  long long rstride[" << rr
@@ -265,51 +251,28 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   };
   offset_fn("nf_kept_offset", "kshape", "kstride", kr);
   offset_fn("nf_red_offset", "rshape", "rstride", rr);
-  const char* in_ptr = "static_cast<const ";
-  if (plan.warp_per_output) {
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
-         "  const long long o = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;\n"
-         "  const int lane = threadIdx.x & 31;\n  if (o >= p.nout) return;\n"
-         "  const long long base = nf_kept_offset(p, o);\n  nf_acc acc = nf_identity(p);\n"
-         "  for (long long r = lane; r < p.nred; r += 32)\n"
-         "    acc = nf_combine(acc, nf_load(" << in_ptr << in_t << "*>(p.in)[base + nf_red_offset(p, r)], r));\n"
-         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_store(p, p.out, o, acc);\n}\n";
-  } else if (plan.thread_per_output) {
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
-         "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
-         "       o += (long long)gridDim.x * blockDim.x) {\n"
-         "    const long long base = nf_kept_offset(p, o);\n    nf_acc acc = nf_identity(p);\n"
-         "    for (long long r = 0; r < p.nred; ++r)\n"
-         "      acc = nf_combine(acc, nf_load(" << in_ptr << in_t
-      << "*>(p.in)[base + nf_red_offset(p, r)], r));\n"
-         "    nf_store(p, p.out, o, acc);\n  }\n}\n";
+  // Output o's elements start at base in the input; element r lies nf_red_offset(p, r) further.
+  s << "__device__ __forceinline__ void nf_finish(const nf_rparams& p, long long o, nf_acc acc) {\n"
+       "  nf_store(p, p.out, o, acc);\n}\n";
+  const std::string in_ptr = "static_cast<const " + in_t + "*>(p.in)";
+  const std::string element = "nf_load(" + in_ptr + "[base + nf_red_offset(p, r)], r)";
+  SourceText block_loop;
+  if (plan.vec > 1) {
+    // Contiguous rows: 16-byte loads of plan.vec elements.
+    block_loop << "  typedef nf_vec<" << in_t << ", " << plan.vec << "> V;\n"
+               << "  const V* row = reinterpret_cast<const V*>(" << in_ptr << " + base);\n"
+               << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred / " << plan.vec
+               << "; r += p.bpo * blockDim.x) {\n    const V v = row[r];\n"
+               << "#pragma unroll\n    for (int k = 0; k < " << plan.vec
+               << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec
+               << " + k));\n  }\n";
   } else {
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
-         "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
-         "  const long long base = nf_kept_offset(p, o);\n  nf_acc acc = nf_identity(p);\n";
-    if (plan.vec > 1) {
-      s << "  typedef nf_vec<" << in_t << ", " << plan.vec << "> V;\n"
-        << "  const V* row = reinterpret_cast<const V*>(" << in_ptr << in_t << "*>(p.in) + base);\n"
-        << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred / " << plan.vec
-        << "; r += p.bpo * blockDim.x) {\n    const V v = row[r];\n"
-        << "#pragma unroll\n    for (int k = 0; k < " << plan.vec
-        << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec << " + k));\n  }\n";
-    } else {
-      s << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
-        << "    acc = nf_combine(acc, nf_load(" << in_ptr << in_t
-        << "*>(p.in)[base + nf_red_offset(p, r)], r));\n";
-    }
-    s << "  acc = nf_block_reduce(acc);\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    if (p.bpo == 1) nf_store(p, p.out, o, acc);\n"
-         "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n";
-    // Second pass: one block per output over its partial results, in order.
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
-         "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
-         "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
-         "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
-         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_store(p, p.out, o, acc);\n}\n";
+    block_loop << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+                  "blockDim.x)\n"
+               << "    acc = nf_combine(acc, " << element << ");\n";
   }
+  s << reduce_kernels(plan, "  const long long base = nf_kept_offset(p, o);\n", element,
+                      block_loop.str());
 
   k.body = s.str();
   append_param(k.params, in.data());
@@ -341,6 +304,14 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (acc_size + 16);
   }
   return k;
+}
+
+std::string reduce_kernels(const ReducePlan& plan, const std::string& setup,
+                           const std::string& element, const std::string& block_loop) {
+  const int scheme = plan.warp_per_output ? 0 : plan.thread_per_output ? 1 : 2;
+  return "#define NF_REDUCE_SCHEME " + std::to_string(scheme) + "\n" +
+         fill_template(kernel_templates::reduce,
+                       {{"setup", setup}, {"element", element}, {"block_loop", block_loop}});
 }
 
 void set_reduce_pointers(ReduceKernel& k, const void* in, void* out, void* partials) {

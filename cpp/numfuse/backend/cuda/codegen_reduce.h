@@ -41,6 +41,12 @@ struct ReduceKernel {
   size_t fp_param_offset = 0;
 };
 
+// The kernels of kernels/reduce.cuh in `plan`'s scheme, shared by plain and fused reductions:
+// `setup` is code giving output o's state, `element` the expression of reduced element r's
+// accumulator, `block_loop` the code accumulating a block's share into acc (scheme 2).
+std::string reduce_kernels(const ReducePlan& plan, const std::string& setup,
+                           const std::string& element, const std::string& block_loop);
+
 // in: the input array (device memory); out: the C-contiguous keepdims-shaped output; partials:
 // the scratch pointer (may be null when partial_bytes is 0: call twice, see reduce_cuda.cpp).
 ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const ReducePlan& plan,

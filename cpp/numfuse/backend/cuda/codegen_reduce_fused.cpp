@@ -255,46 +255,25 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     emit_element("    ", true, "gw");
     s << "    acc = nf_combine(acc, nf_load(" << value << ", r));\n  }\n  return acc;\n}\n";
   }
-  const int nkb = std::max(1, nptr);
-  if (plan.warp_per_output) {
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
-         "  const long long o = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;\n"
-         "  const int lane = threadIdx.x & 31;\n  if (o >= p.nout) return;\n"
-         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n"
-         "  for (long long r = lane; r < p.nred; r += 32) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
-         "  acc = nf_warp_reduce(acc);\n  if (lane == 0) nf_finish(p, o, acc);\n}\n";
-  } else if (plan.thread_per_output) {
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
-         "  for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < p.nout;\n"
-         "       o += (long long)gridDim.x * blockDim.x) {\n"
-         "    long long kb[" << nkb << "]; nf_kept(p, o, kb);\n    nf_acc acc = nf_identity(p);\n"
-         "    for (long long r = 0; r < p.nred; ++r) acc = nf_combine(acc, nf_elem(p, kb, r));\n"
-         "    nf_finish(p, o, acc);\n  }\n}\n";
+  // Output o's per-leaf offsets (kb); element r computed by nf_elem (or two at a time, nf_elem2).
+  const std::string setup =
+      "  long long kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
+  std::string block_loop;
+  if (pairs) {
+    const std::string words = std::to_string(8 * ngen);
+    block_loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " +
+                 words +
+                 "; ++i) gw[i] = p.gen[i];\n"
+                 "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * "
+                 "p.bpo * blockDim.x)\n"
+                 "    acc = nf_elem2(p, kb, r, acc, gw);\n";
   } else {
-    std::string loop;
-    if (pairs) {
-      const std::string words = std::to_string(8 * ngen);
-      loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " + words +
-             "; ++i) gw[i] = p.gen[i];\n"
-             "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * p.bpo * blockDim.x)\n"
-             "    acc = nf_elem2(p, kb, r, acc, gw);\n";
-    } else {
-      loop = "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * blockDim.x)\n"
-             "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
-    }
-    s << "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {\n"
-         "  const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;\n"
-         "  long long kb[" << nkb << "]; nf_kept(p, o, kb);\n  nf_acc acc = nf_identity(p);\n" << loop <<
-         "  acc = nf_block_reduce(acc);\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    if (p.bpo == 1) nf_finish(p, o, acc);\n"
-         "    else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;\n  }\n}\n"
-         "extern \"C\" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {\n"
-         "  const long long o = blockIdx.x;\n  nf_acc acc = nf_identity(p);\n"
-         "  const nf_acc* part = static_cast<const nf_acc*>(p.partial) + o * p.bpo;\n"
-         "  for (long long r = threadIdx.x; r < p.bpo; r += blockDim.x) acc = nf_combine(acc, part[r]);\n"
-         "  acc = nf_block_reduce(acc);\n  if (threadIdx.x == 0) nf_finish(p, o, acc);\n}\n";
+    block_loop =
+        "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+        "blockDim.x)\n"
+        "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
   }
+  s << reduce_kernels(plan, setup, "nf_elem(p, kb, r)", block_loop);
   k.body = s.str();
   append_param(k.params, static_cast<void*>(nullptr));
   append_param(k.params, static_cast<void*>(nullptr));

@@ -1,7 +1,5 @@
 #include "numfuse/backend/cuda/cublas.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -11,7 +9,7 @@
 #include "numfuse/backend/cuda/cublas_abi.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
-#include "numfuse/backend/cuda/library_search.h"
+#include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -20,10 +18,40 @@ namespace {
 
 using namespace cublas_abi;
 
+// One row per dtype cuBLAS multiplies: the routines for one product and for a strided batch,
+// and how they are called. Typed routines (?gemm) take the operands' own type; float16 goes
+// through the Ex routines with float32 compute (CuPy's default: float16 in and out, float32
+// accumulation).
+struct GemmRow {
+  DType dtype;
+  const char* gemm;     // C = op(A) op(B)
+  const char* batched;  // its strided-batched form
+  int ex_type;          // the Ex routines' cudaDataType; -1 for the typed routines
+  bool wide_scalars;  // alpha and beta in double precision (else float: float16 computes in float)
+};
+constexpr GemmRow kGemmTable[] = {
+    {DType::Float16, "cublasGemmEx", "cublasGemmStridedBatchedEx", CUDA_R_16F, false},
+    {DType::Float32, "cublasSgemm_v2", "cublasSgemmStridedBatched", -1, false},
+    {DType::Float64, "cublasDgemm_v2", "cublasDgemmStridedBatched", -1, true},
+    {DType::Complex64, "cublasCgemm_v2", "cublasCgemmStridedBatched", -1, false},
+    {DType::Complex128, "cublasZgemm_v2", "cublasZgemmStridedBatched", -1, true},
+};
+constexpr size_t kGemmRows = sizeof(kGemmTable) / sizeof(kGemmTable[0]);
+
+// The row of dt; nullptr when cuBLAS does not multiply dt.
+const GemmRow* gemm_row(DType dt) {
+  for (const GemmRow& r : kGemmTable)
+    if (r.dtype == dt) return &r;
+  return nullptr;
+}
+
 struct CublasApi {
 #define NF_CUBLAS_MEMBER(member, symbol, type) type member = nullptr;
   NF_CUBLAS_CALLS(NF_CUBLAS_MEMBER)
 #undef NF_CUBLAS_MEMBER
+  // Per row of kGemmTable: the product routines (a GemmFn / GemmBatchedFn, or the Ex forms).
+  void* gemm[kGemmRows] = {};
+  void* batched[kGemmRows] = {};
   StatusTextFn GetStatusName = nullptr;    // optional (cuBLAS >= 11.4.2)
   StatusTextFn GetStatusString = nullptr;  // optional
   std::string path;
@@ -42,25 +70,22 @@ CublasState& state() {
   static auto* s = new CublasState();  // lives until exit: handles are never destroyed
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string path, err;
-    void* h = open_library({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, library_dirs(),
-                           false, &path, &err);
-    if (!h) {
-      s->reason = "cuBLAS (libcublas.so.13 or .12) could not be loaded: " + err +
-                  " (install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cublas)";
+    const LoadedLibrary& lib = load_library(CudaLibrary::Cublas);
+    if (!lib.ok()) {
+      s->reason = lib.reason();
       return;
     }
-    s->api.path = path;
-#define NF_CUBLAS_LOAD(member, symbol, type)                           \
-  s->api.member = reinterpret_cast<type>(dlsym(h, symbol));            \
-  if (!s->api.member) {                                                \
-    s->reason = std::string("cuBLAS at ") + path + " lacks " + symbol; \
-    return;                                                            \
-  }
+    s->api.path = lib.path();
+#define NF_CUBLAS_LOAD(member, symbol, type) \
+  if (!lib.bind(s->api.member, symbol, &s->reason)) return;
     NF_CUBLAS_CALLS(NF_CUBLAS_LOAD)
 #undef NF_CUBLAS_LOAD
-    s->api.GetStatusName = reinterpret_cast<StatusTextFn>(dlsym(h, "cublasGetStatusName"));
-    s->api.GetStatusString = reinterpret_cast<StatusTextFn>(dlsym(h, "cublasGetStatusString"));
+    for (size_t i = 0; i < kGemmRows; ++i) {
+      if (!lib.bind(s->api.gemm[i], kGemmTable[i].gemm, &s->reason)) return;
+      if (!lib.bind(s->api.batched[i], kGemmTable[i].batched, &s->reason)) return;
+    }
+    lib.bind_optional(s->api.GetStatusName, "cublasGetStatusName");
+    lib.bind_optional(s->api.GetStatusString, "cublasGetStatusString");
     s->ok = true;
   });
   return *s;
@@ -102,18 +127,16 @@ int as_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-// alpha = 1 and beta = 0 in the scalar type cuBLAS expects for dt (float for float16's float32
-// compute), as host memory (the handle's default pointer mode).
+// alpha = 1 and beta = 0 in the scalar type a row's routines expect, as host memory (the
+// handle's default pointer mode). Complex zeros: the imaginary half is read only for complex.
 struct Scalars {
   std::complex<double> one{1.0, 0.0}, zero{0.0, 0.0};
   std::complex<float> one_f{1.0f, 0.0f}, zero_f{0.0f, 0.0f};
-  const void* alpha(DType dt) const {
-    return (dt == DType::Float64 || dt == DType::Complex128) ? static_cast<const void*>(&one)
-                                                             : static_cast<const void*>(&one_f);
+  const void* alpha(const GemmRow& r) const {
+    return r.wide_scalars ? static_cast<const void*>(&one) : static_cast<const void*>(&one_f);
   }
-  const void* beta(DType dt) const {
-    return (dt == DType::Float64 || dt == DType::Complex128) ? static_cast<const void*>(&zero)
-                                                             : static_cast<const void*>(&zero_f);
+  const void* beta(const GemmRow& r) const {
+    return r.wide_scalars ? static_cast<const void*>(&zero) : static_cast<const void*>(&zero_f);
   }
 };
 
@@ -153,10 +176,7 @@ std::string cublas_description() {
          " at " + s.api.path;
 }
 
-bool cublas_supports(DType dt) {
-  return dt == DType::Float16 || dt == DType::Float32 || dt == DType::Float64 ||
-         dt == DType::Complex64 || dt == DType::Complex128;
-}
+bool cublas_supports(DType dt) { return gemm_row(dt) != nullptr; }
 
 std::string cublas_status_text(int status) {
   CublasState& s = state();
@@ -178,9 +198,10 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
                           const void* A, int64_t lda, int64_t stride_a, const void* B, int64_t ldb,
                           int64_t stride_b, void* C, int64_t ldc, int64_t stride_c, int64_t batch,
                           int device) {
-  if (!cublas_supports(dt)) {
-    throw TypeError(std::string("cuBLAS gemm: unsupported dtype ") + dtype_name(dt));
-  }
+  const GemmRow* row_of_dt = gemm_row(dt);
+  if (!row_of_dt) throw TypeError(std::string("cuBLAS gemm: unsupported dtype ") + dtype_name(dt));
+  const GemmRow& r = *row_of_dt;
+  const size_t row = static_cast<size_t>(row_of_dt - kGemmTable);
   if (M <= 0 || N <= 0 || batch <= 0) return;
   const size_t es = itemsize(dt);
   if (K == 0) {
@@ -196,32 +217,21 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
   const int l1 = as_int(ldb, "leading dimension"), l2 = as_int(lda, "leading dimension");
   const int lc = as_int(ldc, "leading dimension");
   const Scalars sc;
-  const void* alpha = sc.alpha(dt);
-  const void* beta = sc.beta(dt);
+  const void* alpha = sc.alpha(r);
+  const void* beta = sc.beta(r);
+  const int ex = r.ex_type;
 
   CublasState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   cublasHandle_t h = bound_handle(s, device);
   if (batch == 1) {
-    switch (dt) {
-      case DType::Float16:
-        check_status(f.GemmEx(h, ta, tb, m, n, k, alpha, B, CUDA_R_16F, l1, A, CUDA_R_16F, l2, beta,
-                              C, CUDA_R_16F, lc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx");
-        return;
-      case DType::Float32:
-        check_status(f.Sgemm(h, ta, tb, m, n, k, alpha, B, l1, A, l2, beta, C, lc), "cublasSgemm_v2");
-        return;
-      case DType::Float64:
-        check_status(f.Dgemm(h, ta, tb, m, n, k, alpha, B, l1, A, l2, beta, C, lc), "cublasDgemm_v2");
-        return;
-      case DType::Complex64:
-        check_status(f.Cgemm(h, ta, tb, m, n, k, alpha, B, l1, A, l2, beta, C, lc), "cublasCgemm_v2");
-        return;
-      default:
-        check_status(f.Zgemm(h, ta, tb, m, n, k, alpha, B, l1, A, l2, beta, C, lc), "cublasZgemm_v2");
-        return;
-    }
+    const cublasStatus_t st = ex < 0 ? reinterpret_cast<GemmFn>(f.gemm[row])(
+                                           h, ta, tb, m, n, k, alpha, B, l1, A, l2, beta, C, lc)
+                                     : reinterpret_cast<GemmExFn>(f.gemm[row])(
+                                           h, ta, tb, m, n, k, alpha, B, ex, l1, A, ex, l2, beta, C,
+                                           ex, lc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    check_status(st, r.gemm);
+    return;
   }
   // cuBLAS counts the batch in an int: larger batches go in pieces.
   constexpr int64_t kMaxBatch = int64_t(1) << 30;
@@ -230,34 +240,14 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
     const char* a = static_cast<const char*>(A) + first * stride_a * int64_t(es);
     const char* b = static_cast<const char*>(B) + first * stride_b * int64_t(es);
     char* c = static_cast<char*>(C) + first * stride_c * int64_t(es);
-    switch (dt) {
-      case DType::Float16:
-        check_status(f.GemmBatchedEx(h, ta, tb, m, n, k, alpha, b, CUDA_R_16F, l1, stride_b, a,
-                                     CUDA_R_16F, l2, stride_a, beta, c, CUDA_R_16F, lc, stride_c,
-                                     count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmStridedBatchedEx");
-        break;
-      case DType::Float32:
-        check_status(f.SgemmBatched(h, ta, tb, m, n, k, alpha, b, l1, stride_b, a, l2, stride_a,
-                                    beta, c, lc, stride_c, count),
-                     "cublasSgemmStridedBatched");
-        break;
-      case DType::Float64:
-        check_status(f.DgemmBatched(h, ta, tb, m, n, k, alpha, b, l1, stride_b, a, l2, stride_a,
-                                    beta, c, lc, stride_c, count),
-                     "cublasDgemmStridedBatched");
-        break;
-      case DType::Complex64:
-        check_status(f.CgemmBatched(h, ta, tb, m, n, k, alpha, b, l1, stride_b, a, l2, stride_a,
-                                    beta, c, lc, stride_c, count),
-                     "cublasCgemmStridedBatched");
-        break;
-      default:
-        check_status(f.ZgemmBatched(h, ta, tb, m, n, k, alpha, b, l1, stride_b, a, l2, stride_a,
-                                    beta, c, lc, stride_c, count),
-                     "cublasZgemmStridedBatched");
-        break;
-    }
+    const cublasStatus_t st =
+        ex < 0 ? reinterpret_cast<GemmBatchedFn>(f.batched[row])(h, ta, tb, m, n, k, alpha, b, l1,
+                                                                 stride_b, a, l2, stride_a, beta, c,
+                                                                 lc, stride_c, count)
+               : reinterpret_cast<GemmBatchedExFn>(f.batched[row])(
+                     h, ta, tb, m, n, k, alpha, b, ex, l1, stride_b, a, ex, l2, stride_a, beta, c,
+                     ex, lc, stride_c, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    check_status(st, r.batched);
   }
 }
 

@@ -36,20 +36,11 @@ using GemmBatchedExFn = cublasStatus_t (*)(cublasHandle_t, int, int, int, int, i
                                            int, int);
 using StatusTextFn = const char* (*)(cublasStatus_t);
 
-// X(member, symbol, type): the calls that must be present.
-#define NF_CUBLAS_CALLS(X)                                                 \
-  X(Create, "cublasCreate_v2", CreateFn)                                   \
-  X(SetStream, "cublasSetStream_v2", SetStreamFn)                          \
-  X(GetVersion, "cublasGetVersion_v2", GetVersionFn)                       \
-  X(Sgemm, "cublasSgemm_v2", GemmFn)                                       \
-  X(Dgemm, "cublasDgemm_v2", GemmFn)                                       \
-  X(Cgemm, "cublasCgemm_v2", GemmFn)                                       \
-  X(Zgemm, "cublasZgemm_v2", GemmFn)                                       \
-  X(GemmEx, "cublasGemmEx", GemmExFn)                                      \
-  X(SgemmBatched, "cublasSgemmStridedBatched", GemmBatchedFn)              \
-  X(DgemmBatched, "cublasDgemmStridedBatched", GemmBatchedFn)              \
-  X(CgemmBatched, "cublasCgemmStridedBatched", GemmBatchedFn)              \
-  X(ZgemmBatched, "cublasZgemmStridedBatched", GemmBatchedFn)              \
-  X(GemmBatchedEx, "cublasGemmStridedBatchedEx", GemmBatchedExFn)
+// X(member, symbol, type): the calls every dtype needs. The products are resolved from the dtype
+// table in cublas.cpp (kGemmTable).
+#define NF_CUBLAS_CALLS(X)                        \
+  X(Create, "cublasCreate_v2", CreateFn)          \
+  X(SetStream, "cublasSetStream_v2", SetStreamFn) \
+  X(GetVersion, "cublasGetVersion_v2", GetVersionFn)
 
 }  // namespace nf::cuda::cublas_abi

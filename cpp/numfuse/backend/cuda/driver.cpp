@@ -1,14 +1,12 @@
 #include "numfuse/backend/cuda/driver.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "numfuse/backend/cuda/library_search.h"
+#include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -45,22 +43,14 @@ DriverState& state() {
   static std::once_flag once;
   std::call_once(once, [] {
     g_init_started.store(true);
-    std::string path, err;
-    // The driver comes with the system's kernel module: the system loader's answer is the right
-    // one, never the toolkit's stub.
-    void* h = open_library({"libcuda.so.1", "libcuda.so"}, {}, false, &path, &err);
-    if (!h) {
-      s.reason = "the CUDA driver (libcuda.so.1) could not be loaded: " + err;
+    const LoadedLibrary& lib = load_library(CudaLibrary::Driver);
+    if (!lib.ok()) {
+      s.reason = lib.reason();
       return;
     }
-    s.api.path = path;
-#define NF_CUDA_LOAD(member, symbol, ret, params)                                 \
-  s.api.member = reinterpret_cast<ret(*) params>(dlsym(h, symbol));               \
-  if (!s.api.member) {                                                            \
-    s.reason = std::string("the CUDA driver at ") + path + " lacks " + symbol +   \
-               " (a driver for CUDA 11.2 or newer is needed)";                    \
-    return;                                                                       \
-  }
+    s.api.path = lib.path();
+#define NF_CUDA_LOAD(member, symbol, ret, params) \
+  if (!lib.bind(s.api.member, symbol, &s.reason)) return;
     NF_CUDA_DRIVER_CALLS(NF_CUDA_LOAD)
 #undef NF_CUDA_LOAD
     s.loaded = true;

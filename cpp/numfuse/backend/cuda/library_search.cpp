@@ -1,7 +1,5 @@
 #include "numfuse/backend/cuda/library_search.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -72,57 +70,6 @@ std::vector<std::string> cuda_include_dirs() {
   for (const auto& c : candidates)
     if (is_file(c + "/cuda_fp16.h")) push_unique(out, c);
   return out;
-}
-
-void* open_library(const std::vector<std::string>& names, const std::vector<std::string>& dirs,
-                   bool global, std::string* path, std::string* error) {
-  const int flags = RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL);
-  std::string tried;
-  auto attempt = [&](const std::string& p) -> void* {
-    // The toolkit's stubs (libcuda.so in lib64/stubs) only report CUDA_ERROR_STUB_LIBRARY.
-    if (p.find("/stubs/") != std::string::npos) return nullptr;
-    void* h = dlopen(p.c_str(), flags);
-    if (!h) {
-      const char* e = dlerror();
-      if (!tried.empty()) tried += "; ";
-      tried += e ? e : p;
-    }
-    return h;
-  };
-  std::vector<std::string> all_dirs = dirs;
-  for (const auto& dir : all_dirs) {
-    for (const auto& n : names) {
-      std::string full = dir + "/" + n;
-      if (!is_file(full)) continue;
-      if (void* h = attempt(full)) {
-        if (path) *path = full;
-        return h;
-      }
-    }
-  }
-  for (const auto& n : names) {
-    if (void* h = attempt(n)) {
-      if (path) {
-        *path = n;
-        struct link_map* lm = nullptr;
-        if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name)
-          *path = lm->l_name;
-      }
-      return h;
-    }
-  }
-  for (const char* d : {"/usr/local/cuda/lib64", "/usr/local/cuda/lib"}) {
-    for (const auto& n : names) {
-      std::string full = std::string(d) + "/" + n;
-      if (!is_file(full)) continue;
-      if (void* h = attempt(full)) {
-        if (path) *path = full;
-        return h;
-      }
-    }
-  }
-  if (error) *error = tried.empty() ? "not found" : tried;
-  return nullptr;
 }
 
 }  // namespace nf::cuda

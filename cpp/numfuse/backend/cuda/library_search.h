@@ -1,6 +1,6 @@
 // Where the CUDA libraries and headers are looked for at run time: CUDA_HOME / CUDA_PATH, the
 // directories the Python layer found in pip's nvidia-* packages, the system loader's own search
-// (LD_LIBRARY_PATH, ldconfig), and /usr/local/cuda.
+// (LD_LIBRARY_PATH, ldconfig), and /usr/local/cuda. library_loader.h opens the libraries.
 #pragma once
 #include <string>
 #include <vector>
@@ -15,11 +15,5 @@ void add_search_dirs(const std::vector<std::string>& lib_dirs,
 std::vector<std::string> library_dirs();
 // Include directories holding cuda_fp16.h (or the toolkit's include dir), in search order.
 std::vector<std::string> cuda_include_dirs();
-
-// dlopen's the first of `names` found: in each of `dirs` (full path), then by bare name through
-// the system loader. Returns the handle (nullptr when none) and sets *path to the file opened, or
-// *error to what was tried.
-void* open_library(const std::vector<std::string>& names, const std::vector<std::string>& dirs,
-                   bool global, std::string* path, std::string* error);
 
 }  // namespace nf::cuda

@@ -1,4 +1,5 @@
-// MatmulNode on a CUDA device: float16/32/64 and complex through cuBLAS as matmul_plan.h plans it
+// MatmulNode on a CUDA device: float16/32/64 and complex through cuBLAS as backend/matmul_plan.h
+// plans it
 // (operands copied to C order on the device only when neither of their last two dims is
 // contiguous); integers and bool through a generated tiled kernel that reads any strides.
 #include <algorithm>
@@ -8,7 +9,7 @@
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
-#include "numfuse/backend/cuda/matmul_plan.h"
+#include "numfuse/backend/matmul_plan.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/linalg.h"
 
@@ -17,8 +18,8 @@ namespace nf {
 namespace {
 
 // Integer and bool products: one launch of the generated kernel over the whole batch.
-void int_matmul(const Array& out, const Array& a, const Array& b, const cuda::MatrixStack& A,
-                const cuda::MatrixStack& B, const Shape& out_batch, int64_t batch, int device) {
+void int_matmul(const Array& out, const Array& a, const Array& b, const MatrixStack& A,
+                const MatrixStack& B, const Shape& out_batch, int64_t batch, int device) {
   cuda::IntGemmParams p{};
   p.a = a.data();
   p.b = b.data();
@@ -72,11 +73,12 @@ void MatmulNode::eval_cuda(const std::vector<Array>& outs) {
   const int dev = device.index;
   const int64_t es = static_cast<int64_t>(itemsize(dt));
   Array a = inputs[0], b = inputs[1];
-  const Shape out_batch = cuda::matmul_out_batch(out.shape, a.ndim(), b.ndim());
+  const Shape out_batch = matmul_out_batch(out.shape, a.ndim(), b.ndim());
   const int64_t batch = numel(out_batch);
   if (batch == 0 || out.size() == 0) return;
-  cuda::MatrixStack A = cuda::describe_operand(a, true, out_batch);
-  cuda::MatrixStack B = cuda::describe_operand(b, false, out_batch);
+  const GemmLimits lim = cublas_limits();
+  MatrixStack A = describe_operand(a, true, out_batch, lim);
+  MatrixStack B = describe_operand(b, false, out_batch, lim);
   if (A.cols == 0) {  // k == 0: a sum of nothing
     const unsigned char zero[16] = {};
     cuda::fill(out, zero);
@@ -87,13 +89,13 @@ void MatmulNode::eval_cuda(const std::vector<Array>& outs) {
     return;
   }
   // The copies are freed on the stream they were made on, after the products enqueued there.
-  if (!A.usable) A = cuda::describe_operand(a = c_order_copy(a), true, out_batch);
-  if (!B.usable) B = cuda::describe_operand(b = c_order_copy(b), false, out_batch);
-  const cuda::MatmulPlan plan = cuda::plan_matmul(A, B, out_batch);
+  if (!A.usable) A = describe_operand(a = c_order_copy(a), true, out_batch, lim);
+  if (!B.usable) B = describe_operand(b = c_order_copy(b), false, out_batch, lim);
+  const MatmulPlan plan = plan_matmul(A, B, out_batch, lim);
   const char* a0 = a.data();
   const char* b0 = b.data();
   char* c0 = out.data();
-  for (const cuda::GemmCall& c : plan.calls) {
+  for (const GemmCall& c : plan.calls) {
     cuda::gemm_strided_batched(dt, plan.trans_a, plan.trans_b, c.M, plan.N, plan.K, a0 + c.a_off * es,
                                c.lda, c.stride_a, b0 + c.b_off * es, plan.ldb, c.stride_b,
                                c0 + c.c_off * es, plan.ldc, c.stride_c, c.count, dev);

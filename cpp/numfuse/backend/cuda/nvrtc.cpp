@@ -1,13 +1,11 @@
 #include "numfuse/backend/cuda/nvrtc.h"
 
-#include <dirent.h>
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <sstream>
 
+#include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/backend/cuda/library_search.h"
 #include "numfuse/core/error.h"
 
@@ -21,55 +19,26 @@ struct NvrtcState {
   std::string reason;
 };
 
-std::string dir_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-// NVRTC dlopens its builtins library by soname; when NVRTC itself came from a directory the
-// loader does not search (CUDA_HOME, pip), preloading the builtins from beside it lets that work.
-std::string preload_builtins(const std::string& nvrtc_path) {
-  std::string dir = dir_of(nvrtc_path);
-  DIR* d = opendir(dir.c_str());
-  if (!d) return "";
-  std::vector<std::string> found;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n.rfind("libnvrtc-builtins.so.", 0) == 0) found.push_back(n);
-  }
-  closedir(d);
-  std::sort(found.begin(), found.end());
-  for (auto it = found.rbegin(); it != found.rend(); ++it) {
-    std::string full = dir + "/" + *it;
-    if (dlopen(full.c_str(), RTLD_NOW | RTLD_GLOBAL)) return full;
-  }
-  return "";
-}
-
 NvrtcState& state() {
   static NvrtcState s;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string path, err;
-    void* h = open_library({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, library_dirs(),
-                           false, &path, &err);
-    if (!h) {
-      s.reason = "NVRTC (libnvrtc.so.13 or .12) could not be loaded: " + err +
-                 " (install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-cuda-nvrtc)";
+    const LoadedLibrary& lib = load_library(CudaLibrary::Nvrtc);
+    if (!lib.ok()) {
+      s.reason = lib.reason();
       return;
     }
-    s.api.path = path;
-    s.api.builtins_path = preload_builtins(path);
-#define NF_NVRTC_LOAD(member, symbol, ret, params)                                          \
-  s.api.member = reinterpret_cast<ret(*) params>(dlsym(h, symbol));                         \
-  if (!s.api.member) {                                                                      \
-    s.reason = std::string("NVRTC at ") + path + " lacks " + symbol;                        \
-    return;                                                                                 \
-  }
+    s.api.path = lib.path();
+    // NVRTC dlopens its builtins library by soname; when NVRTC itself came from a directory the
+    // loader does not search (CUDA_HOME, pip), preloading the builtins from beside it lets that
+    // work.
+    s.api.builtins_path = open_beside(lib.path(), "libnvrtc-builtins.so.");
+#define NF_NVRTC_LOAD(member, symbol, ret, params) \
+  if (!lib.bind(s.api.member, symbol, &s.reason)) return;
     NF_NVRTC_CALLS(NF_NVRTC_LOAD)
 #undef NF_NVRTC_LOAD
     if (s.api.Version(&s.api.major, &s.api.minor) != NVRTC_SUCCESS) {
-      s.reason = "nvrtcVersion failed for " + path;
+      s.reason = "nvrtcVersion failed for " + lib.path();
       return;
     }
     int n = 0;
