@@ -10,9 +10,9 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
-#include "numfuse/ops/nodes.h"
 #include "numfuse/ops/views.h"
 
 

@@ -3,45 +3,15 @@
 #include <algorithm>
 
 #include "numfuse/backend/backend.h"
-#include "numfuse/backend/cpu/gather_cpu.h"
-#include "numfuse/backend/cuda/gather_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/gather.h"
 #include "numfuse/ops/reduction.h"
 #include "numfuse/ops/scan.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
-
-cpu::GatherGeometry gather_geometry(const Array& view, const std::vector<int>& adv_dims,
-                                    const std::vector<int>& adv_axes, std::vector<Array> indices,
-                                    const Shape& bshape, bool adjacent) {
-  cpu::GatherGeometry g;
-  std::vector<bool> is_adv(view.ndim(), false);
-  for (int d : adv_dims) is_adv[d] = true;
-  const int first = adv_dims.empty() ? 0 : adv_dims.front();
-  for (int d = 0; d < view.ndim(); ++d) {
-    if (is_adv[d]) continue;
-    bool outer = adjacent && d < first;
-    (outer ? g.outer_shape : g.inner_shape).push_back(view.shape[d]);
-    (outer ? g.outer_strides : g.inner_strides).push_back(view.strides[d]);
-  }
-  for (int d : adv_dims) {
-    g.adv_sizes.push_back(view.shape[d]);
-    g.adv_strides.push_back(view.strides[d]);
-  }
-  g.adv_axes = adv_axes;
-  g.bshape = bshape;
-  g.indices = std::move(indices);
-  return g;
-}
-
-void GatherNode::eval_cpu(const std::vector<Array>& outs) {
-  std::vector<Array> idx(inputs.begin() + 1, inputs.end());
-  cpu::gather(inputs[0], gather_geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
-}
 
 namespace {
 
@@ -417,13 +387,9 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
     }
     eval(plan.indices, FlushReason::Write);
   }
-  cpu::GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
-                                          plan.bshape, plan.adjacent);
-  if (a.device().is_cpu()) {
-    cpu::scatter(vals, g, plan.view);
-  } else {
-    cuda::scatter(vals, g, plan.view);
-  }
+  GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
+                                     plan.bshape, plan.adjacent);
+  backend_for(a.device()).scatter(vals, g, plan.view);
 }
 
 namespace {
@@ -484,7 +450,7 @@ std::vector<Array> nonzero(const Array& a) {
     if (!pos.c_contiguous()) pos = copy(pos);
     eval(pos, FlushReason::DataDependent);
     const int64_t n = read_int64(pos.view({}, {}, pos.byte_offset + (a.size() - 1) * 8));
-    return cuda::nonzero_from_cumsum(pos, a.shape, n);
+    return backend_for(a.device()).nonzero_from_cumsum(pos, a.shape, n);
   }
   const int64_t n = count_nonzero(a);
   const int nd = a.ndim();

@@ -10,9 +10,10 @@
 #include "numfuse/backend/cpu/blas.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cpu/gemv_plan.h"
+#include "numfuse/backend/cpu/nodes_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/backend/gemm_layout.h"
-#include "numfuse/ops/linalg.h"
+#include "numfuse/ir/matmul.h"
 
 namespace nf {
 
@@ -202,7 +203,8 @@ bool matvec(const Array& out, MatrixStack& A, MatrixStack& B, const Shape& out_b
 
 }  // namespace
 
-void MatmulNode::eval_cpu(const std::vector<Array>& outs) {
+void cpu::eval_matmul(MatmulNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
   const Array& out = outs[0];
   const DType dt = out.dtype;
   const int64_t es = static_cast<int64_t>(itemsize(dt));

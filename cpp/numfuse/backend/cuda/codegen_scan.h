@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "numfuse/core/array.h"
-#include "numfuse/ops/scan.h"
+#include "numfuse/ir/scan.h"
 
 namespace nf::cuda {
 

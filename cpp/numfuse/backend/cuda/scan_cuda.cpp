@@ -5,12 +5,17 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
+#include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/core/error.h"
-#include "numfuse/ops/scan.h"
+#include "numfuse/ir/scan.h"
 
 namespace nf {
 
-void ScanNode::eval_cuda(const std::vector<Array>& outs) {
+void cuda::eval_scan(ScanNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
+  const Device device = node.device;
+  const ScanOp op = node.op;
+  const int axis = node.axis;
   const Array& out = outs[0];
   if (out.size() == 0) return;
   Array in = inputs[0];
