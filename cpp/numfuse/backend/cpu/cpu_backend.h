@@ -7,6 +7,7 @@
 
 namespace nf::cpu {
 
+// The CPU backend, with its node evaluations registered (backend/registry.cpp calls it once).
 std::unique_ptr<Backend> make_cpu_backend();
 
 }  // namespace nf::cpu

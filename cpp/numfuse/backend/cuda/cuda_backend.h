@@ -7,6 +7,8 @@
 
 namespace nf::cuda {
 
+// The CUDA backend, with its node evaluations registered (backend/registry.cpp calls it once).
+// Making it touches no driver: available() is asked later.
 std::unique_ptr<Backend> make_cuda_backend();
 
 }  // namespace nf::cuda
