@@ -24,6 +24,14 @@ int64_t Backend::kernel_param_bytes(int64_t rank, int arrays, int scalars, int g
          64 * generators;
 }
 
+int64_t Backend::count_nonzero(const Array& a) {
+  throw NotImplementedError("count_nonzero in one pass is not implemented on " + devices_);
+}
+
+std::vector<Array> Backend::nonzero(const Array& a, int64_t n) {
+  throw NotImplementedError("nonzero in one pass is not implemented on " + devices_);
+}
+
 std::vector<Array> Backend::nonzero_from_cumsum(const Array& pos, const Shape& shape, int64_t n) {
   throw NotImplementedError("nonzero from a cumsum is not implemented on " + devices_);
 }

@@ -80,9 +80,14 @@ class Backend {
   // dst[indices] = values (C-contiguous, the result shape, dst's dtype); with repeated indices the
   // last in C order wins. Values must not overlap dst.
   virtual void scatter(const Array& values, const GatherGeometry& g, const Array& dst) = 0;
+  // numpy.count_nonzero and numpy.nonzero of a materialised array, counted where the values are
+  // (the CPU's way; `n` is count_nonzero(a)). Devices that count through a reduction and a scan
+  // (CUDA) leave both out: ops/advanced_indexing.cpp composes those, then asks for
+  // nonzero_from_cumsum.
+  virtual int64_t count_nonzero(const Array& a);
+  virtual std::vector<Array> nonzero(const Array& a, int64_t n);
   // numpy.nonzero's arrays from `pos`, the C-contiguous int64 inclusive cumsum of the flags of an
-  // array of `shape` (pos's last element is the count, n). Devices without a faster way to count
-  // (the CPU) leave it out: ops/advanced_indexing.cpp counts on the host there.
+  // array of `shape` (pos's last element is the count, n).
   virtual std::vector<Array> nonzero_from_cumsum(const Array& pos, const Shape& shape, int64_t n);
 
   // ---- nodes

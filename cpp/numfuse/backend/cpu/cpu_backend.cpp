@@ -4,6 +4,7 @@
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/gather_cpu.h"
 #include "numfuse/backend/cpu/nodes_cpu.h"
+#include "numfuse/backend/cpu/nonzero_cpu.h"
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/fp_status.h"
@@ -46,6 +47,10 @@ class CpuBackend final : public Backend {
   void scatter(const Array& values, const GatherGeometry& g, const Array& dst) override {
     cpu::scatter(values, g, dst);
   }
+
+  int64_t count_nonzero(const Array& a) override { return cpu::count_nonzero(a); }
+
+  std::vector<Array> nonzero(const Array& a, int64_t n) override { return cpu::nonzero(a, n); }
 };
 
 }  // namespace
