@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BUILD := build/dev
 JOBS ?= $(shell nproc)
 
-.PHONY: all venv build test test-cpp test-py demo bench clean build-sanitize test-sanitize
+.PHONY: all venv build test test-cpp test-py demo bench clean build-sanitize test-sanitize check-includes
 
 all: build
 
@@ -30,7 +30,11 @@ test-cpp: build
 test-py: build
 	PYTHONPATH=python $(PY) -m pytest tests -q -p no:cacheprovider $(PYTEST_ARGS)
 
-test: test-cpp test-py test-sanitize
+# The include rule of docs/architecture.md (which layer may include which): fails naming file:line.
+check-includes:
+	$(PYTHON) tools/check-includes
+
+test: check-includes test-cpp test-py test-sanitize
 
 # ---- ASan + UBSan: the C++ tests and the Python files most likely to touch memory wrongly ------
 # A separate build (build/asan; CMakeLists.txt says which sources are instrumented) whose extension is imported from build/asan/py, so the

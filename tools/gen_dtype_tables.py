@@ -3,7 +3,7 @@
 
 Everything numfuse's type resolution knows about NumPy 2 comes from here: promote_types,
 can_cast for the five casting rules, the NEP 50 promotion of weak Python scalars, and for every
-ufunc of cpp/numfuse/ops/ufunc_list.h the loop NumPy selects for each combination of operand
+ufunc of cpp/numfuse/ir/ufunc_list.h the loop NumPy selects for each combination of operand
 kinds (14 dtypes + Python int/float/complex), with and without dtype=.
 
 Each table entry is derived from `ufunc.resolve_dtypes` (the loop's input and output dtypes) and
@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-UFUNC_LIST = os.path.join(ROOT, "cpp", "numfuse", "ops", "ufunc_list.h")
+UFUNC_LIST = os.path.join(ROOT, "cpp", "numfuse", "ir", "ufunc_list.h")
 DTYPE_H = os.path.join(ROOT, "cpp", "numfuse", "core", "dtype.h")
 OUT = os.path.join(ROOT, "cpp", "numfuse", "core", "generated", "dtype_tables.inc")
 COMMAND = "python tools/gen_dtype_tables.py"

@@ -10,9 +10,9 @@
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
-#include "numfuse/ops/nodes.h"
 #include "numfuse/ops/views.h"
 #include "nvrtc_check.h"
 

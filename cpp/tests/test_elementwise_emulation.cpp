@@ -8,8 +8,8 @@
 
 #include "cuda_emulator.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ops/elementwise.h"
-#include "numfuse/ops/nodes.h"
 
 using namespace nf;
 using namespace nf::cuda;

@@ -12,10 +12,10 @@
 #include "cuda_emulator.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/kernels/fp_check.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
-#include "numfuse/ops/nodes.h"
 #include "nvrtc_check.h"
 
 using namespace nf;

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "numfuse/graph/eval.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/elementwise_kinds.h"
+#include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
 #include "numfuse/ops/elementwise.h"
-#include "numfuse/ops/nodes.h"
 
 using namespace nf;
 

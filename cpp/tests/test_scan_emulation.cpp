@@ -78,7 +78,7 @@ void expect_close(const Array& want, const Array& got, double rtol, const std::s
 
 const std::vector<std::string> kScanEntries = {"nf_scan_lines", "nf_scan_totals", "nf_scan_carries", "nf_scan_tiles"};
 
-// The CUDA scan of `in` along `axis` as ScanNode::eval_cuda runs it (optionally forced to tiles).
+// The CUDA scan of `in` along `axis` as cuda::eval_scan runs it (optionally forced to tiles).
 Array emulated_scan(ScanOp op, const Array& in, int axis, bool force_tiles) {
   ScanPlan plan = plan_scan(in, axis);
   if (force_tiles) {

@@ -5,7 +5,7 @@
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
 
 namespace nf::py {

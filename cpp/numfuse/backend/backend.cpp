@@ -1,98 +1,65 @@
 #include "numfuse/backend/backend.h"
 
-#include "numfuse/backend/cpu/elementwise_cpu.h"
-#include "numfuse/backend/cuda/fp_check_cuda.h"
-#include "numfuse/backend/cuda/fused_cuda.h"
-#include "numfuse/backend/cuda/memory.h"
 #include "numfuse/core/error.h"
-#include "numfuse/core/fp_status.h"
+#include "numfuse/ir/elementwise_node.h"
 
-namespace nf::backend {
+namespace nf {
 
-namespace {
+Backend::Backend(Device::Kind kind, std::string devices)
+    : kind_(kind), devices_(std::move(devices)) {}
 
-cuda::CUdeviceptr dptr(const Array& a) { return reinterpret_cast<cuda::CUdeviceptr>(a.data()); }
+Backend::~Backend() = default;
 
-// A host 0-d array is a kernel parameter: it reaches any device without a transfer.
-bool host_scalar(const Array& a) { return a.device().is_cpu() && a.ndim() == 0; }
+std::shared_ptr<Buffer> Backend::allocate(size_t nbytes, int device) {
+  throw NotImplementedError("allocation on " + devices_ + " is not implemented");
+}
 
-// host -> device: the host side is made contiguous in its own dtype first (on the host), sent
-// with one transfer, and broadcast / cast / scattered into dst's strides on the device.
-void host_to_device(const Array& src, const Array& dst, FpState cast_state) {
-  const cuda::Stream s = cuda::enqueue_stream(dst.device().index);
-  Array host = src;
-  if (!src.c_contiguous()) {
-    host = Array::empty(src.shape, src.dtype, Device::cpu());
-    cpu::copy_cast(src, host);
+uint64_t Backend::allocation_capacity(int device) const { return UINT64_MAX; }
+
+int64_t Backend::kernel_param_bytes(int64_t rank, int arrays, int scalars, int generators) const {
+  // codegen_elementwise.cpp's layout: per array a pointer and a stride row over the group's rank,
+  // an output besides the inputs, 16 bytes per scalar, 64 per generator. The CPU interpreter has no
+  // such limit but keeps this one, so that a program cuts into the same groups on every device.
+  return 16 + 8 * rank + int64_t(arrays + 2) * (8 + 8 * rank) + 16 * (scalars + 1) +
+         64 * generators;
+}
+
+int64_t Backend::count_nonzero(const Array& a) {
+  throw NotImplementedError("count_nonzero in one pass is not implemented on " + devices_);
+}
+
+std::vector<Array> Backend::nonzero(const Array& a, int64_t n) {
+  throw NotImplementedError("nonzero in one pass is not implemented on " + devices_);
+}
+
+std::vector<Array> Backend::nonzero_from_cumsum(const Array& pos, const Shape& shape, int64_t n) {
+  throw NotImplementedError("nonzero from a cumsum is not implemented on " + devices_);
+}
+
+void Backend::eval_node(Node& node, const std::vector<Array>& outs) {
+  const std::type_index type(typeid(node));
+  for (const auto& [t, eval] : node_evals_) {
+    if (t == type) {
+      eval(node, outs);
+      return;
+    }
   }
-  if (src.dtype == dst.dtype && src.shape == dst.shape && dst.c_contiguous()) {
-    cuda::copy_host_to_device(dptr(dst), host.data(), dst.nbytes(), s, /*blocking=*/false);
+  if (node.kind() == NodeKind::Elementwise) {
+    run_program(single_node_program(static_cast<ElementwiseNode*>(&node), outs));
     return;
   }
-  Array staged = Array::empty(src.shape, src.dtype, dst.device());
-  cuda::copy_host_to_device(dptr(staged), host.data(), staged.nbytes(), s, /*blocking=*/false);
-  cuda::copy_on_device(staged, dst, cast_state);
+  throw NotImplementedError("'" + node.name() + "' is not implemented on " + devices_ + " yet");
 }
 
-// device -> host: a contiguous device copy in src's dtype, one transfer (which waits for the
-// stream), then cast / broadcast / scatter on the host.
-void device_to_host(const Array& src, const Array& dst) {
-  const int device = src.device().index;
-  Array dense = src;
-  if (!src.c_contiguous()) {
-    dense = Array::empty(src.shape, src.dtype, src.device());
-    cuda::copy_on_device(src, dense);
-  }
-  const cuda::Stream s = cuda::enqueue_stream(device);
-  if (src.dtype == dst.dtype && src.shape == dst.shape && dst.c_contiguous()) {
-    cuda::copy_device_to_host(dst.data(), dptr(dense), dst.nbytes(), s);
-    return;
-  }
-  Array host = Array::empty(src.shape, src.dtype, Device::cpu());
-  cuda::copy_device_to_host(host.data(), dptr(dense), host.nbytes(), s);
-  cpu::copy_cast(host, dst);
-}
-
-}  // namespace
-
-// Runs a host copy that may cast, recording what it raised as NumPy's astype does.
-template <class Copy>
-void host_copy_checked(Copy copy) {
-  fp_hw_take();
-  copy();
-  if (uint8_t f = fp_hw_take()) {
-    const FpState state = current_fp_state();
-    if (f & fp_watched(state)) record_fp_event("cast", f, state);
-  }
-}
+namespace backend {
 
 void copy_into(const Array& src, const Array& dst) {
-  const Device sd = src.device(), dd = dst.device();
-  if (sd.is_cpu() && dd.is_cpu()) {
-    // An assignment that casts (a[:] = floats into ints) warns as NumPy's astype does.
-    host_copy_checked([&] { cpu::copy_cast(src, dst); });
-    fp_report_if_outermost();
-    return;
-  }
-  if (dst.size() == 0) return;
-  // A device's cast is checked by its kernel (when the GPU's checks are on), in the errstate of
-  // this call; the flags reach the host with the next read.
-  const FpState cast_state = src.dtype == dst.dtype ? 0 : current_fp_state();
-  if (dd.is_cpu()) {
-    host_copy_checked([&] { device_to_host(src, dst); });
-    // The read synchronised the device: the flags its kernels set are final (numpy.errstate).
-    cuda::collect_fp_flags(sd.index);
-    fp_report_if_outermost();
-  } else if (sd == dd || host_scalar(src)) {
-    cuda::copy_on_device(src, dst, cast_state);
-  } else if (sd.is_cpu()) {
-    host_to_device(src, dst, cast_state);
-  } else {
-    // Between two GPUs: through the host (peer copies are not wired up yet).
-    Array host = Array::empty(src.shape, src.dtype, Device::cpu());
-    device_to_host(src, host);
-    host_to_device(host, dst, cast_state);
-  }
+  // The device side's backend moves the data (a transfer, a device copy); host to host is the
+  // CPU's.
+  const Device d = dst.device().is_cpu() ? src.device() : dst.device();
+  backend_for(d).copy(src, dst);
 }
 
-}  // namespace nf::backend
+}  // namespace backend
+
+}  // namespace nf

@@ -8,8 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "numfuse/backend/cuda/driver.h"
-#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
 
 namespace nf {
@@ -85,9 +84,7 @@ std::string python_shape_repr(const Shape& shape) {
 
 uint64_t allocation_capacity(Device device) {
   if (device.is_cpu()) return host_capacity();
-  uint64_t c = cuda::device_properties(device.index).total_memory;
-  if (const size_t limit = cuda::memory_limit()) c = std::min<uint64_t>(c, limit);
-  return c;
+  return backend_for(device).allocation_capacity(device.index);
 }
 
 std::string numpy_size_string(uint64_t nbytes) {

@@ -4,7 +4,7 @@
 
 #include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/error.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/node.h"
 
 namespace nf {
 

@@ -4,7 +4,7 @@
 #include <new>
 #include <string>
 
-#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/host_allocator.h"
 
@@ -21,7 +21,7 @@ void free_host(void* ctx) {
 std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
   if (!device.is_cpu()) {
     check_device_usable(device);
-    return cuda::allocate_device_buffer(nbytes, device.index);
+    return backend_for(device).allocate(nbytes, device.index);
   }
   void* p = host_alloc(nbytes);
   auto b = std::shared_ptr<Buffer>(new Buffer());

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
 
 namespace nf {
@@ -21,12 +21,18 @@ DefaultDevice& state() {
   return s;
 }
 
+// Whether the backend of CUDA devices is registered and usable here. Never throws.
+bool cuda_usable() {
+  const Backend* b = find_backend(Device::Kind::CUDA);
+  return b && b->available();
+}
+
 // NUMFUSE_DEVICE when set (checked: an unusable CUDA device is an error at first use), else
 // cuda:0 when CUDA is usable, else the CPU. Never throws: import must work without a GPU.
 void init_default(DefaultDevice& s) {
   const char* v = std::getenv("NUMFUSE_DEVICE");
   if (!v || !*v) {
-    s.device = cuda::cuda_available() ? Device::cuda(0) : Device::cpu();
+    s.device = cuda_usable() ? Device::cuda(0) : Device::cpu();
     return;
   }
   try {
@@ -57,10 +63,12 @@ void set_default_device(Device d) {
 
 void check_device_usable(Device d) {
   if (d.is_cpu()) return;
-  if (!cuda::cuda_available()) {
-    throw CUDAError("device " + d.str() + " is not available: " + cuda::cuda_unavailable_reason());
+  const Backend* b = find_backend(d.kind);
+  if (!b || !b->available()) {
+    throw CUDAError("device " + d.str() + " is not available: " +
+                    (b ? b->unavailable_reason() : std::string("no backend for it in this build")));
   }
-  const int n = cuda::device_count();
+  const int n = b->device_count();
   if (d.index >= n) {
     throw ValueError("device " + d.str() + " does not exist: " + std::to_string(n) +
                      " CUDA device" + (n == 1 ? "" : "s") + " found");

@@ -104,4 +104,16 @@ inline uint8_t fp_hw_take() {
 // MIN // -1) this way, as NumPy's do, so that one path reads every condition.
 void fp_hw_raise(uint8_t flags);
 
+// Runs `copy`, a host copy that may cast (an assignment's), and records what it raised under
+// NumPy's name for it ("cast") in the current errstate, as NumPy's astype does.
+template <class Copy>
+void run_checked_host_cast(Copy copy) {
+  fp_hw_take();  // earlier work's flags are not this copy's
+  copy();
+  if (uint8_t f = fp_hw_take()) {
+    const FpState state = current_fp_state();
+    if (f & fp_watched(state)) record_fp_event("cast", f, state);
+  }
+}
+
 }  // namespace nf

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "numfuse/core/dtype.h"
-#include "numfuse/ops/ufunc_list.h"
+#include "numfuse/ir/ufunc_list.h"
 
 namespace nf {
 

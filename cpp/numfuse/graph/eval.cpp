@@ -10,20 +10,17 @@
 #include <mutex>
 #include <new>
 
-#include "numfuse/backend/cpu/fused_cpu.h"
-#include "numfuse/backend/cpu/reduce_fused_cpu.h"
-#include "numfuse/backend/cuda/fused_cuda.h"
-#include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/allocation_limit.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/fp_status.h"
 #include "numfuse/core/interrupt.h"
 #include "numfuse/graph/fork.h"
-#include "numfuse/graph/group_program.h"
-#include "numfuse/graph/node.h"
 #include "numfuse/graph/planner.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/graph/program_builder.h"
+#include "numfuse/ir/node.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf {
 
@@ -170,10 +167,6 @@ uint64_t new_graph_mark() { return g_epoch.fetch_add(1, std::memory_order_relaxe
 
 int64_t pending_node_count() { return g_pending_nodes.load(std::memory_order_relaxed); }
 
-void Node::eval_cuda(const std::vector<Array>&) {
-  throw NotImplementedError("'" + name() + "' is not implemented on CUDA devices yet");
-}
-
 Node::~Node() {
   // A node dies unevaluated when nothing needs its outputs any more.
   if (!done) g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
@@ -254,11 +247,7 @@ void run_node(Node* node) {
     if (keep[i]) keep[i]->buffer = out.storage->buffer;
     outs[i] = std::move(out);
   }
-  if (node->device.is_cpu()) {
-    node->eval_cpu(outs);
-  } else {
-    node->eval_cuda(outs);
-  }
+  backend_for(node->device).eval_node(*node, outs);
   detach(node);
 }
 
@@ -300,13 +289,8 @@ void run_reduction_group(const Group& g, size_t r) {
   GroupProgram epilogue;
   if (!epilogue_group.nodes.empty()) epilogue = locked_build_program(epilogue_group);
   bool epilogue_done = false;
-  auto run_reduction_alone = [&] {
-    if (red->device.is_cpu()) {
-      red->eval_cpu(outs);
-    } else {
-      red->eval_cuda(outs);
-    }
-  };
+  Backend& backend = backend_for(red->device);
+  auto run_reduction_alone = [&] { backend.eval_node(*red, outs); };
   if (r == 0) {
     run_reduction_alone();
   } else {
@@ -324,34 +308,20 @@ void run_reduction_group(const Group& g, size_t r) {
         auto& lp = program.left_pending;
         lp.erase(std::remove(lp.begin(), lp.end(), n), lp.end());
       }
-      if (program.device.is_cpu()) {
-        cpu::run_program(program);
-      } else {
-        cuda::run_program_cuda(program);
-      }
+      backend_for(program.device).run_program(program);
       detach_group(g, program, r);
       run_reduction_alone();
-    } else if (red->device.is_cpu()) {
-      cpu::run_reduction_program(static_cast<ReduceNode*>(red)->spec, program, outs[0], red->fp_state);
-      detach_group(g, program, r);
     } else {
-      const bool fuse_epilogue = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(epilogue);
-      cuda::run_reduction_program_cuda(static_cast<ReduceNode*>(red)->spec, program, outs[0],
-                                       fuse_epilogue ? &epilogue : nullptr, red->outputs[0].lock().get(),
-                                       red->fp_state);
-      epilogue_done = fuse_epilogue;
+      // The backend may compute the epilogue in the reduction's own kernel (CUDA does).
+      epilogue_done =
+          backend.run_reduction_program(*static_cast<ReduceNode*>(red), program, outs[0],
+                                        epilogue_group.nodes.empty() ? nullptr : &epilogue);
       detach_group(g, program, r);
     }
   }
   detach(red);
   if (epilogue_group.nodes.empty()) return;
-  if (!epilogue_done) {
-    if (epilogue.device.is_cpu()) {
-      cpu::run_program(epilogue);
-    } else {
-      cuda::run_program_cuda(epilogue);
-    }
-  }
+  if (!epilogue_done) backend_for(epilogue.device).run_program(epilogue);
   detach_group(epilogue_group, epilogue);
 }
 
@@ -364,11 +334,7 @@ void run_group(const Group& g) {
     }
   }
   GroupProgram program = locked_build_program(g);
-  if (program.device.is_cpu()) {
-    cpu::run_program(program);
-  } else {
-    cuda::run_program_cuda(program);
-  }
+  backend_for(program.device).run_program(program);
   detach_group(g, program);
 }
 

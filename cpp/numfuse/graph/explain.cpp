@@ -1,14 +1,12 @@
 // numfuse.explain: the plan and generated kernels of a pending array, without evaluating it.
 #include <string>
 
-#include "numfuse/backend/cuda/codegen_elementwise.h"
-#include "numfuse/backend/cuda/codegen_reduce.h"
-#include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/type_resolution.h"
 #include "numfuse/graph/eval.h"
-#include "numfuse/graph/group_program.h"
 #include "numfuse/graph/planner.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/graph/program_builder.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf {
 
@@ -89,17 +87,11 @@ std::string explain(const Array& a) {
         s += "    epilogue over " + shape_str(e.shape) + " (from the " + g.nodes[r]->name() + " result):\n";
         s += describe_program(e);
       }
-      if (!g.nodes.front()->device.is_cpu() && prologue && inputs_in_memory(p)) {
-        s += "    CUDA kernel (after the embedded kernel headers):\n";
-        if (has_reduction) {
-          const Storage* result = g.nodes[r]->outputs[0].lock().get();
-          bool fuse = !epilogue_group.nodes.empty() && cuda::can_fuse_epilogue(e);
-          for (const Array& l : e.leaves) fuse = fuse && (l.storage.get() == result || !l.pending());
-          s += cuda::generate_reduce_fused(static_cast<ReduceNode*>(g.nodes[r])->spec, p, 132,
-                                           fuse ? &e : nullptr, result).body;
-        } else {
-          s += cuda::generate_elementwise(p).body;
-        }
+      if (prologue && inputs_in_memory(p)) {
+        // What the device's backend makes of the group (the generated kernel, on CUDA).
+        s += backend_for(g.nodes.front()->device)
+                 .explain_group(p, has_reduction ? static_cast<ReduceNode*>(g.nodes[r]) : nullptr,
+                                epilogue_group.nodes.empty() ? nullptr : &e);
       }
     } catch (...) {
       dry = false;

@@ -4,8 +4,7 @@
 
 #include <mutex>
 
-#include "numfuse/backend/cpu/thread_pool.h"
-#include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/host_allocator.h"
 
@@ -31,8 +30,7 @@ void after_fork_parent() {
 void after_fork_child() {
   block_pool_unlock_after_fork();
   host_allocator_unlock_after_fork();
-  cpu::thread_pool_after_fork_child();
-  cuda::cuda_after_fork_child();
+  for (Backend* b : backends()) b->after_fork_child();  // the CPU's thread pool, CUDA's context
   graph_after_fork_child();
 }
 
@@ -40,7 +38,10 @@ void after_fork_child() {
 
 void install_fork_handlers() {
   static std::once_flag once;
-  std::call_once(once, [] { pthread_atfork(before_fork, after_fork_parent, after_fork_child); });
+  std::call_once(once, [] {
+    backends();  // made now, so that the child never builds the registry
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+  });
 }
 
 }  // namespace nf

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 
+#include "numfuse/backend/backend.h"
 #include "numfuse/graph/flush.h"
-#include "numfuse/graph/node.h"
 #include "numfuse/graph/node_set.h"
+#include "numfuse/ir/node.h"
 
 namespace nf {
 
@@ -145,12 +146,12 @@ class GroupBuilder {
 
   static int is_generator(Node* n) { return n->kind() == NodeKind::Elementwise && n->inputs.empty(); }
 
-  // An upper bound of the generated kernel's parameter bytes (codegen_elementwise.cpp's layout):
-  // per array a pointer and a stride row over the group's rank, an output besides the inputs,
-  // 16 bytes per scalar, 64 per generator.
+  // An upper bound of the kernel's parameter bytes, as the group's backend lays them out.
   int64_t param_bytes(int arrays, int scalar_count, int generator_count) const {
-    const int64_t rank = static_cast<int64_t>(group.nodes.front()->out_shapes[0].size());
-    return 16 + 8 * rank + int64_t(arrays + 2) * (8 + 8 * rank) + 16 * (scalar_count + 1) + 64 * generator_count;
+    const Node* first = group.nodes.front();
+    const int64_t rank = static_cast<int64_t>(first->out_shapes[0].size());
+    return backend_for(first->device)
+        .kernel_param_bytes(rank, arrays, scalar_count, generator_count);
   }
 
   bool is_member(const Node* n) const { return n->group_mark == mark; }

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/node.h"
 
 namespace nf {
 

@@ -3,45 +3,15 @@
 #include <algorithm>
 
 #include "numfuse/backend/backend.h"
-#include "numfuse/backend/cpu/gather_cpu.h"
-#include "numfuse/backend/cuda/gather_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/gather.h"
 #include "numfuse/ops/reduction.h"
 #include "numfuse/ops/scan.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
-
-cpu::GatherGeometry gather_geometry(const Array& view, const std::vector<int>& adv_dims,
-                                    const std::vector<int>& adv_axes, std::vector<Array> indices,
-                                    const Shape& bshape, bool adjacent) {
-  cpu::GatherGeometry g;
-  std::vector<bool> is_adv(view.ndim(), false);
-  for (int d : adv_dims) is_adv[d] = true;
-  const int first = adv_dims.empty() ? 0 : adv_dims.front();
-  for (int d = 0; d < view.ndim(); ++d) {
-    if (is_adv[d]) continue;
-    bool outer = adjacent && d < first;
-    (outer ? g.outer_shape : g.inner_shape).push_back(view.shape[d]);
-    (outer ? g.outer_strides : g.inner_strides).push_back(view.strides[d]);
-  }
-  for (int d : adv_dims) {
-    g.adv_sizes.push_back(view.shape[d]);
-    g.adv_strides.push_back(view.strides[d]);
-  }
-  g.adv_axes = adv_axes;
-  g.bshape = bshape;
-  g.indices = std::move(indices);
-  return g;
-}
-
-void GatherNode::eval_cpu(const std::vector<Array>& outs) {
-  std::vector<Array> idx(inputs.begin() + 1, inputs.end());
-  cpu::gather(inputs[0], gather_geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
-}
 
 namespace {
 
@@ -80,17 +50,6 @@ void check_bounds(const Array& idx, int axis, int64_t size) {
 }
 
 Array int64_scalar(int64_t v) { return Array::scalar(&v, DType::Int64); }
-
-template <class T>
-bool truthy(const T& v) {
-  if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
-    return v.real() != 0 || v.imag() != 0;
-  } else if constexpr (std::is_same_v<T, half>) {
-    return static_cast<float>(v) != 0.0f;
-  } else {
-    return v != T(0);
-  }
-}
 
 // x on `device`: itself when it is there, else a copy (an index or mask from the host reaches a
 // CUDA array this way, and a device index a host array).
@@ -417,32 +376,10 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
     }
     eval(plan.indices, FlushReason::Write);
   }
-  cpu::GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
-                                          plan.bshape, plan.adjacent);
-  if (a.device().is_cpu()) {
-    cpu::scatter(vals, g, plan.view);
-  } else {
-    cuda::scatter(vals, g, plan.view);
-  }
+  GatherGeometry g = gather_geometry(plan.view, plan.adv_dims, plan.adv_axes, plan.indices,
+                                     plan.bshape, plan.adjacent);
+  backend_for(a.device()).scatter(vals, g, plan.view);
 }
-
-namespace {
-
-// Calls fn(flat C-order position) for each nonzero element of a materialised array.
-template <class F>
-void for_each_nonzero(const Array& a, F&& fn) {
-  NF_DISPATCH(a.dtype, "nonzero", {
-    int64_t pos = 0;
-    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
-      for (int64_t i = 0; i < n; ++i) {
-        if (truthy(p[i * st])) fn(pos + i);
-      }
-      pos += n;
-    });
-  });
-}
-
-}  // namespace
 
 int64_t count_nonzero(const Array& a) {
   if (!a.device().is_cpu()) {
@@ -452,19 +389,7 @@ int64_t count_nonzero(const Array& a) {
     return read_int64(total);
   }
   eval(a, FlushReason::DataDependent);
-  int64_t total = 0;
-  NF_DISPATCH(a.dtype, "count_nonzero", {
-    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
-      int64_t c = 0;
-      if (st == 1) {
-        for (int64_t i = 0; i < n; ++i) c += truthy(p[i]);  // vectorises
-      } else {
-        for (int64_t i = 0; i < n; ++i) c += truthy(p[i * st]);
-      }
-      total += c;
-    });
-  });
-  return total;
+  return backend_for(a.device()).count_nonzero(a);
 }
 
 std::vector<Array> nonzero(const Array& a) {
@@ -484,58 +409,9 @@ std::vector<Array> nonzero(const Array& a) {
     if (!pos.c_contiguous()) pos = copy(pos);
     eval(pos, FlushReason::DataDependent);
     const int64_t n = read_int64(pos.view({}, {}, pos.byte_offset + (a.size() - 1) * 8));
-    return cuda::nonzero_from_cumsum(pos, a.shape, n);
+    return backend_for(a.device()).nonzero_from_cumsum(pos, a.shape, n);
   }
-  const int64_t n = count_nonzero(a);
-  const int nd = a.ndim();
-  std::vector<Array> out;
-  std::vector<int64_t*> ptr;
-  for (int d = 0; d < nd; ++d) {
-    out.push_back(Array::empty({n}, DType::Int64, a.device()));
-    ptr.push_back(out.back().data_as<int64_t>());
-  }
-  if (n == 0) return out;
-  // Branch-free: every element writes its index, and only a nonzero one advances the cursor
-  // (the slot past the end takes the last write, hence the extra element). Rows along the last
-  // dim; the outer dims' indices are filled per row.
-  Array last = Array::empty({n + 1}, DType::Int64, a.device());
-  int64_t* lp = last.data_as<int64_t>();
-  std::vector<int64_t> outer(nd, 0);
-  int64_t k = 0;
-  const int64_t inner = a.shape[nd - 1];
-  NF_DISPATCH(a.dtype, "nonzero", {
-    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t len, int64_t st) {
-      // A run may span several rows (contiguous arrays come as one run): split it.
-      for (int64_t done = 0; done < len;) {
-        const int64_t j0 = outer[nd - 1];
-        const int64_t m = std::min(len - done, inner - j0);
-        const int64_t k0 = k;
-        const scalar_t* q = p + done * st;
-        int64_t kk = k;  // a local: a captured reference could alias the stores
-        if (st == 1) {
-          for (int64_t i = 0; i < m; ++i) {
-            lp[kk] = j0 + i;
-            kk += truthy(q[i]);
-          }
-        } else {
-          for (int64_t i = 0; i < m; ++i) {
-            lp[kk] = j0 + i;
-            kk += truthy(q[i * st]);
-          }
-        }
-        k = kk;
-        for (int d = 0; d + 1 < nd; ++d) std::fill(ptr[d] + k0, ptr[d] + k, outer[d]);
-        done += m;
-        outer[nd - 1] += m;
-        for (int d = nd - 1; d > 0 && outer[d] == a.shape[d]; --d) {
-          outer[d] = 0;
-          ++outer[d - 1];
-        }
-      }
-    });
-  });
-  std::copy(lp, lp + n, ptr[nd - 1]);
-  return out;
+  return backend_for(a.device()).nonzero(a, count_nonzero(a));
 }
 
 }  // namespace nf

@@ -3,9 +3,8 @@
 #pragma once
 #include <vector>
 
-#include "numfuse/backend/cpu/gather_cpu.h"
 #include "numfuse/core/array.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/gather.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/indexing.h"
 
@@ -43,23 +42,6 @@ struct IndexPlan {
 IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key, bool check_arrays = true);
 // The bounds of the integer indices (arrays=false) or of the array indices (true) of a plan.
 void check_index_bounds(const IndexPlan& plan, bool arrays);
-
-// src[indices] as a pending node: inputs are (view, int64 index arrays...), all on the node's
-// device, every index already checked against its dim (the kernels never read out of bounds).
-struct GatherNode : Node {
-  std::vector<int> adv_dims, adv_axes;
-  Shape bshape;
-  bool adjacent = true;
-  NodeKind kind() const override { return NodeKind::Opaque; }
-  std::string name() const override { return "gather"; }
-  void eval_cpu(const std::vector<Array>& outs) override;
-  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/gather_cuda.cpp
-};
-
-// view[indices] in the outer x B x inner form both backends' kernels use.
-cpu::GatherGeometry gather_geometry(const Array& view, const std::vector<int>& adv_dims,
-                                    const std::vector<int>& adv_axes, std::vector<Array> indices,
-                                    const Shape& bshape, bool adjacent);
 
 // a[key] for a key that holds arrays: a new array (pending Gather node).
 Array gather(const IndexPlan& plan);

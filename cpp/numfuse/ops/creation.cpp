@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "numfuse/core/error.h"
-#include "numfuse/ops/nodes.h"
+#include "numfuse/ir/elementwise_kinds.h"
 
 namespace nf {
 

@@ -2,7 +2,7 @@
 // (kernels/generators.h) that the fusion planner computes inside the kernel that consumes them.
 #pragma once
 #include "numfuse/core/array.h"
-#include "numfuse/graph/elementwise_node.h"
+#include "numfuse/ir/elementwise_node.h"
 
 namespace nf {
 

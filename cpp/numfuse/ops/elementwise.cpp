@@ -8,9 +8,9 @@
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/elementwise_kinds.h"
+#include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
-#include "numfuse/ops/nodes.h"
 #include "numfuse/ops/reduction.h"
 
 namespace nf {

@@ -1,13 +1,13 @@
 // Matrix products: numpy.matmul's shape, dtype and error rules, eagerly; the product itself is an
-// Opaque node computed by BLAS (backend/cpu/matmul_cpu.cpp). dot/vdot/inner/outer/tensordot/
-// einsum are composed from matmul plus views in python/numfuse/_linalg.py.
+// Opaque node (ir/matmul.h) computed by BLAS (backend/cpu/matmul_cpu.cpp) or cuBLAS. dot/vdot/
+// inner/outer/tensordot/einsum are composed from matmul plus views in python/numfuse/_linalg.py.
 #pragma once
 #include <optional>
 #include <string>
 
 #include "numfuse/core/array.h"
 #include "numfuse/core/type_resolution.h"
-#include "numfuse/graph/node.h"
+#include "numfuse/ir/matmul.h"
 
 namespace nf {
 
@@ -21,14 +21,5 @@ Array matmul(const Array& a, const Array& b, std::optional<DType> dtype = std::n
 
 // The result shape of matmul(a_shape, b_shape), or the ValueError NumPy raises.
 Shape matmul_shape(const Shape& a, const Shape& b);
-
-// out = a @ b. inputs = {a, b}, both of the output dtype; a has ndim >= 1 and b ndim >= 1 with
-// the shapes checked by matmul_shape. The output shape is matmul_shape(a, b).
-struct MatmulNode : Node {
-  NodeKind kind() const override { return NodeKind::Opaque; }
-  std::string name() const override { return "matmul"; }
-  void eval_cpu(const std::vector<Array>& outs) override;  // backend/cpu/matmul_cpu.cpp
-  void eval_cuda(const std::vector<Array>& outs) override;  // backend/cuda/matmul_cuda.cpp
-};
 
 }  // namespace nf

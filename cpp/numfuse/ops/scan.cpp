@@ -1,19 +1,11 @@
 #include "numfuse/ops/scan.h"
 
-#include "numfuse/backend/cpu/fp_check_cpu.h"
-#include "numfuse/backend/cpu/scan_cpu.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/reduction.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
-
-void ScanNode::eval_cpu(const std::vector<Array>& outs) {
-  fp_hw_take();  // earlier work's flags are not this scan's
-  cpu::scan(op, axis, inputs[0], outs[0]);
-  if (uint8_t f = fp_hw_take()) cpu::record_scan_flags(fp_state, f);
-}
 
 Array scan(ScanOp op, const Array& a_in, std::optional<int64_t> axis, std::optional<DType> dtype,
            const std::optional<Array>& out) {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "numfuse/ops/ufunc_list.h"
+#include "numfuse/ir/ufunc_list.h"
 
 namespace nf::cpu {
 

@@ -5,8 +5,8 @@
 
 #include "numfuse/core/fp_status.h"
 #include "numfuse/core/small_vector.h"
-#include "numfuse/graph/elementwise_node.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/ir/elementwise_node.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf::cpu {
 

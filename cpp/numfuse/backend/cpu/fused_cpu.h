@@ -3,7 +3,7 @@
 // only the program's outputs are written to memory. Runs are spread over the thread pool.
 #pragma once
 #include "numfuse/backend/cpu/ufunc_loops.h"
-#include "numfuse/graph/group_program.h"
+#include "numfuse/ir/group_program.h"
 
 namespace nf::cpu {
 

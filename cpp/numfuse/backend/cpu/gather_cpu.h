@@ -3,23 +3,12 @@
 #include <vector>
 
 #include "numfuse/core/array.h"
+#include "numfuse/ir/gather.h"
 
 namespace nf::cpu {
 
-// a[idx_0, ..., idx_k-1] in the one canonical form both kernels use: the result is
-// outer x B x inner, where B is the broadcast shape of the index arrays and outer/inner are the
-// source dims that no array indexes (outer is empty unless the indexed dims are adjacent).
-struct GatherGeometry {
-  Shape outer_shape;
-  Strides outer_strides;  // source strides, in elements
-  Shape inner_shape;
-  Strides inner_strides;
-  Shape bshape;
-  std::vector<Array> indices;         // int64, materialised, broadcastable to bshape
-  std::vector<int64_t> adv_sizes;     // size of the source dim each index array indexes
-  std::vector<int64_t> adv_strides;   // its stride
-  std::vector<int> adv_axes;          // its axis as NumPy's IndexError names it
-};
+// The geometry is the node vocabulary's (ir/gather.h); the name stays for the kernels' code.
+using GatherGeometry = nf::GatherGeometry;
 
 // out (C-contiguous, the result shape, src's dtype) = src[indices]. Throws IndexError for an
 // index out of bounds.

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "numfuse/graph/elementwise_node.h"
+#include "numfuse/ir/elementwise_node.h"
 
 namespace nf::cpu {
 

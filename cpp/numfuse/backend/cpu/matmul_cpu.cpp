@@ -9,9 +9,10 @@
 
 #include "numfuse/backend/cpu/blas.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cpu/nodes_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/backend/matmul_plan.h"
-#include "numfuse/ops/linalg.h"
+#include "numfuse/ir/matmul.h"
 
 namespace nf {
 
@@ -124,7 +125,8 @@ bool matvec(const Array& out, Operand& A, Operand& B, const Shape& out_batch) {
 
 }  // namespace
 
-void MatmulNode::eval_cpu(const std::vector<Array>& outs) {
+void cpu::eval_matmul(MatmulNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
   const Array& out = outs[0];
   const DType dt = out.dtype;
   const int64_t es = static_cast<int64_t>(itemsize(dt));

@@ -8,7 +8,7 @@
 #include "numfuse/backend/cpu/generate_cpu.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
 #include "numfuse/core/iteration.h"
-#include "numfuse/graph/group_program.h"
+#include "numfuse/ir/group_program.h"
 
 namespace nf::cpu {
 

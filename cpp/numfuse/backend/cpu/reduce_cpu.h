@@ -6,7 +6,7 @@
 
 #include "numfuse/core/array.h"
 #include "numfuse/core/interrupt.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf::cpu {
 

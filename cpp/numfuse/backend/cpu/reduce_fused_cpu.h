@@ -3,8 +3,8 @@
 // so the intermediate array of sqrt(sum(x**2, axis=-1)) or ((x - y)**2).sum() never exists.
 #pragma once
 #include "numfuse/core/array.h"
-#include "numfuse/graph/group_program.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/ir/group_program.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf::cpu {
 

@@ -2,7 +2,7 @@
 // step rounded to the output dtype; lines side by side in memory advance together (vectorised).
 #pragma once
 #include "numfuse/core/array.h"
-#include "numfuse/ops/scan.h"
+#include "numfuse/ir/scan.h"
 
 namespace nf::cpu {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "numfuse/core/dtype.h"
-#include "numfuse/ops/ufunc_list.h"
+#include "numfuse/ir/ufunc_list.h"
 
 namespace nf::cpu {
 

@@ -1,4 +1,4 @@
-// CUDA source for a fused elementwise group (graph/group_program.h): one kernel per program
+// CUDA source for a fused elementwise group (ir/group_program.h): one kernel per program
 // structure. Shapes, strides, pointers and scalar values are kernel parameters, never part of
 // the source, so the same structure with other shapes or scalars reuses the compiled kernel.
 #pragma once
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "numfuse/backend/cuda/fp_check_cuda.h"
-#include "numfuse/graph/group_program.h"
+#include "numfuse/ir/group_program.h"
 
 namespace nf::cuda {
 

@@ -10,8 +10,8 @@
 
 #include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/core/array.h"
-#include "numfuse/graph/group_program.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/ir/group_program.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf::cuda {
 

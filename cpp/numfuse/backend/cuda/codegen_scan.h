@@ -17,7 +17,7 @@
 
 #include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/core/array.h"
-#include "numfuse/ops/scan.h"
+#include "numfuse/ir/scan.h"
 
 namespace nf::cuda {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "numfuse/backend/cuda/source_text.h"
-#include "numfuse/graph/group_program.h"
+#include "numfuse/ir/group_program.h"
 
 namespace nf::cuda {
 

@@ -11,7 +11,7 @@
 
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/fp_status.h"
-#include "numfuse/graph/group_program.h"
+#include "numfuse/ir/group_program.h"
 
 namespace nf::cuda {
 

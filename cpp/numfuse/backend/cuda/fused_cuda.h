@@ -1,4 +1,4 @@
-// Runs fused elementwise programs (graph/group_program.h) on a CUDA device: structural key ->
+// Runs fused elementwise programs (ir/group_program.h) on a CUDA device: structural key ->
 // kernel cache (the source is generated on a miss only) -> one launch on the current stream.
 // Also the device-side copies and fills that the core needs (transfers, casts, matmul).
 #pragma once
@@ -7,7 +7,7 @@
 
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/stream.h"
-#include "numfuse/graph/group_program.h"
+#include "numfuse/ir/group_program.h"
 
 namespace nf::cuda {
 

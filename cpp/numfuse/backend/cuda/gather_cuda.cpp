@@ -4,14 +4,19 @@
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
-#include "numfuse/ops/advanced_indexing.h"
+#include "numfuse/backend/cuda/nodes_cuda.h"
+#include "numfuse/ir/gather.h"
 
 namespace nf {
 
-void GatherNode::eval_cuda(const std::vector<Array>& outs) {
+void cuda::eval_gather(GatherNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
   if (outs[0].size() == 0) return;
   std::vector<Array> idx(inputs.begin() + 1, inputs.end());
-  cuda::gather(inputs[0], gather_geometry(inputs[0], adv_dims, adv_axes, idx, bshape, adjacent), outs[0]);
+  cuda::gather(
+      inputs[0],
+      gather_geometry(inputs[0], node.adv_dims, node.adv_axes, idx, node.bshape, node.adjacent),
+      outs[0]);
 }
 
 }  // namespace nf

@@ -1,5 +1,5 @@
 // Advanced indexing on CUDA devices: the kernels of codegen_gather.h launched on numfuse's stream
-// (GatherNode::eval_cuda is in gather_cuda.cpp too).
+// (cuda::eval_gather, nodes_cuda.h, is in gather_cuda.cpp too).
 #pragma once
 #include <vector>
 

@@ -10,8 +10,9 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/matmul_plan.h"
+#include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/core/error.h"
-#include "numfuse/ops/linalg.h"
+#include "numfuse/ir/matmul.h"
 
 namespace nf {
 
@@ -67,7 +68,9 @@ Array c_order_copy(const Array& x) {
 
 }  // namespace
 
-void MatmulNode::eval_cuda(const std::vector<Array>& outs) {
+void cuda::eval_matmul(MatmulNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
+  const Device device = node.device;
   const Array& out = outs[0];
   const DType dt = out.dtype;
   const int dev = device.index;

@@ -8,16 +8,20 @@
 #include "numfuse/backend/cuda/kernel_cache.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/backend/cuda/nodes_cuda.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf {
 
-void ReduceNode::eval_cuda(const std::vector<Array>& outs) {
+void cuda::eval_reduce(ReduceNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
+  const Device device = node.device;
+  const ReduceSpec& spec = node.spec;
   const Array& in = inputs[0];
   const int dev = device.index;
   const int sms = cuda::device_properties(dev).multiprocessor_count;
   cuda::ReducePlan plan = cuda::plan_reduce(spec, in, sms);
-  cuda::ReduceKernel k = cuda::generate_reduce(spec, in, plan, fp_state);
+  cuda::ReduceKernel k = cuda::generate_reduce(spec, in, plan, node.fp_state);
   std::shared_ptr<Buffer> partials;
   if (k.partial_bytes) partials = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_reduce_pointers(k, in.data(), outs[0].data(), partials ? partials->data() : nullptr);

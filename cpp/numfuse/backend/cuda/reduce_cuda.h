@@ -1,7 +1,7 @@
-// Reductions on CUDA devices (ReduceNode::eval_cuda is in reduce_cuda.cpp too).
+// Reductions on CUDA devices (cuda::eval_reduce, nodes_cuda.h, is in reduce_cuda.cpp too).
 #pragma once
-#include "numfuse/graph/group_program.h"
-#include "numfuse/ops/reduction.h"
+#include "numfuse/ir/group_program.h"
+#include "numfuse/ir/reduce.h"
 
 namespace nf::cuda {
 

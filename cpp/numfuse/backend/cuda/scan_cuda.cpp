@@ -8,12 +8,17 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
+#include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/core/error.h"
-#include "numfuse/ops/scan.h"
+#include "numfuse/ir/scan.h"
 
 namespace nf {
 
-void ScanNode::eval_cuda(const std::vector<Array>& outs) {
+void cuda::eval_scan(ScanNode& node, const std::vector<Array>& outs) {
+  const NodeVector<Array>& inputs = node.inputs;
+  const Device device = node.device;
+  const ScanOp op = node.op;
+  const int axis = node.axis;
   const Array& out = outs[0];
   if (out.size() == 0) return;
   Array in = inputs[0];
@@ -27,7 +32,7 @@ void ScanNode::eval_cuda(const std::vector<Array>& outs) {
     in = dense;
     plan = cuda::plan_scan(in, axis);
   }
-  cuda::ScanKernel k = cuda::generate_scan(op, out.dtype, plan, fp_state);
+  cuda::ScanKernel k = cuda::generate_scan(op, out.dtype, plan, node.fp_state);
   std::shared_ptr<Buffer> partial;
   if (k.partial_bytes) partial = cuda::allocate_device_buffer(k.partial_bytes, dev);
   cuda::set_scan_pointers(k, in.data(), out.data(), partial ? partial->data() : nullptr);

@@ -1,5 +1,6 @@
 // A pending operation in the lazy graph. Ops (ops/) validate eagerly and build Nodes; backends
-// compute them. Each Node kind is a small subclass with its per-backend entry points.
+// compute them. Each Node kind is a small subclass that only describes its work: every backend
+// registers how it evaluates each kind (backend/backend.h), so this vocabulary names no device.
 #pragma once
 #include <memory>
 #include <string>
@@ -48,13 +49,12 @@ struct Node {
   virtual ~Node();
   virtual NodeKind kind() const = 0;
   virtual std::string name() const = 0;
-  // Computes outputs from materialised inputs. `outs` are C-contiguous arrays over fresh storage
-  // (elementwise nodes may also get a strided destination: a write's target).
-  virtual void eval_cpu(const std::vector<Array>& outs) = 0;
-  // The same on a CUDA device, enqueued on the current stream. Default: not implemented yet.
-  virtual void eval_cuda(const std::vector<Array>& outs);
+  // Evaluation is the backends' (Backend::eval_node): from materialised inputs into `outs`,
+  // C-contiguous arrays over fresh storage (elementwise nodes may also get a strided destination:
+  // a write's target).
 };
 
+// The graph's side of a node (defined in graph/eval.cpp): ops build a node and hand it over here.
 // Registers `node` (inputs already set) and returns its pending outputs, one per (dtype, shape).
 // Applies the graph limits: a node past them is evaluated at once.
 std::vector<Array> make_pending(std::shared_ptr<Node> node, std::vector<DType> dtypes,

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "numfuse/core/small_vector.h"
-#include "numfuse/graph/node.h"
-#include "numfuse/ops/ufunc_list.h"
+#include "numfuse/ir/node.h"
+#include "numfuse/ir/ufunc_list.h"
 
 namespace nf {
 
@@ -33,9 +33,7 @@ const char* generator_name(Generator::Kind k);
 struct ElementwiseNode : Node {
   NodeKind kind() const override { return NodeKind::Elementwise; }
   virtual ElementwiseOp op() const = 0;
-  // A group of one: the same path as fused groups.
-  void eval_cpu(const std::vector<Array>& outs) override;
-  void eval_cuda(const std::vector<Array>& outs) override;
+  // Evaluated alone, a node is a fused group of one (single_node_program, ir/group_program.h).
 };
 
 }  // namespace nf

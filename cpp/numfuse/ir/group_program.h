@@ -6,8 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "numfuse/graph/elementwise_node.h"
-#include "numfuse/graph/planner.h"
+#include "numfuse/ir/elementwise_node.h"
 
 namespace nf {
 
@@ -61,17 +60,14 @@ struct GroupProgram {
   }
 };
 
-// Builds the program of an elementwise group and allocates (and attaches to their storages) the
-// buffers of the values that must outlive it: those the user or a later group still holds.
-// `elementwise_nodes` excludes a closing reduction node; `reduce_input` is its input storage, held
-// once by that node: it is not allocated unless another holder needs it in memory.
-GroupProgram build_program(const Group& group, size_t elementwise_nodes = size_t(-1),
-                           const Storage* reduce_input = nullptr);
-// While set (numfuse.explain), build_program allocates nothing and attaches nothing: outputs are
-// descriptions over a null buffer.
-bool& program_dry_run();
+// The step storage of finished programs, kept for the next one (a program's destructor hands its
+// steps here; the program builder starts from them): a 64-step program's steps are ~14 KB, and a
+// fresh block of that size made malloc consolidate its fast bins (the nodes the last evaluation
+// freed) on every evaluation of a Python loop's chain.
+std::vector<ProgramStep>& spare_program_steps();
 
-// The program of one node writing into the given arrays (ElementwiseNode::eval_cpu).
+// The program of one node writing into the given arrays: how a backend evaluates an elementwise
+// node alone (graph/program_builder.h builds the programs of fused groups).
 GroupProgram single_node_program(ElementwiseNode* node, const std::vector<Array>& outs);
 
 }  // namespace nf

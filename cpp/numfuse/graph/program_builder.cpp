@@ -1,4 +1,4 @@
-#include "numfuse/graph/group_program.h"
+#include "numfuse/graph/program_builder.h"
 
 #include <algorithm>
 
@@ -8,46 +8,9 @@
 
 namespace nf {
 
-const char* generator_name(Generator::Kind k) {
-  switch (k) {
-    case Generator::Kind::Fill: return "fill";
-    case Generator::Kind::Arange: return "arange";
-    case Generator::Kind::Eye: return "eye";
-    case Generator::Kind::Uniform: return "random_uniform";
-    case Generator::Kind::Normal: return "random_normal";
-    case Generator::Kind::Integers: return "random_integers";
-  }
-  return "generator";
-}
-
-bool GroupProgram::has_generators() const {
-  for (const ProgramStep& st : steps) {
-    if (st.op.kind == ElementwiseOp::Kind::Generate) return true;
-  }
-  return false;
-}
-
 bool& program_dry_run() {
   thread_local bool dry = false;
   return dry;
-}
-
-namespace {
-// The step storage of finished programs, kept for the next one: a 64-step program's steps are
-// ~14 KB, and a fresh block of that size made malloc consolidate its fast bins (the nodes the
-// last evaluation freed) on every evaluation of a Python loop's chain.
-std::vector<ProgramStep>& spare_steps() {
-  thread_local std::vector<ProgramStep> spare;
-  return spare;
-}
-}  // namespace
-
-GroupProgram::~GroupProgram() {
-  std::vector<ProgramStep>& spare = spare_steps();
-  if (steps.capacity() > spare.capacity()) {
-    steps.clear();
-    spare.swap(steps);
-  }
 }
 
 GroupProgram build_program(const Group& group, size_t elementwise_nodes, const Storage* reduce_input) {
@@ -64,7 +27,7 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
   // The leaves read so far (views of one buffer, as in a stencil, are told apart by ViewSet).
   ViewSet leaf_views;
   elementwise_nodes = std::min(elementwise_nodes, group.nodes.size());
-  p.steps.swap(spare_steps());
+  p.steps.swap(spare_program_steps());
   p.steps.reserve(elementwise_nodes);
   for (size_t ni = 0; ni < elementwise_nodes; ++ni) {
     Node* n = group.nodes[ni];
@@ -155,24 +118,6 @@ GroupProgram build_program(const Group& group, size_t elementwise_nodes, const S
       }
       p.outputs.push_back({ProgramValue{-1, static_cast<int>(s), static_cast<int>(o)}, out});
     }
-  }
-  return p;
-}
-
-GroupProgram single_node_program(ElementwiseNode* node, const std::vector<Array>& outs) {
-  GroupProgram p;
-  p.shape = outs[0].shape;
-  p.device = node->device;
-  ProgramStep step{node, node->op(), {}};
-  for (const Array& in : node->inputs) {
-    ProgramValue v;
-    v.leaf = static_cast<int>(p.leaves.size());
-    p.leaves.push_back(in);
-    step.args.push_back(v);
-  }
-  p.steps.push_back(std::move(step));
-  for (size_t o = 0; o < outs.size(); ++o) {
-    p.outputs.push_back({ProgramValue{-1, 0, static_cast<int>(o)}, outs[o]});
   }
   return p;
 }

@@ -1,10 +1,10 @@
-// The elementwise node kinds: what each computes, per backend.
+// The elementwise node kinds: what each computes (every backend runs them as program steps).
 #pragma once
 #include <string>
 #include <vector>
 
-#include "numfuse/graph/elementwise_node.h"
-#include "numfuse/ops/ufunc_list.h"
+#include "numfuse/ir/elementwise_node.h"
+#include "numfuse/ir/ufunc_list.h"
 
 namespace nf {
 
@@ -14,8 +14,6 @@ struct UFuncNode : ElementwiseNode {
   SmallVector<DType, 3> in_loop, out_loop;
   std::string name() const override;
   ElementwiseOp op() const override { return {ElementwiseOp::Kind::UFunc, ufunc, in_loop, out_loop}; }
-  // Small contiguous operands call the loop directly: the host-overhead path of a lone op.
-  void eval_cpu(const std::vector<Array>& outs) override;
 };
 
 // where(cond, x, y); inputs are (bool cond, x, y) with x and y of the output dtype.

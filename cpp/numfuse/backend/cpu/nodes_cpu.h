@@ -1,0 +1,23 @@
+// How the CPU backend evaluates each node kind of ir/ (cpu_backend.cpp registers them): every CPU
+// evaluation of a node lives under backend/cpu.
+#pragma once
+#include <vector>
+
+#include "numfuse/core/array.h"
+#include "numfuse/ir/elementwise_kinds.h"
+#include "numfuse/ir/gather.h"
+#include "numfuse/ir/matmul.h"
+#include "numfuse/ir/reduce.h"
+#include "numfuse/ir/scan.h"
+
+namespace nf::cpu {
+
+// A lone ufunc: small contiguous operands call the loop directly (the host-overhead path of a
+// lone op); anything else runs as a program of one step.
+void eval_ufunc(UFuncNode& node, const std::vector<Array>& outs);
+void eval_reduce(ReduceNode& node, const std::vector<Array>& outs);  // nodes_cpu.cpp
+void eval_scan(ScanNode& node, const std::vector<Array>& outs);      // nodes_cpu.cpp
+void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // nodes_cpu.cpp
+void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cpu.cpp
+
+}  // namespace nf::cpu

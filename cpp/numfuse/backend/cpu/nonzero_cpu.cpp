@@ -1,0 +1,116 @@
+// The loops moved from ops/advanced_indexing.cpp unchanged (issue 11: ops/ holds no kernel loop).
+#include "numfuse/backend/cpu/nonzero_cpu.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "numfuse/core/dtype.h"
+#include "numfuse/core/iteration.h"
+
+namespace nf::cpu {
+
+namespace {
+
+// Calls fn(pointer to the first element, n, stride) for each innermost run of a materialised
+// array, in C order. GCC 12, inlining for_each_run's SmallVector into the typed loops of this file,
+// warns that its first offset may be uninitialised: it is set (SmallVector(n, 0)) before any call.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <class T, class F>
+void for_each_row(const Array& a, F&& fn) {
+  if (a.c_contiguous()) {
+    fn(a.data_as<T>(), a.size(), int64_t(1));
+    return;
+  }
+  IterSpace sp;
+  sp.shape = a.shape;
+  sp.strides = {a.strides};
+  const T* base = a.data_as<T>();
+  const int64_t st = a.ndim() ? a.strides.back() : 0;
+  for_each_run(sp, 0, a.size(), int64_t(1) << 30,
+               [&](const int64_t* off, int64_t n) { fn(base + off[0], n, st); });
+}
+#pragma GCC diagnostic pop
+
+template <class T>
+bool truthy(const T& v) {
+  if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    return v.real() != 0 || v.imag() != 0;
+  } else if constexpr (std::is_same_v<T, half>) {
+    return static_cast<float>(v) != 0.0f;
+  } else {
+    return v != T(0);
+  }
+}
+
+}  // namespace
+
+int64_t count_nonzero(const Array& a) {
+  int64_t total = 0;
+  NF_DISPATCH(a.dtype, "count_nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
+      int64_t c = 0;
+      if (st == 1) {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i]);  // vectorises
+      } else {
+        for (int64_t i = 0; i < n; ++i) c += truthy(p[i * st]);
+      }
+      total += c;
+    });
+  });
+  return total;
+}
+
+std::vector<Array> nonzero(const Array& a, int64_t n) {
+  const int nd = a.ndim();
+  std::vector<Array> out;
+  std::vector<int64_t*> ptr;
+  for (int d = 0; d < nd; ++d) {
+    out.push_back(Array::empty({n}, DType::Int64, a.device()));
+    ptr.push_back(out.back().data_as<int64_t>());
+  }
+  if (n == 0) return out;
+  // Branch-free: every element writes its index, and only a nonzero one advances the cursor
+  // (the slot past the end takes the last write, hence the extra element). Rows along the last
+  // dim; the outer dims' indices are filled per row.
+  Array last = Array::empty({n + 1}, DType::Int64, a.device());
+  int64_t* lp = last.data_as<int64_t>();
+  std::vector<int64_t> outer(nd, 0);
+  int64_t k = 0;
+  const int64_t inner = a.shape[nd - 1];
+  NF_DISPATCH(a.dtype, "nonzero", {
+    for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t len, int64_t st) {
+      // A run may span several rows (contiguous arrays come as one run): split it.
+      for (int64_t done = 0; done < len;) {
+        const int64_t j0 = outer[nd - 1];
+        const int64_t m = std::min(len - done, inner - j0);
+        const int64_t k0 = k;
+        const scalar_t* q = p + done * st;
+        int64_t kk = k;  // a local: a captured reference could alias the stores
+        if (st == 1) {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i]);
+          }
+        } else {
+          for (int64_t i = 0; i < m; ++i) {
+            lp[kk] = j0 + i;
+            kk += truthy(q[i * st]);
+          }
+        }
+        k = kk;
+        for (int d = 0; d + 1 < nd; ++d) std::fill(ptr[d] + k0, ptr[d] + k, outer[d]);
+        done += m;
+        outer[nd - 1] += m;
+        for (int d = nd - 1; d > 0 && outer[d] == a.shape[d]; --d) {
+          outer[d] = 0;
+          ++outer[d - 1];
+        }
+      }
+    });
+  });
+  std::copy(lp, lp + n, ptr[nd - 1]);
+  return out;
+}
+
+}  // namespace nf::cpu

@@ -1,0 +1,20 @@
+// How the CUDA backend evaluates each node kind of ir/ (cuda_backend.cpp registers them): every
+// CUDA evaluation of a node lives under backend/cuda, enqueued on the device's current stream.
+// Elementwise kinds need no entry: alone, a node is a fused program of one step.
+#pragma once
+#include <vector>
+
+#include "numfuse/core/array.h"
+#include "numfuse/ir/gather.h"
+#include "numfuse/ir/matmul.h"
+#include "numfuse/ir/reduce.h"
+#include "numfuse/ir/scan.h"
+
+namespace nf::cuda {
+
+void eval_reduce(ReduceNode& node, const std::vector<Array>& outs);  // reduce_cuda.cpp
+void eval_scan(ScanNode& node, const std::vector<Array>& outs);      // scan_cuda.cpp
+void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // gather_cuda.cpp
+void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cuda.cpp
+
+}  // namespace nf::cuda
