@@ -4,6 +4,7 @@
 
 #include "bindings.h"
 #include "element_access.h"
+#include "numfuse/backend/backend.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/advanced_indexing.h"
@@ -72,6 +73,26 @@ nb::object advanced(const char* fn) {
   return nb::module_::import_("numfuse._indexing").attr(fn);
 }
 
+// The short path of `a[i, :] = row` and of `a[k] op= v` (which stores a[k] back into itself):
+// a value of dst's dtype already in host memory, copied now, where nothing pending reads dst's
+// memory and the value does not share it (NumPy's right-side-first rule needs no temporary).
+// False where assign() must run (casts, overlaps, pending arrays, devices).
+bool copy_now(const Array& dst, const Operand& v) {
+  const Array& src = v.array;
+  if (!dst.device().is_cpu() || !src.device().is_cpu() || src.pending() || src.dtype != dst.dtype) {
+    return false;
+  }
+  if (src.storage == dst.storage) {
+    // x[k] op= v: the in-place op wrote x[k]; storing it into itself changes nothing.
+    return dst.writeable && !dst.pending() && src.byte_offset == dst.byte_offset &&
+           src.shape == dst.shape && src.strides == dst.strides;
+  }
+  if (!broadcasts_to(src.shape, dst.shape) || !writable_now(dst)) return false;
+  check_scalar_storable(v, dst.dtype);  // a Python int past the dtype: NumPy's OverflowError
+  if (dst.size() > 0) backend::copy_into(src, dst);
+  return true;
+}
+
 // a[key] = value into dst = a[key] (basic items): `element` when the key named one element.
 void assign_basic(const Array& a, const Array& dst, bool element, nb::handle value) {
   // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
@@ -92,6 +113,7 @@ void assign_basic(const Array& a, const Array& dst, bool element, nb::handle val
     v.array = strip_leading_ones(v.array, d.ndim());
     temporary = false;
   }
+  if (copy_now(d, v)) return;
   assign(d, v, temporary);
 }
 

@@ -177,10 +177,25 @@ bool parse_fast_key(const Array& a, PyObject* key, FastKey* out) {
   if (n > a.ndim()) return false;
   const int64_t item = static_cast<int64_t>(a.itemsize());
   int64_t offset = a.byte_offset;
-  bool element = n == a.ndim();
-  Shape shape;
-  Strides strides;
-  for (Py_ssize_t d = 0; d < n; ++d) {
+  // Integers first (the element reads of a loop build no shape); the view's dims at the first
+  // slice.
+  Py_ssize_t d = 0;
+  for (; d < n; ++d) {
+    PyObject* p = items[d];
+    if (PySlice_Check(p)) break;
+    const int64_t dim = a.shape[d];
+    int64_t i;
+    if (!fast_int(p, &i) || i < -dim || i >= dim) return false;
+    offset += (i < 0 ? i + dim : i) * a.strides[d] * item;
+  }
+  out->element = d == a.ndim();
+  if (out->element) {
+    out->byte_offset = offset;
+    return true;
+  }
+  Shape& shape = out->shape;
+  Strides& strides = out->strides;
+  for (; d < n; ++d) {
     PyObject* p = items[d];
     const int64_t dim = a.shape[d], stride = a.strides[d];
     if (PySlice_Check(p)) {
@@ -191,29 +206,24 @@ bool parse_fast_key(const Array& a, PyObject* key, FastKey* out) {
           !fast_bound(s->step, &step, &has_step) || step == 0) {
         return false;
       }
-      IndexItem it = IndexItem::slice(has_start, start, has_stop, stop, step);
       int64_t first, length;
-      adjust_slice(it, dim, &first, &length);
+      adjust_slice(IndexItem::slice(has_start, start, has_stop, stop, step), dim, &first, &length);
       if (length > 0) offset += first * stride * item;
       int64_t st;
       if (__builtin_mul_overflow(stride, int64_t(step), &st)) st = stride;  // basic_index's rule
       shape.push_back(length);
       strides.push_back(st);
-      element = false;
       continue;
     }
     int64_t i;
     if (!fast_int(p, &i) || i < -dim || i >= dim) return false;
     offset += (i < 0 ? i + dim : i) * stride * item;
   }
-  for (int d = static_cast<int>(n); d < a.ndim(); ++d) {
-    shape.push_back(a.shape[d]);
-    strides.push_back(a.strides[d]);
+  for (int k = static_cast<int>(n); k < a.ndim(); ++k) {
+    shape.push_back(a.shape[k]);
+    strides.push_back(a.strides[k]);
   }
-  out->element = element;
   out->byte_offset = offset;
-  out->shape = std::move(shape);
-  out->strides = std::move(strides);
   return true;
 }
 
@@ -238,7 +248,10 @@ bool store_element(PyObject* value, DType target, void* dst) {
 bool writable_now(const Array& a) {
   const Storage* s = a.storage.get();
   if (!a.writeable || s->producer || s->constant || !s->buffer || !s->device.is_cpu()) return false;
-  // Readers are recorded and dropped under the graph lock; never wait for it here.
+  // Readers are added when a node is recorded, by a thread that holds the interpreter lock as
+  // this one does: none can appear meanwhile, and an empty list needs no graph lock. Otherwise
+  // they are checked under that lock, never waited for here.
+  if (s->readers.empty()) return true;
   std::unique_lock<std::recursive_mutex> lock(graph_mutex(), std::try_to_lock);
   if (!lock.owns_lock()) return false;
   for (const auto& w : s->readers) {

@@ -6,6 +6,8 @@
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
 
+#include <cstring>
+
 #include "bindings.h"
 
 namespace nf::py {
@@ -32,6 +34,7 @@ static_assert(sizeof(long) == 8, "numpy.int64 is NumPy's C long on the platforms
 struct ScalarTypes {
   PyArray_Descr* descr[kNumDTypes];
   PyTypeObject* type[kNumDTypes];
+  PyObject *true_, *false_;  // numpy.True_ and numpy.False_
 };
 
 const ScalarTypes& scalar_types() {
@@ -43,6 +46,10 @@ const ScalarTypes& scalar_types() {
       if (!s->descr[i]) throw nb::python_error();
       s->type[i] = s->descr[i]->typeobj;
     }
+    npy_bool yes = 1, no = 0;
+    s->true_ = PyArray_Scalar(&yes, s->descr[0], nullptr);
+    s->false_ = PyArray_Scalar(&no, s->descr[0], nullptr);
+    if (!s->true_ || !s->false_) throw nb::python_error();
     return s;
   }();
   return *t;
@@ -52,9 +59,18 @@ const ScalarTypes& scalar_types() {
 
 PyObject* numpy_scalar(DType d, const void* p) {
   const ScalarTypes& t = scalar_types();
-  // PyArray_Scalar copies the value (any alignment) and returns NumPy's True_/False_ for bools.
-  PyObject* r = PyArray_Scalar(const_cast<void*>(p), t.descr[static_cast<int>(d)], nullptr);
+  // What PyArray_Scalar does for these dtypes, without its checks for the others: NumPy's
+  // True_/False_ for bools, else a new object of the scalar type with the value copied in.
+  if (d == DType::Bool) {
+    PyObject* r = *static_cast<const bool*>(p) ? t.true_ : t.false_;
+    Py_INCREF(r);
+    return r;
+  }
+  const int k = static_cast<int>(d);
+  PyTypeObject* type = t.type[k];
+  PyObject* r = type->tp_alloc(type, 0);
   if (!r) throw nb::python_error();
+  std::memcpy(reinterpret_cast<char*>(r) + kValueOffsets[k], p, itemsize(d));
   return r;
 }
 
