@@ -117,8 +117,17 @@ void assign_basic(const Array& a, const Array& dst, bool element, nb::handle val
   assign(d, v, temporary);
 }
 
+// A key that is one numfuse boolean array (`x[x > 0]`): straight to the C++ entry points, as
+// numfuse._indexing would pass it on.
+bool is_mask_key(PyObject* key) {
+  return is_array(key) && nb::inst_ptr<Array>(key)->dtype == DType::Bool;
+}
+
 nb::object getitem_general(nb::handle self, nb::handle key) {
   const Array& a = nb::cast<const Array&>(self);
+  if (is_mask_key(key.ptr())) {
+    return nb::steal(new_array_object(getitem(a, {KeyItem::of(*nb::inst_ptr<Array>(key))})));
+  }
   std::vector<IndexItem> items;
   nb::object r = parse_basic(a, key, &items) ? nb::cast(as_view_of(self, basic_index(a, items)))
                                              : advanced("getitem")(self, key);
@@ -136,6 +145,10 @@ nb::object getitem_general(nb::handle self, nb::handle key) {
 
 void setitem_general(nb::handle self, nb::handle key, nb::handle value) {
   const Array& a = nb::cast<const Array&>(self);
+  if (is_mask_key(key.ptr())) {
+    setitem(a, {KeyItem::of(*nb::inst_ptr<Array>(key))}, value_from_py(value, a.dtype, a.device()));
+    return;
+  }
   std::vector<IndexItem> items;
   if (!parse_basic(a, key, &items)) {
     advanced("setitem")(self, key, value);

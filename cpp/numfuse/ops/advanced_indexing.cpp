@@ -4,6 +4,7 @@
 
 #include "numfuse/backend/backend.h"
 #include "numfuse/backend/cpu/gather_cpu.h"
+#include "numfuse/backend/cpu/mask_cpu.h"
 #include "numfuse/backend/cuda/gather_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
@@ -310,7 +311,49 @@ Array gather(const IndexPlan& plan) {
   return make_pending(node, plan.view.dtype, plan.result_shape);
 }
 
-Array getitem(const Array& a, const std::vector<KeyItem>& key) { return gather(plan_index(a, key)); }
+namespace {
+
+// The mask of a key that is one boolean array matching the leading dims of `a`, or nullptr
+// (plan_index raises NumPy's errors for the others).
+const Array* lone_mask(const Array& a, const std::vector<KeyItem>& key) {
+  if (key.size() != 1 || !key[0].is_array || key[0].array.dtype != DType::Bool) return nullptr;
+  const Array& m = key[0].array;
+  if (m.ndim() == 0 || m.ndim() > a.ndim() ||
+      !std::equal(m.shape.begin(), m.shape.end(), a.shape.begin())) {
+    return nullptr;
+  }
+  return &m;
+}
+
+// x materialised, C-contiguous and on the host, as cpu/mask_cpu.h's kernels read it.
+Array contiguous_host(const Array& x, FlushReason why) {
+  Array h = on_device(x, Device::cpu(), why);
+  eval(h, why);
+  if (h.c_contiguous()) return h;
+  h = copy(h);
+  eval(h, why);
+  return h;
+}
+
+// a[mask] on the CPU in one pass over the mask (no nonzero() index arrays, no gather node).
+Array mask_read_cpu(const Array& a, const Array& mask) {
+  Array m = contiguous_host(mask, FlushReason::DataDependent);
+  Array src = contiguous_host(a, FlushReason::DataDependent);
+  Shape shape{count_nonzero(m)};
+  shape.insert(shape.end(), a.shape.begin() + mask.ndim(), a.shape.end());
+  Array out = Array::empty(shape, a.dtype, Device::cpu());
+  cpu::mask_select(src, m, out);
+  return out;
+}
+
+}  // namespace
+
+Array getitem(const Array& a, const std::vector<KeyItem>& key) {
+  if (a.device().is_cpu()) {
+    if (const Array* mask = lone_mask(a, key)) return mask_read_cpu(a, *mask);
+  }
+  return gather(plan_index(a, key));
+}
 
 namespace {
 
@@ -342,6 +385,21 @@ void masked_assign(const Array& a, const Array& mask, const Array& v_in) {
   assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
 }
 
+// a[mask] = v on the CPU, at once, in one pass over the mask: v (a's dtype) is one block of
+// a.shape[mask.ndim():] for every True (per_true=false) or one block per True. False (nothing
+// done) where a is not C-contiguous: the general path takes it.
+bool mask_store_cpu(const Array& a, const Array& mask, Array v, bool per_true) {
+  if (!a.device().is_cpu() || !a.c_contiguous()) return false;
+  Array m = contiguous_host(mask, FlushReason::Write);
+  // The values and the mask are read while a is written: never from a's own memory.
+  if (m.storage == a.storage) m = contiguous_host(copy(m), FlushReason::Write);
+  if (v.storage == a.storage) v = copy(v);
+  v = contiguous_host(v, FlushReason::Write);
+  prepare_write(a);
+  cpu::mask_store(a, m, v, per_true);
+  return true;
+}
+
 }  // namespace
 
 Array strip_leading_ones(const Array& v, size_t ndim) {
@@ -367,6 +425,7 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
                         "input, input has " + std::to_string(v.ndim()) + " dimensions");
       }
       if (v.size() == 1) {
+        if (mask_store_cpu(a, mask, reshape(v, {}), false)) return;
         masked_assign(a, mask, reshape(v, {}));
         return;
       }
@@ -376,6 +435,7 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
                          std::to_string(v.size()) + " input values to the " +
                          std::to_string(count) + " output values where the mask is true");
       }
+      if (mask_store_cpu(a, mask, v, true)) return;
     } else if (matches && k >= 1) {
       Shape rest(a.shape.begin() + k, a.shape.end());
       Array v = strip_leading_ones(value.array, rest.size() + 1);
@@ -385,7 +445,13 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
       if (v.ndim() <= static_cast<int>(rest.size()) && broadcasts_to(v.shape, rest)) {
         Operand op = value;
         op.array = v;
-        masked_assign(a, mask, value_as(op, a.dtype));
+        Array block = value_as(op, a.dtype);
+        // The host kernel takes the one block every True receives, in full.
+        if (a.device().is_cpu() && a.c_contiguous()) {
+          mask_store_cpu(a, mask, copy(broadcast_to(block, rest)), false);
+          return;
+        }
+        masked_assign(a, mask, block);
         return;
       }
     }
@@ -453,6 +519,17 @@ int64_t count_nonzero(const Array& a) {
   }
   eval(a, FlushReason::DataDependent);
   int64_t total = 0;
+  if (a.dtype == DType::Bool && a.c_contiguous()) {
+    // A mask's bytes, compared in blocks whose counts fit 32 bits: the compiler vectorises this
+    // loop (the generic one below adds one bool at a time).
+    const uint8_t* p = a.data_as<uint8_t>();
+    for (int64_t i = 0, n = a.size(); i < n; i += 1 << 20) {
+      uint32_t c = 0;
+      for (int64_t j = i, e = std::min(n, i + (int64_t(1) << 20)); j < e; ++j) c += p[j] != 0;
+      total += c;
+    }
+    return total;
+  }
   NF_DISPATCH(a.dtype, "count_nonzero", {
     for_each_row<scalar_t>(a, [&](const scalar_t* p, int64_t n, int64_t st) {
       int64_t c = 0;
