@@ -1,6 +1,7 @@
 // ndarray.__getitem__ / __setitem__ as the type's mapping slots: integers and slices through
 // element_access.cpp's short path, other basic indices here, advanced ones in numfuse._indexing.
 #include <algorithm>
+#include <cstring>
 
 #include "bindings.h"
 #include "element_access.h"
@@ -193,7 +194,17 @@ int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
         assign_basic(a, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset), false, value);
         return 0;
       }
-      if (writable_now(a) && store_element(value, a.dtype, a.storage->data() + k.byte_offset)) return 0;
+      // The value converted first (NumPy's errors come before anything is evaluated), then
+      // written in place, or through assign() where pending nodes read a's memory.
+      alignas(16) char element[16];
+      if (a.device().is_cpu() && store_element(value, a.dtype, element)) {
+        if (writable_now(a)) {
+          std::memcpy(a.storage->data() + k.byte_offset, element, a.itemsize());
+        } else {
+          assign(a.view({}, {}, k.byte_offset), Array::scalar(element, a.dtype), Casting::Unsafe);
+        }
+        return 0;
+      }
     }
     setitem_general(self, key, value);
     return 0;

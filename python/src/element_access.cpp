@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/graph/node.h"
 
@@ -131,6 +132,44 @@ bool store_complex(double re, double im, DType t, void* dst) {
   return false;
 }
 
+// A NumPy integer scalar into an integer element, as NumPy's setitem does it: a signed target
+// reads it as a Python int (OverflowError past its range), an unsigned one casts it (wrapping).
+bool store_numpy_int(DType s, const void* v, DType t, void* dst) {
+  uint64_t bits = 0;  // the value, sign-extended to 64 bits
+  bool negative = false;
+  auto read = [&](const auto* p) {
+    using S = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+    if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+      S x;
+      std::memcpy(&x, p, sizeof x);
+      negative = x < 0;
+      bits = static_cast<uint64_t>(static_cast<std::conditional_t<std::is_signed_v<S>, int64_t, uint64_t>>(x));
+    }
+  };
+  NF_DISPATCH(s, "setitem", { read(static_cast<const scalar_t*>(v)); });
+  bool ok = true;
+  auto write = [&](auto* p) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (std::is_signed_v<T>) {
+        if (!negative && bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+          throw OverflowError("Python int too large to convert to C long");
+        }
+        const int64_t x = static_cast<int64_t>(bits);
+        if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max()) {
+          throw OverflowError("Python integer " + std::to_string(x) + " out of bounds for " +
+                              dtype_name(t));
+        }
+      }
+      put(dst, static_cast<T>(bits));
+    } else {
+      ok = false;
+    }
+  };
+  NF_DISPATCH(t, "setitem", { write(static_cast<scalar_t*>(dst)); });
+  return ok;
+}
+
 // A NumPy scalar of numfuse dtype `s` into `t`: the same dtype as it is, other dtypes where the
 // cast is exact or is one of the cases above.
 bool store_numpy(DType s, const void* v, DType t, void* dst) {
@@ -160,9 +199,10 @@ bool store_numpy(DType s, const void* v, DType t, void* dst) {
     }
     default: break;
   }
+  if (!is_integer(s)) return false;
+  if (is_integer(t)) return store_numpy_int(s, v, t, dst);
   int64_t i;
-  if (!is_integer(s) || !fast_int_value(s, v, &i)) return false;
-  return store_int(i, true, t, dst);
+  return fast_int_value(s, v, &i) && store_int(i, true, t, dst);
 }
 
 }  // namespace
@@ -232,9 +272,25 @@ bool store_element(PyObject* value, DType target, void* dst) {
   if (PyLong_CheckExact(value)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow && target == DType::Bool) {  // NumPy stores any int by its truth
+      put<bool>(dst, true);
+      return true;
+    }
+    if (overflow && (target == DType::Float64 || target == DType::Complex128 ||
+                     target == DType::Float32 || target == DType::Complex64)) {
+      const double d = PyLong_AsDouble(value);  // NumPy's float(v), with its OverflowError
+      if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+      return store_double(d, target, dst);
+    }
     return !overflow && store_int(v, false, target, dst);
   }
   if (PyBool_Check(value)) return store_int(value == Py_True ? 1 : 0, false, target, dst);
+  if (target == DType::Bool && (PyList_Check(value) || PyTuple_Check(value))) {
+    const int truth = PyObject_IsTrue(value);  // NumPy stores a sequence by its truth
+    if (truth < 0) throw nb::python_error();
+    put<bool>(dst, truth != 0);
+    return true;
+  }
   DType s;
   const void* v;
   if (numpy_scalar_value(value, &s, &v)) return store_numpy(s, v, target, dst);

@@ -18,9 +18,10 @@ struct FastKey {
 // False (nothing set, no Python error) where the key is anything else, or would raise.
 bool parse_fast_key(const Array& a, PyObject* key, FastKey* out);
 
-// Stores a Python or NumPy scalar into one element of dtype `target` at `dst`, with the value
-// NumPy's setitem would store; false (nothing written) where the value is of another kind, or
-// where NumPy would warn or raise (overflow, NaN into an integer...).
+// Converts a Python or NumPy scalar to one element of dtype `target` at `dst` (16 bytes at
+// most), with the value NumPy's setitem would store and the OverflowError it raises for NumPy
+// integers past a signed dtype; false (nothing written) where the value is of another kind, or
+// where NumPy would warn or raise otherwise (float overflow, NaN into an integer...).
 bool store_element(PyObject* value, DType target, void* dst);
 
 // Whether a's memory may be written now without the graph: materialised on the CPU, writeable,
