@@ -94,6 +94,17 @@ bool copy_now(const Array& dst, const Operand& v) {
   return true;
 }
 
+// The value of a 0-d host array of dtype `d` (`out[i] = x[i:i+8].sum()`), evaluated, at `out`;
+// false for any other value (other dtypes cast through assign()).
+bool same_dtype_0d_value(nb::handle value, DType d, void* out) {
+  if (!is_array(value.ptr())) return false;
+  const Array& v = *nb::inst_ptr<Array>(value);
+  if (v.ndim() != 0 || v.dtype != d || !v.device().is_cpu()) return false;
+  eval(v, FlushReason::Write);
+  std::memcpy(out, v.data(), v.itemsize());
+  return true;
+}
+
 // a[key] = value into dst = a[key] (basic items): `element` when the key named one element.
 void assign_basic(const Array& a, const Array& dst, bool element, nb::handle value) {
   // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
@@ -197,7 +208,8 @@ int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
       // The value converted first (NumPy's errors come before anything is evaluated), then
       // written in place, or through assign() where pending nodes read a's memory.
       alignas(16) char element[16];
-      if (a.device().is_cpu() && store_element(value, a.dtype, element)) {
+      if (a.device().is_cpu() && (store_element(value, a.dtype, element) ||
+                                  same_dtype_0d_value(value, a.dtype, element))) {
         if (writable_now(a)) {
           std::memcpy(a.storage->data() + k.byte_offset, element, a.itemsize());
         } else {
