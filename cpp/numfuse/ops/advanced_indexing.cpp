@@ -4,7 +4,6 @@
 
 #include "numfuse/backend/backend.h"
 #include "numfuse/backend/cpu/gather_cpu.h"
-#include "numfuse/backend/cpu/mask_cpu.h"
 #include "numfuse/backend/cuda/gather_cuda.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
@@ -12,6 +11,7 @@
 #include "numfuse/graph/node.h"
 #include "numfuse/ops/reduction.h"
 #include "numfuse/ops/scan.h"
+#include "numfuse/ops/mask_indexing.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
@@ -311,47 +311,9 @@ Array gather(const IndexPlan& plan) {
   return make_pending(node, plan.view.dtype, plan.result_shape);
 }
 
-namespace {
-
-// The mask of a key that is one boolean array matching the leading dims of `a`, or nullptr
-// (plan_index raises NumPy's errors for the others).
-const Array* lone_mask(const Array& a, const std::vector<KeyItem>& key) {
-  if (key.size() != 1 || !key[0].is_array || key[0].array.dtype != DType::Bool) return nullptr;
-  const Array& m = key[0].array;
-  if (m.ndim() == 0 || m.ndim() > a.ndim() ||
-      !std::equal(m.shape.begin(), m.shape.end(), a.shape.begin())) {
-    return nullptr;
-  }
-  return &m;
-}
-
-// x materialised, C-contiguous and on the host, as cpu/mask_cpu.h's kernels read it.
-Array contiguous_host(const Array& x, FlushReason why) {
-  Array h = on_device(x, Device::cpu(), why);
-  eval(h, why);
-  if (h.c_contiguous()) return h;
-  h = copy(h);
-  eval(h, why);
-  return h;
-}
-
-// a[mask] on the CPU in one pass over the mask (no nonzero() index arrays, no gather node).
-Array mask_read_cpu(const Array& a, const Array& mask) {
-  Array m = contiguous_host(mask, FlushReason::DataDependent);
-  Array src = contiguous_host(a, FlushReason::DataDependent);
-  Shape shape{count_nonzero(m)};
-  shape.insert(shape.end(), a.shape.begin() + mask.ndim(), a.shape.end());
-  Array out = Array::empty(shape, a.dtype, Device::cpu());
-  cpu::mask_select(src, m, out);
-  return out;
-}
-
-}  // namespace
-
 Array getitem(const Array& a, const std::vector<KeyItem>& key) {
-  if (a.device().is_cpu()) {
-    if (const Array* mask = lone_mask(a, key)) return mask_read_cpu(a, *mask);
-  }
+  Array selected;
+  if (mask_getitem_cpu(a, key, &selected)) return selected;
   return gather(plan_index(a, key));
 }
 
@@ -383,21 +345,6 @@ void masked_assign(const Array& a, const Array& mask, const Array& v_in) {
   }
   // Only this call holds the where(): its fused group may write straight into a.
   assign(a, where(Operand::of(cond), Operand::of(v), Operand::of(a)), Casting::Unsafe, true);
-}
-
-// a[mask] = v on the CPU, at once, in one pass over the mask: v (a's dtype) is one block of
-// a.shape[mask.ndim():] for every True (per_true=false) or one block per True. False (nothing
-// done) where a is not C-contiguous: the general path takes it.
-bool mask_store_cpu(const Array& a, const Array& mask, Array v, bool per_true) {
-  if (!a.device().is_cpu() || !a.c_contiguous()) return false;
-  Array m = contiguous_host(mask, FlushReason::Write);
-  // The values and the mask are read while a is written: never from a's own memory.
-  if (m.storage == a.storage) m = contiguous_host(copy(m), FlushReason::Write);
-  if (v.storage == a.storage) v = copy(v);
-  v = contiguous_host(v, FlushReason::Write);
-  prepare_write(a);
-  cpu::mask_store(a, m, v, per_true);
-  return true;
 }
 
 }  // namespace
