@@ -183,7 +183,11 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
     FastKey k;
     if (parse_fast_key(a, key, &k)) {
       if (k.element && a.device().is_cpu()) {
-        eval(a, FlushReason::HostRead);
+        if (a.pending()) {
+          // Evaluation lets other threads run: the key is read again against what `a` is now.
+          eval(a, FlushReason::HostRead);
+          if (!parse_fast_key(a, key, &k) || !k.element) return getitem_general(self, key).release().ptr();
+        }
         return numpy_scalar(a.dtype, a.storage->data() + k.byte_offset);
       }
       return new_array_object(
@@ -208,8 +212,13 @@ int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
       // The value converted first (NumPy's errors come before anything is evaluated), then
       // written in place, or through assign() where pending nodes read a's memory.
       alignas(16) char element[16];
+      bool evaluated = false;  // a pending 0-d value was evaluated: other threads may have run
       if (a.device().is_cpu() && (store_element(value, a.dtype, element) ||
-                                  same_dtype_0d_value(value, a.dtype, element))) {
+                                  (evaluated = same_dtype_0d_value(value, a.dtype, element)))) {
+        if (evaluated && (!parse_fast_key(a, key, &k) || !k.element)) {
+          setitem_general(self, key, value);
+          return 0;
+        }
         if (writable_now(a)) {
           std::memcpy(a.storage->data() + k.byte_offset, element, a.itemsize());
         } else {
