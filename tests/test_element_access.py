@@ -203,3 +203,15 @@ def test_element_programs_match_numpy(batch, device):
             run_both(_program, seed, device=device)
         except AssertionError as e:
             raise AssertionError(f"program seed {seed}: {e}") from None
+
+
+@oracle()
+def test_bool_scalar_keys_are_masks_not_integers(xp, device):
+    # NumPy reads True/False (and numpy.bool_) as a 0-d mask: a new axis, never element 1 or 0.
+    a = xp.asarray(numpy.arange(12.0).reshape(3, 4))
+    out = [a[True], a[False], a[numpy.True_], a[1, True], a[True, 2], a[numpy.bool_(False), 0]]
+    b = a.copy()
+    b[True] = 5.0
+    c = a.copy()
+    c[1, False] = 7.0
+    return out + [b, c]
