@@ -7,7 +7,8 @@ element-wise chains (sin(x)+cos(x), x*y+z*x-sqrt(y)*2 on 1e7 float32) and the 5-
 (2048^2 float64, 20 iterations); matmul 2048^2 float64; issue 11's matrix-vector products (A @ x,
 x @ A, A.T @ y at 1000^2 and 4000^2 float64/float32, and a loop of 1000 `v @ M[:, i:i+64]`); issue
 11's conversion of an evaluated 80 MB result to NumPy (asnumpy, next to numpy.asarray and
-numpy.copy); host overhead of a warm 1000-element add.
+numpy.copy); host overhead of a warm 1000-element add; issue 11's programs written as loops over
+elements, small slices and boolean masks (bench/loop_programs.py; `--loops-only` for those alone).
 Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is faster), and whether
 the two results agree.
 
