@@ -120,13 +120,12 @@ void assign_basic(const Array& a, const Array& dst, bool element, nb::handle val
     }
     throw ValueError("setting an array element with a sequence.");
   }
-  Array d = dst;
-  if (v.array.ndim() > d.ndim()) {  // NumPy drops a value's leading unit dims
-    v.array = strip_leading_ones(v.array, d.ndim());
+  if (v.array.ndim() > dst.ndim()) {  // NumPy drops a value's leading unit dims
+    v.array = strip_leading_ones(v.array, dst.ndim());
     temporary = false;
   }
-  if (copy_now(d, v)) return;
-  assign(d, v, temporary);
+  if (copy_now(dst, v)) return;
+  assign(dst, v, temporary);
 }
 
 // A key that is one numfuse boolean array (`x[x > 0]`): straight to the C++ entry points, as
