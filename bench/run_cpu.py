@@ -7,7 +7,8 @@ element-wise chains (sin(x)+cos(x), x*y+z*x-sqrt(y)*2 on 1e7 float32) and the 5-
 (2048^2 float64, 20 iterations); matmul 2048^2 float64; issue 11's matrix-vector products (A @ x,
 x @ A, A.T @ y at 1000^2 and 4000^2 float64/float32, and a loop of 1000 `v @ M[:, i:i+64]`); issue
 11's conversion of an evaluated 80 MB result to NumPy (asnumpy, next to numpy.asarray and
-numpy.copy); host overhead of a warm 1000-element add.
+numpy.copy); host overhead of a warm 1000-element add; issue 11's programs written as loops over
+elements, small slices and boolean masks (bench/loop_programs.py; `--loops-only` for those alone).
 Prints time, GB/s and the ratio numpy_time / numfuse_time (> 1: numfuse is faster), and whether
 the two results agree.
 
@@ -194,6 +195,20 @@ def overhead_cases(nf):
     return rows
 
 
+def loop_rows(nf, repeats, quick):
+    """Issue 11: programs written as loops over elements, small slices and boolean masks
+    (bench/loop_programs.py), each timed under NumPy and numfuse in this run."""
+    import loop_programs
+    rows = []
+    for label, fn, inputs, rtol in loop_programs.loop_cases(numpy.random.default_rng(5), quick):
+        t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, repeats, 6.0)
+        rows.append([label, common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
+                     common.fmt_time(t_nf.first), None, None, f"{t_np.median / t_nf.median:.2f}x",
+                     "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
+        print("  done:", label, flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_module_arg(ap)
@@ -202,6 +217,7 @@ def main():
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
     ap.add_argument("--overhead-only", action="store_true", help="only the host-overhead rows")
     ap.add_argument("--matvec-only", action="store_true", help="only the matrix-vector rows")
+    ap.add_argument("--loops-only", action="store_true", help="only the element-loop and mask rows")
     args = ap.parse_args()
 
     # These are CPU figures: keep numfuse off the GPU on a machine that has one.
@@ -214,7 +230,10 @@ def main():
 
     headers = ["case", "numpy", "numfuse", "numfuse 1st call", "numpy GB/s", "numfuse GB/s",
                "numpy/numfuse", "agree"]
-    rows = []
+    other_only = args.overhead_only or args.matvec_only
+    rows = loop_rows(nf, args.repeats, args.quick) if args.loops_only or not other_only else []
+    if args.loops_only:
+        args.overhead_only = args.matvec_only = True  # skip every other row
     rng = numpy.random.default_rng(0)
     matvec = matvec_cases(rng, (1000,) if args.quick else (1000, 4000))
     bandwidth_cases = [] if args.overhead_only else matvec if args.matvec_only else (

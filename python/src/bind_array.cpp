@@ -348,7 +348,6 @@ void bind_array(nb::module_& m) {
              if (a.ndim() == 0) throw TypeError("len() of unsized object");
              return a.shape[0];
            });
-  bind_indexing(cls);
   cls.attr("__hash__") = nb::none();
   cls.attr("__array_priority__") = 100;
 }

@@ -1,7 +1,12 @@
-// ndarray.__getitem__ / __setitem__: basic indices in C++; advanced ones in numfuse._indexing.
+// ndarray.__getitem__ / __setitem__ as the type's mapping slots: integers and slices through
+// element_access.cpp's short path, other basic indices here, advanced ones in numfuse._indexing.
 #include <algorithm>
+#include <cstring>
 
 #include "bindings.h"
+#include "element_access.h"
+#include "numfuse/backend/backend.h"
+#include "numfuse/graph/eval.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/advanced_indexing.h"
 #include "numfuse/ops/indexing.h"
@@ -69,49 +74,164 @@ nb::object advanced(const char* fn) {
   return nb::module_::import_("numfuse._indexing").attr(fn);
 }
 
+// The short path of `a[i, :] = row` and of `a[k] op= v` (which stores a[k] back into itself):
+// a value of dst's dtype already in host memory, copied now, where nothing pending reads dst's
+// memory and the value does not share it (NumPy's right-side-first rule needs no temporary).
+// False where assign() must run (casts, overlaps, pending arrays, devices).
+bool copy_now(const Array& dst, const Operand& v) {
+  const Array& src = v.array;
+  if (!dst.device().is_cpu() || !src.device().is_cpu() || src.pending() || src.dtype != dst.dtype) {
+    return false;
+  }
+  if (src.storage == dst.storage) {
+    // x[k] op= v: the in-place op wrote x[k]; storing it into itself changes nothing.
+    return dst.writeable && !dst.pending() && src.byte_offset == dst.byte_offset &&
+           src.shape == dst.shape && src.strides == dst.strides;
+  }
+  if (!broadcasts_to(src.shape, dst.shape) || !writable_now(dst)) return false;
+  check_scalar_storable(v, dst.dtype);  // a Python int past the dtype: NumPy's OverflowError
+  if (dst.size() > 0) backend::copy_into(src, dst);
+  return true;
+}
+
+// The value of a 0-d host array of dtype `d` (`out[i] = x[i:i+8].sum()`), evaluated, at `out`;
+// false for any other value (other dtypes cast through assign()).
+bool same_dtype_0d_value(nb::handle value, DType d, void* out) {
+  if (!is_array(value.ptr())) return false;
+  const Array& v = *nb::inst_ptr<Array>(value);
+  if (v.ndim() != 0 || v.dtype != d || !v.device().is_cpu()) return false;
+  eval(v, FlushReason::Write);
+  std::memcpy(out, v.data(), v.itemsize());
+  return true;
+}
+
+// a[key] = value into dst = a[key] (basic items): `element` when the key named one element.
+void assign_basic(const Array& a, const Array& dst, bool element, nb::handle value) {
+  // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
+  // result of an expression nobody can read again, so its kernel may write into dst directly.
+  bool temporary = nb::isinstance<Array>(value) && Py_REFCNT(value.ptr()) == 1;
+  Operand v = value_from_py(value, a.dtype, a.device());
+  if (element && v.array.ndim() > 0 && a.dtype != DType::Bool) {
+    // One element: NumPy converts the value to a scalar (bool by truthiness), which fails
+    // for arrays, as ValueError, or TypeError for complex and for lists into integers.
+    bool seq = PyList_Check(value.ptr()) || PyTuple_Check(value.ptr());
+    if (is_complex(a.dtype) || (seq && is_integer(a.dtype))) {
+      throw TypeError("only 0-dimensional arrays can be converted to Python scalars");
+    }
+    throw ValueError("setting an array element with a sequence.");
+  }
+  if (v.array.ndim() > dst.ndim()) {  // NumPy drops a value's leading unit dims
+    v.array = strip_leading_ones(v.array, dst.ndim());
+    temporary = false;
+  }
+  if (copy_now(dst, v)) return;
+  assign(dst, v, temporary);
+}
+
+// A key that is one numfuse boolean array (`x[x > 0]`): straight to the C++ entry points, as
+// numfuse._indexing would pass it on.
+bool is_mask_key(PyObject* key) {
+  return is_array(key) && nb::inst_ptr<Array>(key)->dtype == DType::Bool;
+}
+
+nb::object getitem_general(nb::handle self, nb::handle key) {
+  const Array& a = nb::cast<const Array&>(self);
+  if (is_mask_key(key.ptr())) {
+    return nb::steal(new_array_object(getitem(a, {KeyItem::of(*nb::inst_ptr<Array>(key))})));
+  }
+  std::vector<IndexItem> items;
+  nb::object r = parse_basic(a, key, &items) ? nb::cast(as_view_of(self, basic_index(a, items)))
+                                             : advanced("getitem")(self, key);
+  // An all-integer key (0-d integer arrays among them) reads one element: on the CPU NumPy's
+  // scalar, as NumPy returns; on a GPU a 0-d array, as CuPy's, that keeps the graph lazy.
+  if (a.device().is_cpu() && integer_only_key(key.ptr(), a.ndim())) {
+    const Array& e = nb::cast<const Array&>(r);
+    if (e.ndim() == 0) {
+      eval(e, FlushReason::HostRead);
+      return nb::steal(numpy_scalar(e.dtype, e.data()));
+    }
+  }
+  return r;
+}
+
+void setitem_general(nb::handle self, nb::handle key, nb::handle value) {
+  const Array& a = nb::cast<const Array&>(self);
+  if (is_mask_key(key.ptr())) {
+    setitem(a, {KeyItem::of(*nb::inst_ptr<Array>(key))}, value_from_py(value, a.dtype, a.device()));
+    return;
+  }
+  std::vector<IndexItem> items;
+  if (!parse_basic(a, key, &items)) {
+    advanced("setitem")(self, key, value);
+    return;
+  }
+  bool element = static_cast<int>(items.size()) == a.ndim() &&
+                 std::all_of(items.begin(), items.end(), [](const IndexItem& it) {
+                   return it.kind == IndexItem::Kind::Integer;
+                 });
+  assign_basic(a, basic_index(a, items), element, value);
+}
+
 }  // namespace
 
-void bind_indexing(nb::class_<Array>& cls) {
-  cls.def("__getitem__", [](nb::handle self, nb::handle key) -> nb::object {
-    const Array& a = nb::cast<const Array&>(self);
-    std::vector<IndexItem> items;
-    if (parse_basic(a, key, &items)) return nb::cast(as_view_of(self, basic_index(a, items)));
-    return advanced("getitem")(self, key);
-  }, nb::arg("key").none());
-  cls.def("__setitem__", [](nb::handle self, nb::handle key, nb::handle value) {
-    const Array& a = nb::cast<const Array&>(self);
-    std::vector<IndexItem> items;
-    if (!parse_basic(a, key, &items)) {
-      advanced("setitem")(self, key, value);
-      return;
-    }
-    Array dst = basic_index(a, items);
-    // NumPy's temporary elision test: a value only the interpreter's stack refers to is the
-    // result of an expression nobody can read again, so its kernel may write into dst directly.
-    bool temporary = nb::isinstance<Array>(value) && Py_REFCNT(value.ptr()) == 1;
-    Operand v = value_from_py(value, a.dtype, a.device());
-    bool element = static_cast<int>(items.size()) == a.ndim() &&
-                   std::all_of(items.begin(), items.end(), [](const IndexItem& it) {
-                     return it.kind == IndexItem::Kind::Integer;
-                   });
-    if (element && v.array.ndim() > 0 && a.dtype != DType::Bool) {
-      // One element: NumPy converts the value to a scalar (bool by truthiness), which fails
-      // for arrays, as ValueError, or TypeError for complex and for lists into integers.
-      bool seq = PyList_Check(value.ptr()) || PyTuple_Check(value.ptr());
-      if (is_complex(a.dtype) || (seq && is_integer(a.dtype))) {
-        throw TypeError("only 0-dimensional arrays can be converted to Python scalars");
+// Keys of integers and slices take element_access.cpp's short path (no vectors of items, no
+// nanobind dispatch); every other key, and every key that would raise, the general one.
+PyObject* getitem_slot(PyObject* self, PyObject* key) {
+  try {
+    const Array& a = *nb::inst_ptr<Array>(self);
+    FastKey k;
+    if (parse_fast_key(a, key, &k)) {
+      if (k.element && a.device().is_cpu()) {
+        if (a.pending()) {
+          // Evaluation lets other threads run: the key is read again against what `a` is now.
+          eval(a, FlushReason::HostRead);
+          if (!parse_fast_key(a, key, &k) || !k.element) return getitem_general(self, key).release().ptr();
+        }
+        return numpy_scalar(a.dtype, a.storage->data() + k.byte_offset);
       }
-      throw ValueError("setting an array element with a sequence.");
+      return new_array_object(
+          as_view_of(self, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
     }
-    if (v.array.ndim() > dst.ndim()) {  // NumPy drops a value's leading unit dims
-      v.array = strip_leading_ones(v.array, dst.ndim());
-      temporary = false;
+    return getitem_general(self, key).release().ptr();
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
+  try {
+    if (!value) throw ValueError("cannot delete array elements");
+    const Array& a = *nb::inst_ptr<Array>(self);
+    FastKey k;
+    if (parse_fast_key(a, key, &k)) {
+      if (!k.element) {
+        assign_basic(a, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset), false, value);
+        return 0;
+      }
+      // The value converted first (NumPy's errors come before anything is evaluated), then
+      // written in place, or through assign() where pending nodes read a's memory.
+      alignas(16) char element[16];
+      bool evaluated = false;  // a pending 0-d value was evaluated: other threads may have run
+      if (a.device().is_cpu() && (store_element(value, a.dtype, element) ||
+                                  (evaluated = same_dtype_0d_value(value, a.dtype, element)))) {
+        if (evaluated && (!parse_fast_key(a, key, &k) || !k.element)) {
+          setitem_general(self, key, value);
+          return 0;
+        }
+        if (writable_now(a)) {
+          std::memcpy(a.storage->data() + k.byte_offset, element, a.itemsize());
+        } else {
+          assign(a.view({}, {}, k.byte_offset), Array::scalar(element, a.dtype), Casting::Unsafe);
+        }
+        return 0;
+      }
     }
-    assign(dst, v, temporary);
-  }, nb::arg("key").none(), nb::arg("value").none());
-  cls.def("__delitem__", [](const Array&, nb::handle) {
-    throw ValueError("cannot delete array elements");
-  }, nb::arg("key").none());
+    setitem_general(self, key, value);
+    return 0;
+  } catch (...) {
+    raise_from_slot(std::current_exception());
+    return -1;
+  }
 }
 
 }  // namespace nf::py

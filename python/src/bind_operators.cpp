@@ -200,6 +200,8 @@ PyType_Slot g_operator_slots[] = {
     slot(Py_nb_absolute, &unary_slot<UFunc::Absolute>),
     slot(Py_nb_invert, &unary_slot<UFunc::Invert>),
     slot(Py_tp_richcompare, &richcompare_slot),
+    slot(Py_mp_subscript, &getitem_slot),  // bind_indexing.cpp
+    slot(Py_mp_ass_subscript, &setitem_slot),
     {0, nullptr},
 };
 

@@ -18,7 +18,6 @@ namespace nf::py {
 void bind_errors(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_ufuncs(nb::module_& m);
-void bind_indexing(nb::class_<Array>& cls);  // called by bind_array
 void bind_creation(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_random(nb::module_& m);
@@ -38,6 +37,19 @@ bool is_array(PyObject* h);
 PyObject* new_array_object(Array&& a);
 // The ndarray's operator slots (bind_operators.cpp), for nb::type_slots.
 PyType_Slot* array_operator_slots();
+// ndarray's mapping slots (bind_indexing.cpp): a[key], a[key] = value and del a[key].
+PyObject* getitem_slot(PyObject* self, PyObject* key);
+int setitem_slot(PyObject* self, PyObject* key, PyObject* value);
+
+// NumPy scalars (numpy_scalars.cpp, through NumPy's C API). A new numpy.float64, numpy.int32,
+// numpy.bool_ ... holding the value of dtype `d` at `p` (any alignment), as NumPy's indexing
+// returns it.
+PyObject* numpy_scalar(DType d, const void* p);
+// The dtype of a NumPy scalar whose type is exactly one of numfuse's dtypes, and where its value
+// lies; false for any other object (a Python float, a subclass, numpy.longdouble).
+bool numpy_scalar_value(PyObject* o, DType* d, const void** value);
+// Whether o is a 0-d NumPy array of an integer dtype (an integer index to NumPy).
+bool is_numpy_integer_0d(PyObject* o);
 
 // numpy, imported once.
 nb::module_& numpy();

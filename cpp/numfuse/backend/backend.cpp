@@ -36,6 +36,14 @@ std::vector<Array> Backend::nonzero_from_cumsum(const Array& pos, const Shape& s
   throw NotImplementedError("nonzero from a cumsum is not implemented on " + devices_);
 }
 
+void Backend::mask_select(const Array&, const Array&, const Array&) {
+  throw NotImplementedError("boolean masks at the call are not implemented on " + devices_);
+}
+
+void Backend::mask_store(const Array&, const Array&, const Array&, bool) {
+  throw NotImplementedError("boolean masks at the call are not implemented on " + devices_);
+}
+
 void Backend::eval_node(Node& node, const std::vector<Array>& outs) {
   const std::type_index type(typeid(node));
   for (const auto& [t, eval] : node_evals_) {

@@ -90,6 +90,15 @@ class Backend {
   // array of `shape` (pos's last element is the count, n).
   virtual std::vector<Array> nonzero_from_cumsum(const Array& pos, const Shape& shape, int64_t n);
 
+  // a[mask] and a[mask] = v at the call, in one pass over a mask of a's leading dims (element
+  // loops, issue 11): a, mask and v materialised and C-contiguous on this device. Devices without
+  // it (has_eager_masks() false) get a gather / a where in the graph instead.
+  virtual bool has_eager_masks() const { return false; }
+  // out = a[mask], out C-contiguous of (count of Trues,) + a.shape[mask.ndim():].
+  virtual void mask_select(const Array& a, const Array& mask, const Array& out);
+  // a[mask] = v: one block of a.shape[mask.ndim():] for every True, or one per True (per_true).
+  virtual void mask_store(const Array& a, const Array& mask, const Array& v, bool per_true);
+
   // ---- nodes
   // Evaluates `node` with the function registered for its kind. An elementwise kind without one
   // runs as a program of one step (single_node_program); any other raises NotImplementedError.

@@ -9,6 +9,7 @@
 #include "numfuse/ir/gather.h"
 #include "numfuse/ops/reduction.h"
 #include "numfuse/ops/scan.h"
+#include "numfuse/ops/mask_indexing.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
@@ -269,7 +270,11 @@ Array gather(const IndexPlan& plan) {
   return make_pending(node, plan.view.dtype, plan.result_shape);
 }
 
-Array getitem(const Array& a, const std::vector<KeyItem>& key) { return gather(plan_index(a, key)); }
+Array getitem(const Array& a, const std::vector<KeyItem>& key) {
+  Array selected;
+  if (mask_getitem_cpu(a, key, &selected)) return selected;
+  return gather(plan_index(a, key));
+}
 
 namespace {
 
@@ -326,6 +331,7 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
                         "input, input has " + std::to_string(v.ndim()) + " dimensions");
       }
       if (v.size() == 1) {
+        if (mask_store_cpu(a, mask, reshape(v, {}), false)) return;
         masked_assign(a, mask, reshape(v, {}));
         return;
       }
@@ -335,6 +341,7 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
                          std::to_string(v.size()) + " input values to the " +
                          std::to_string(count) + " output values where the mask is true");
       }
+      if (mask_store_cpu(a, mask, v, true)) return;
     } else if (matches && k >= 1) {
       Shape rest(a.shape.begin() + k, a.shape.end());
       Array v = strip_leading_ones(value.array, rest.size() + 1);
@@ -344,7 +351,13 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
       if (v.ndim() <= static_cast<int>(rest.size()) && broadcasts_to(v.shape, rest)) {
         Operand op = value;
         op.array = v;
-        masked_assign(a, mask, value_as(op, a.dtype));
+        Array block = value_as(op, a.dtype);
+        // The host kernel takes the one block every True receives, in full.
+        if (a.device().is_cpu() && a.c_contiguous()) {
+          mask_store_cpu(a, mask, copy(broadcast_to(block, rest)), false);
+          return;
+        }
+        masked_assign(a, mask, block);
         return;
       }
     }

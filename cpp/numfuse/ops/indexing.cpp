@@ -16,8 +16,6 @@ IndexItem IndexItem::slice(bool has_start, int64_t start, bool has_stop, int64_t
   return it;
 }
 
-namespace {
-// Python's PySlice_AdjustIndices: clamp start/stop to an axis of `dim` and count the items.
 void adjust_slice(const IndexItem& it, int64_t dim, int64_t* start, int64_t* length) {
   int64_t step = it.step;
   int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? dim - 1 : dim;
@@ -38,7 +36,6 @@ void adjust_slice(const IndexItem& it, int64_t dim, int64_t* start, int64_t* len
   *start = s;
   *length = n;
 }
-}  // namespace
 
 Array basic_index(const Array& a, const std::vector<IndexItem>& items) {
   int consumed = 0, ellipses = 0;

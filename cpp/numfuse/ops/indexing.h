@@ -21,6 +21,10 @@ struct IndexItem {
   static IndexItem slice(bool has_start, int64_t start, bool has_stop, int64_t stop, int64_t step);
 };
 
+// Python's PySlice_AdjustIndices for a Slice item: its first index on an axis of `dim` and the
+// count of items it selects there.
+void adjust_slice(const IndexItem& it, int64_t dim, int64_t* start, int64_t* length);
+
 // a[items] for basic items only. Throws IndexError as NumPy words it.
 Array basic_index(const Array& a, const std::vector<IndexItem>& items);
 

@@ -4,6 +4,7 @@
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/gather_cpu.h"
 #include "numfuse/backend/cpu/nodes_cpu.h"
+#include "numfuse/backend/cpu/mask_cpu.h"
 #include "numfuse/backend/cpu/nonzero_cpu.h"
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
@@ -44,6 +45,13 @@ class CpuBackend final : public Backend {
   }
 
   int64_t count_nonzero(const Array& a) override { return cpu::count_nonzero(a); }
+  bool has_eager_masks() const override { return true; }
+  void mask_select(const Array& a, const Array& mask, const Array& out) override {
+    cpu::mask_select(a, mask, out);
+  }
+  void mask_store(const Array& a, const Array& mask, const Array& v, bool per_true) override {
+    cpu::mask_store(a, mask, v, per_true);
+  }
 
   std::vector<Array> nonzero(const Array& a, int64_t n) override { return cpu::nonzero(a, n); }
 };

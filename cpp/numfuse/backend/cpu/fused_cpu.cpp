@@ -19,13 +19,38 @@ namespace {
 
 constexpr int64_t kParallelGrain = 1 << 15;
 
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// c ? a : b without a branch: a mask (a's bits where c, b's elsewhere) vectorises, and a random
+// mask (`a[a > 0.5] = 0`) costs no mispredicted branch per element (measured 8 ns per element
+// with the branch, issue 11).
+template <class T>
+inline T select_bits(bool c, T a, T b) {
+  if constexpr (std::is_same_v<T, Bytes16>) {
+    const uint64_t m = uint64_t(0) - uint64_t(c);
+    return {b.lo ^ ((a.lo ^ b.lo) & m), b.hi ^ ((a.hi ^ b.hi) & m)};
+  } else {
+    const T m = T(0) - T(c);
+    return static_cast<T>(b ^ ((a ^ b) & m));
+  }
+}
+
 template <class T>
 void select_loop(const void* const* in, const int64_t* st, void* const* out, int64_t n) {
   const bool* c = static_cast<const bool*>(in[0]);
   const T* x = static_cast<const T*>(in[1]);
   const T* y = static_cast<const T*>(in[2]);
   T* o = static_cast<T*>(out[0]);
-  for (int64_t i = 0; i < n; ++i) o[i] = c[i * st[0]] ? x[i * st[1]] : y[i * st[2]];
+  if (st[0] == 1 && st[1] == 0 && st[2] == 1) {  // a[mask] = scalar
+    const T xv = x[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i], xv, y[i]);
+  } else if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+    for (int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i], x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i * st[0]], x[i * st[1]], y[i * st[2]]);
+  }
 }
 
 template <class T>
@@ -38,10 +63,6 @@ void copy_loop(const void* const* in, const int64_t* st, void* const* out, int64
     for (int64_t i = 0; i < n; ++i) o[i] = x[i * st[0]];
   }
 }
-
-struct Bytes16 {
-  uint64_t lo, hi;
-};
 
 // Selection and copies move bytes: one loop per item size serves every dtype.
 #define NF_BY_ITEMSIZE_(LOOP, SIZE)          \
