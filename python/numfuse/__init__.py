@@ -12,9 +12,11 @@ from ._math import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from . import linalg, random  # noqa: F401
 from ._shape import *  # noqa: F401,F403
+from ._ranges import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
+from ._indexing import nonzero as _nonzero
 from ._reductions import *  # noqa: F401,F403
-from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
+from . import _methods  # noqa: F401  (attaches the Python-level methods to ndarray, once)
 from . import cuda  # noqa: F401
 
 __version__ = "0.1.0"
@@ -77,8 +79,7 @@ def isscalar(element):
 
 def where(condition, x=None, y=None):
     if x is None and y is None:
-        from ._indexing import nonzero
-        return nonzero(condition)
+        return _nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return _core.where(condition, x, y)

@@ -1,4 +1,10 @@
-"""Array creation: NumPy's names and arguments over the C++ core."""
+"""Array creation, the primitives: NumPy's names and arguments over the C++ core.
+
+The package's layers (docs/architecture.md, "The Python package"): _core, _dtypes, _ufuncs and
+_interop at the bottom; this module on them; _shape, _math, _reductions, _einsum, _norm above it;
+_indexing, _ranges and _linalg above those; _methods (the ndarray methods, attached once) and
+__init__ on top. A module imports only from below, at its top: tests/test_package_layers.py.
+"""
 import builtins
 import math
 import operator
@@ -10,9 +16,8 @@ from ._core import ndarray
 
 __all__ = [
     "array", "asarray", "asanyarray", "ascontiguousarray", "asnumpy", "empty", "empty_like",
-    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "linspace",
-    "logspace", "eye", "identity", "copy", "frombuffer", "meshgrid", "tri", "tril", "triu",
-    "diag", "diagflat",
+    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "eye", "identity",
+    "copy", "frombuffer",
 ]
 
 
@@ -50,14 +55,25 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
         if device is not None:
             out = _core.to_device(out, device)
     elif isinstance(obj, (list, tuple)) and any(isinstance(x, ndarray) for x in obj):
-        from ._shape import stack
-        out = stack([asarray(x) for x in obj])
-        if dtype is not None:
-            out = out.astype(dtype, copy=False)
+        out = _stack_rows([asarray(x) for x in obj], dtype)
     else:
         out = _core.asarray(obj, dtype, device)
     if out.ndim < ndmin:
         out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def _stack_rows(arrs, dtype):
+    """array([a, b, ...]) of numfuse arrays: one new leading axis, the rows copied in."""
+    shape = arrs[0].shape
+    if any(a.shape != shape for a in arrs):
+        raise ValueError("setting an array element with a sequence. The requested array has an "
+                         "inhomogeneous shape after 1 dimensions. The detected shape was "
+                         f"({len(arrs)},) + inhomogeneous part.")
+    dt = _np.dtype(dtype) if dtype is not None else _np.result_type(*(a.dtype for a in arrs))
+    out = empty((len(arrs),) + tuple(shape), dt, device=arrs[0].device)
+    for i, a in enumerate(arrs):
+        out[i] = a
     return out
 
 
@@ -196,40 +212,6 @@ def _arange_length(start, stop, step):
     return max(0, math.ceil(span))
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    start, stop = asarray(start, device=device), asarray(stop, device=device)
-    div = (num - 1) if endpoint else num
-    dt = _np.result_type(start.dtype, stop.dtype, float)
-    delta = stop.astype(dt) - start.astype(dt)
-    idx = arange(0, num, dtype=dt, device=start.device).reshape((-1,) + (1,) * delta.ndim)
-    step = delta / div if div > 0 else _np.nan
-    if div > 0:
-        y = idx * step + start
-    else:
-        y = idx * delta + start
-    if endpoint and num > 1:
-        y[-1, ...] = stop
-    if axis != 0:
-        from ._shape import moveaxis
-        y = moveaxis(y, 0, axis)
-    out_dtype = dt if dtype is None else _np.dtype(dtype)
-    if _np.issubdtype(out_dtype, _np.integer):
-        from ._ufuncs import floor
-        y = floor(y)
-    y = y.astype(out_dtype, copy=False)
-    return (y, step) if retstep else y
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *, device=None):
-    from ._ufuncs import power
-    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis, device=device)
-    out = power(base, y)
-    return out if dtype is None else out.astype(dtype, copy=False)
-
-
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     return _core.eye(N, N if M is None else M, k, _np.dtype(dtype), device)  # checked in C++
 
@@ -246,68 +228,3 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None, device=Non
     return _core.from_numpy(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset), device)
 
 
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    if indexing not in ("xy", "ij"):
-        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
-    ndim = len(xi)
-    arrays = [asarray(x).reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1)) for i, x in enumerate(xi)]
-    if indexing == "xy" and ndim > 1:
-        arrays[0] = arrays[0].reshape((1, -1) + (1,) * (ndim - 2))
-        arrays[1] = arrays[1].reshape((-1, 1) + (1,) * (ndim - 2))
-    if not sparse:
-        from ._shape import broadcast_arrays
-        arrays = broadcast_arrays(*arrays)
-    if copy:
-        arrays = [a.copy() for a in arrays]
-    return tuple(arrays)
-
-
-def tri(N, M=None, k=0, dtype=float, *, like=None, device=None):
-    M = N if M is None else M
-    # The row and column numbers as NumPy's tri makes them (host aranges of N and M elements, in
-    # its smallest integer types): its results and errors for float, huge or odd N, M and k.
-    rows = _np.arange(N, dtype=_min_int(0, N))
-    cols = _np.arange(-k, M - k, dtype=_min_int(-k, M - k))
-    rows = asarray(rows, device=device).reshape(-1, 1)
-    cols = asarray(cols, device=device).reshape(1, -1)
-    return (rows >= cols).astype(dtype, copy=False)
-
-
-def _min_int(low, high):
-    """NumPy's twodim_base._min_int: the smallest of int8..int64 holding [low, high]."""
-    for t in (_np.int8, _np.int16, _np.int32):
-        if high <= _np.iinfo(t).max and low >= _np.iinfo(t).min:
-            return t
-    return _np.int64
-
-
-def tril(m, k=0):
-    from ._ufuncs import _where
-    m = asarray(m)
-    mask = tri(*m.shape[-2:], k=k, dtype=builtins.bool)
-    return _where(mask, m, zeros(1, m.dtype))
-
-
-def triu(m, k=0):
-    from ._ufuncs import _where
-    m = asarray(m)
-    mask = tri(*m.shape[-2:], k=k - 1, dtype=builtins.bool)
-    return _where(mask, zeros(1, m.dtype), m)
-
-
-def diag(v, k=0):
-    v = asarray(v)
-    if v.ndim == 1:
-        n = v.shape[0] + builtins.abs(k)
-        out = zeros((n, n), v.dtype)
-        flat = out.reshape(-1)
-        start = k if k >= 0 else -k * n
-        flat[start:start + (n - builtins.abs(k)) * (n + 1):n + 1] = v
-        return out
-    if v.ndim == 2:
-        return v.diagonal(k).copy()
-    raise ValueError("Input must be 1- or 2-d.")
-
-
-def diagflat(v, k=0):
-    return diag(asarray(v).ravel(), k)

@@ -11,6 +11,7 @@ order is always left to right.
 import numpy as _np
 
 from . import _core
+from . import _ufuncs as _u
 from ._core import ndarray
 from ._creation import asarray, ones
 
@@ -187,13 +188,12 @@ def _pair(x, lx, y, ly, keep):
     yfree = [l for l in ly if l not in size_x]
     if not contracted:
         # A broadcast multiply: fusable, and no 1 x 1 matrix products.
-        from ._ufuncs import multiply
         xv = x.transpose([lx.index(l) for l in batch + xfree])
         xv = xv.reshape([size_x[l] for l in batch + xfree] + [1] * len(yfree))
         yv = y.transpose([ly.index(l) for l in batch + yfree])
         yv = yv.reshape([size_y[l] for l in batch] + [1] * len(xfree) +
                         [size_y[l] for l in yfree])
-        return multiply(xv, yv), batch + xfree + yfree
+        return _u.multiply(xv, yv), batch + xfree + yfree
     xb = [size_x[l] for l in batch]
     yb = [size_y[l] for l in batch]
     xm = [size_x[l] for l in xfree]

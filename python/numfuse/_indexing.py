@@ -15,6 +15,11 @@ from numpy.lib.array_utils import normalize_axis_index
 from . import _core
 from ._core import ndarray
 from ._creation import arange, asarray
+from ._shape import broadcast_to, stack
+# Ufuncs through their module, never bound to this module's names: functions here become ndarray
+# methods, and a ufunc object held in the globals of a method's module outlives nanobind's
+# shutdown (it reports the instances as leaked).
+from . import _ufuncs as _u
 
 __all__ = ["nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "put",
            "put_along_axis", "compress", "extract"]
@@ -80,7 +85,6 @@ def argwhere(a):
     a = asarray(a)
     if a.ndim == 0:
         return argwhere(a.reshape(1))[:, :0]
-    from ._shape import stack
     return stack(nonzero(a), axis=1)
 
 
@@ -105,8 +109,7 @@ def _apply_mode(idx, n, mode):
         raise IndexError("cannot do a non-empty take from an empty axes.")
     if n == 0:
         return idx
-    from ._ufuncs import maximum, minimum, remainder
-    return remainder(idx, n) if mode == "wrap" else minimum(maximum(idx, 0), n - 1)
+    return _u.remainder(idx, n) if mode == "wrap" else _u.minimum(_u.maximum(idx, 0), n - 1)
 
 
 def _write_out(out, res):
@@ -183,12 +186,11 @@ def _flat_setitem(a, idx, values):
     bad = (host < -a.size) | (host >= a.size)
     if bad.any():
         raise IndexError(f"index {host[bad][0]} is out of bounds for axis 0 with size {a.size}")
-    from ._ufuncs import floor_divide, remainder
-    flat_idx = remainder(idx, a.size) if a.size else idx
+    flat_idx = _u.remainder(idx, a.size) if a.size else idx
     key = []
     for n in reversed(a.shape):
-        key.append(remainder(flat_idx, n))
-        flat_idx = floor_divide(flat_idx, n)
+        key.append(_u.remainder(flat_idx, n))
+        flat_idx = _u.floor_divide(flat_idx, n)
     setitem(a, tuple(reversed(key)), values)
 
 
@@ -225,7 +227,6 @@ def put_along_axis(arr, indices, values, axis):
             raise IndexError("`indices` must be an integer array")
         vals = asarray(values)
         if vals.ndim > 1 or (vals.size != 1 and vals.size != indices.size):
-            from ._shape import broadcast_to
             vals = broadcast_to(vals, indices.shape)
         _flat_setitem(arr, _index_array(indices), vals)
         return None
@@ -243,28 +244,3 @@ def compress(condition, a, axis=None, out=None):
 
 def extract(condition, arr):
     return take(asarray(arr).ravel(), nonzero(asarray(condition).ravel())[0])
-
-
-def _nonzero_method(self):
-    return nonzero(self)
-
-
-def _take_method(self, indices, axis=None, out=None, mode="raise"):
-    return take(self, indices, axis, out, mode)
-
-
-def _put_method(self, indices, values, mode="raise"):
-    return put(self, indices, values, mode)
-
-
-def _compress_method(self, condition, axis=None, out=None):
-    return compress(condition, self, axis, out)
-
-
-def _attach():
-    from ._ndarray import attach
-    attach({"nonzero": _nonzero_method, "take": _take_method, "put": _put_method,
-            "compress": _compress_method})
-
-
-_attach()

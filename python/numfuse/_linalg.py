@@ -11,6 +11,8 @@ import os
 import numpy as _np
 
 from . import _core
+from . import _ufuncs as _u  # through the module: see _indexing.py on ufunc objects in globals
+from ._einsum import einsum as _einsum
 from ._core import ndarray
 from ._creation import asarray
 
@@ -96,8 +98,7 @@ def dot(a, b, out=None):
     """numpy.dot: the sum product over a's last axis and b's second-to-last (its only, if 1-D)."""
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
-        from ._ufuncs import multiply
-        res = multiply(a, b)  # both are arrays here: no weak-scalar promotion, as in NumPy
+        res = _u.multiply(a, b)  # both are arrays here: no weak-scalar promotion, as in NumPy
     else:
         da, db = a.ndim - 1, max(b.ndim - 2, 0)
         if a.shape[da] != b.shape[db]:
@@ -138,8 +139,7 @@ def vdot(a, b, /):
     a = a.reshape(-1)
     b = b.reshape(a.size)
     if a.dtype.kind == "c":
-        from ._ufuncs import conjugate
-        a = conjugate(a)
+        a = _u.conjugate(a)
     return _core.matmul(a, b)
 
 
@@ -147,8 +147,7 @@ def inner(a, b, /):
     """numpy.inner: the sum product over the last axes of a and b."""
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
-        from ._ufuncs import multiply
-        return multiply(a, b)
+        return _u.multiply(a, b)
     if a.shape[-1] != b.shape[-1]:
         raise _not_aligned(a, b, a.ndim - 1, b.ndim - 1)
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
@@ -156,11 +155,10 @@ def inner(a, b, /):
 
 def outer(a, b, out=None):
     """numpy.outer: a.ravel()[:, None] * b.ravel()[None, :] (elementwise, fusable)."""
-    from ._ufuncs import multiply
     if isinstance(out, tuple):  # NumPy passes out= to multiply positionally: an array only
         raise TypeError("return arrays must be of ArrayType")
     a, b = _arr(a).reshape(-1), _arr(b).reshape(-1)
-    return multiply(a.reshape(a.size, 1), b.reshape(1, b.size), out=out)
+    return _u.multiply(a.reshape(a.size, 1), b.reshape(1, b.size), out=out)
 
 
 def tensordot(a, b, axes=2):
@@ -216,22 +214,4 @@ def tensordot(a, b, axes=2):
 
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """numpy.einsum through transposes, diagonals, reshapes and matrix products (see _einsum)."""
-    from ._einsum import einsum as _einsum
     return _einsum(*operands, out=out, dtype=dtype, casting=casting)
-
-
-def _dot_method(self, b, out=None):
-    return dot(self, b, out=out)
-
-
-def _attach():
-    from ._ndarray import attach
-    attach({
-        "__matmul__": lambda self, other: _core.matmul(self, other),
-        "__rmatmul__": lambda self, other: _core.matmul(other, self),
-        "__imatmul__": _matmul_i,
-        "dot": _dot_method,
-    })
-
-
-_attach()

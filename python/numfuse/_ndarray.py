@@ -1,4 +1,4 @@
-"""ndarray methods that are rare or argument-heavy, attached to the C++ class.
+"""ndarray methods that are rare or argument-heavy, written in Python (_methods attaches them).
 
 Everything hot (operators, properties, indexing) is bound in C++ (python/src/bind_array.cpp).
 Host conversions go through a NumPy view of the evaluated buffer, so printing, tolist() and
@@ -8,7 +8,10 @@ import builtins
 
 import numpy as _np
 
-from ._core import ndarray
+from . import _core
+from ._creation import asarray, asnumpy
+from ._math import clip, round as _round_function
+from . import _ufuncs as _u  # through the module: see _indexing.py on ufunc objects in globals
 
 
 class Flags:
@@ -67,13 +70,11 @@ def __array__(self, dtype=None, copy=None):
 
 
 def get(self, stream=None, order="C", out=None, blocking=True):
-    from ._creation import asnumpy
     return asnumpy(self, order=order, out=out)
 
 
 def to_device(self, device, /, *, stream=None):
     """This array on `device` ('cpu', 'cuda', 'cuda:N'): itself when already there, else a copy."""
-    from . import _core
     return _core.to_device(self, device)
 
 
@@ -83,7 +84,7 @@ def __iter__(self):
     return (self[i] for i in range(self.shape[0]))
 
 
-_methods = {
+METHODS = {
     "flags": property(Flags),
     "__array__": __array__,
     "get": get,
@@ -105,38 +106,21 @@ _methods = {
 
 
 def _clip(self, min=None, max=None, out=None, **kwargs):
-    from ._math import clip
     return clip(self, min, max, out=out, **kwargs)
 
 
 def _round(self, decimals=0, out=None):
-    from ._math import round as round_
-    return round_(self, decimals, out)
+    return _round_function(self, decimals, out)
 
 
 def _conj(self):
-    from ._ufuncs import conjugate
-    return conjugate(self)
+    return _u.conjugate(self)
 
 
-_methods.update({"clip": _clip, "round": _round, "__round__": lambda self, ndigits=None: (
+METHODS.update({"clip": _clip, "round": _round, "__round__": lambda self, ndigits=None: (
     _round(self, 0 if ndigits is None else ndigits) if ndigits is not None else round(float(self))),
     "conj": _conj, "conjugate": _conj})
 
 
 def _rebuild(host):
-    from ._creation import asarray
     return asarray(host)
-
-
-def attach(methods):
-    """Adds Python-level methods to the C++ ndarray class."""
-    for name, fn in methods.items():
-        setattr(ndarray, name, fn)
-
-
-attach(_methods)
-
-from ._interop import PROTOCOLS  # noqa: E402
-
-attach(PROTOCOLS)

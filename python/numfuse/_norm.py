@@ -9,6 +9,7 @@ numfuse.max/min. Norms that need an SVD (ord=2/-2/'nuc' for matrices) are not av
 import numpy as _np
 
 from . import _core
+from . import _ufuncs as u
 from ._core import ndarray
 from ._creation import asarray, ones
 
@@ -63,7 +64,6 @@ def _extreme(x, axis, name):
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm: vector norms (any ord) and the Frobenius / 1 / inf matrix norms."""
-    from . import _ufuncs as u
     x = x if isinstance(x, ndarray) else asarray(x)
     if x.dtype.kind not in "fc":
         x = x.astype(_np.float64)

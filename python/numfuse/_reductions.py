@@ -485,11 +485,10 @@ def _m_scan(fn):
     return method
 
 
-_METHODS = {
+# The reductions as ndarray methods (attached by _methods.py).
+METHODS = {
     "sum": sum, "prod": prod, "max": max, "min": min, "any": any, "all": all,
     "mean": mean, "var": var, "std": std,
     "argmax": _m_arg(argmax), "argmin": _m_arg(argmin),
     "cumsum": _m_scan(cumsum), "cumprod": _m_scan(cumprod),
 }
-for _name, _fn in _METHODS.items():
-    setattr(ndarray, _name, _fn)

@@ -467,8 +467,7 @@ def repeat(a, repeats, axis=None):
         raise ValueError(f"operands could not be broadcast together with shape ({n},) ({reps.size},)")
     if (reps < 0).any():
         raise ValueError("repeats may not contain negative values.")
-    from ._indexing import take
-    return take(a, asarray(_np.repeat(_np.arange(n), reps), device=a.device), axis=axis)
+    return a[(_ALL,) * axis + (asarray(_np.repeat(_np.arange(n), reps), device=a.device),)]
 
 
 # ---- padding --------------------------------------------------------------------------------
@@ -537,7 +536,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise NotImplementedError("numfuse.pad: reflect_type='odd' is not implemented yet")
     # Index modes are separable: each axis reads its source positions, found by padding a
     # range of positions on the host (exactly NumPy's 1-d rule), through one take per axis.
-    from ._indexing import take
     out = a
     for ax, (b, e) in enumerate(widths):
         if not b and not e:
@@ -546,13 +544,5 @@ def pad(array, pad_width, mode="constant", **kwargs):
             raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' "
                              "or 'empty'")
         idx = _np.pad(_np.arange(a.shape[ax]), (b, e), mode=mode)
-        out = take(out, asarray(idx), axis=ax)
+        out = out[(_ALL,) * ax + (asarray(idx, device=a.device),)]
     return out if out is not a else a.copy()
-
-
-def _attach():
-    from ._ndarray import attach
-    attach({"repeat": lambda self, repeats, axis=None: repeat(self, repeats, axis)})
-
-
-_attach()

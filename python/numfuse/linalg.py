@@ -1,8 +1,12 @@
 """numfuse.linalg: NumPy's linalg namespace (products and norms so far; no factorizations)."""
-from ._linalg import matmul, tensordot, einsum, outer, vdot  # noqa: F401
+import numpy as _numpy
+
+from . import _core
+from . import _ufuncs as _u
+from ._linalg import _arr, matmul, tensordot, einsum, outer, vdot  # noqa: F401
 from ._norm import norm, vector_norm, matrix_norm  # noqa: F401
 
-LinAlgError = __import__("numpy").linalg.LinAlgError
+LinAlgError = _numpy.linalg.LinAlgError
 
 __all__ = ["matmul", "norm", "vector_norm", "matrix_norm", "tensordot", "outer", "vecdot",
            "LinAlgError"]
@@ -10,13 +14,10 @@ __all__ = ["matmul", "norm", "vector_norm", "matrix_norm", "tensordot", "outer",
 
 def vecdot(x1, x2, /, *, axis=-1):
     """numpy.linalg.vecdot: conj(x1) . x2 over `axis`, broadcasting the rest."""
-    from ._linalg import _arr
-    from ._ufuncs import conjugate
-    from . import _core
     x1, x2 = _arr(x1), _arr(x2)
     axis = _core._axis(axis)  # as NumPy's gufunc axis=: bools and floats refused
     if x1.dtype.kind == "c":
-        x1 = conjugate(x1)
+        x1 = _u.conjugate(x1)
     a = x1 if axis in (-1, x1.ndim - 1) else x1.swapaxes(axis, -1)
     b = x2 if axis in (-1, x2.ndim - 1) else x2.swapaxes(axis, -1)
     return _core.matmul(a.reshape(a.shape[:-1] + (1, a.shape[-1])),
@@ -25,5 +26,4 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 
 def _np_broadcast(s1, s2):
-    import numpy
-    return numpy.broadcast_shapes(tuple(s1), tuple(s2))
+    return _numpy.broadcast_shapes(tuple(s1), tuple(s2))

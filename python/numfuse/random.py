@@ -18,6 +18,7 @@ import numpy as _np
 
 from . import _core
 from ._core import ndarray
+from ._creation import asarray
 
 __all__ = ["Generator", "RandomState", "default_rng", "seed", "random", "rand", "randn",
            "uniform", "normal", "randint", "standard_normal", "random_sample", "sample",
@@ -164,7 +165,6 @@ class Generator:
             raise OverflowError("Range exceeds valid bounds" if legacy else
                                 "high - low range exceeds valid bounds")
         shape = _size_tuple(size) or _np.broadcast_shapes(hl.shape, hh.shape)
-        from ._creation import asarray
         lo, hi = asarray(low, _np.float64), asarray(high, _np.float64)
         u = self._draw(shape, _np.float64, "uniform")
         return lo + (hi - lo) * u
@@ -181,7 +181,6 @@ class Generator:
         if _np.any(hs < 0):
             raise ValueError("scale < 0")
         shape = _size_tuple(size) or _np.broadcast_shapes(hl.shape, hs.shape)
-        from ._creation import asarray
         z = self._draw(shape, _np.float64, "normal")
         return asarray(loc, _np.float64) + asarray(scale, _np.float64) * z
 
@@ -246,7 +245,6 @@ class Generator:
             return _np.int64(idx.item()) if shape is None else idx
         if shape is None:
             return pool[idx.item()]
-        from ._creation import asarray
         return asarray(pool)[idx]
 
 

@@ -1,0 +1,65 @@
+"""The ndarray methods written in Python, attached to the C++ class once, from one table.
+
+Everything hot (operators, properties, indexing) is bound in C++ (python/src/bind_array.cpp);
+what is here is rare or argument-heavy. The top of the package's layers: it imports the modules
+that implement the methods, and nothing imports it but __init__.
+"""
+from . import _core
+from ._core import ndarray
+from ._indexing import compress, nonzero, put, take
+from ._interop import PROTOCOLS
+from ._linalg import _matmul_i, dot
+from ._ndarray import METHODS as _NDARRAY_METHODS
+from ._reductions import METHODS as _REDUCTION_METHODS
+from ._shape import repeat
+
+
+def _matmul(self, other):
+    return _core.matmul(self, other)
+
+
+def _rmatmul(self, other):
+    return _core.matmul(other, self)
+
+
+def _dot(self, b, out=None):
+    return dot(self, b, out=out)
+
+
+def _nonzero(self):
+    return nonzero(self)
+
+
+def _take(self, indices, axis=None, out=None, mode="raise"):
+    return take(self, indices, axis, out, mode)
+
+
+def _put(self, indices, values, mode="raise"):
+    return put(self, indices, values, mode)
+
+
+def _compress(self, condition, axis=None, out=None):
+    return compress(condition, self, axis, out)
+
+
+def _repeat(self, repeats, axis=None):
+    return repeat(self, repeats, axis)
+
+
+TABLE = {
+    **_NDARRAY_METHODS,
+    **_REDUCTION_METHODS,
+    **PROTOCOLS,
+    "__matmul__": _matmul,
+    "__rmatmul__": _rmatmul,
+    "__imatmul__": _matmul_i,
+    "dot": _dot,
+    "nonzero": _nonzero,
+    "take": _take,
+    "put": _put,
+    "compress": _compress,
+    "repeat": _repeat,
+}
+
+for _name, _fn in TABLE.items():
+    setattr(ndarray, _name, _fn)
