@@ -21,7 +21,6 @@
 namespace nf::cpu {
 
 constexpr int64_t kCastChunk = 1024;    // elements cast at once when the input is not the loop dtype
-constexpr int64_t kBlock = 256;         // outputs accumulated together by the outer reduction
 constexpr int64_t kMinParallel = 32768; // elements of work worth a thread
 
 // The reduction as loops see it: sp over (out, in), split into the kept dims (operands out, in)
@@ -31,25 +30,25 @@ struct Layout {
   bool inner_reduced = false;  // the input's innermost (smallest-stride) dim is reduced
 };
 
-// How an outer reduction (innermost dim kept) divides its work. `rsplit`: threads that split the
-// rows of few outputs, partial results combined in order; it decides the association, so it is
-// computed from blocks of kBlock outputs as it always was. `width`: the columns one task
-// accumulates over its rows, whole rows up to kMaxWidth (rows read in pieces of 2 KB ran at a
-// third of the speed: each piece is a new stream for the prefetcher), split further only to give
-// each thread a block of at least kMinWidth columns.
-constexpr int64_t kMaxWidth = 16384, kMinWidth = 512;
+// How an outer reduction (innermost dim kept) divides its work. `width`: the columns one task
+// accumulates over its rows, whole rows up to kMaxWidth (rows read in pieces of 2-4 KB ran at a
+// third of the speed: each piece is a new stream for the prefetcher; splitting 1000 columns
+// between two threads ran 2x slower than one thread). `rsplit`: parts that split the rows when
+// there are too few row blocks to keep every thread busy, each part accumulating its rows in
+// order into a partial row, the partials combined in order after (the sum of two halves is no
+// less accurate than NumPy's one pass: it adds the rows of an axis-0 reduction in order).
+constexpr int64_t kMaxWidth = 16384;
 struct OuterPlan {
   int64_t rsplit = 1, width = 1, nblk = 1;  // nblk: blocks of `width` columns per row
 };
 inline OuterPlan outer_plan(int64_t ncol, int64_t nouter, int64_t nred, int64_t threads) {
   OuterPlan P;
-  const int64_t items = nouter * ((ncol + kBlock - 1) / kBlock);
-  if (items < threads && nred * ncol >= 2 * kMinParallel) P.rsplit = threads;
-  int64_t nblk = (ncol + kMaxWidth - 1) / kMaxWidth;
-  const int64_t want = std::min((threads + nouter - 1) / nouter, (ncol + kMinWidth - 1) / kMinWidth);
-  if (P.rsplit == 1 && nblk < want) nblk = want;
+  const int64_t nblk = (ncol + kMaxWidth - 1) / kMaxWidth;
   P.width = std::min(ncol, ((ncol + nblk - 1) / nblk + 7) / 8 * 8);
   P.nblk = (ncol + P.width - 1) / P.width;
+  const int64_t items = nouter * P.nblk;
+  const bool worth_threads = threads > 1 && nouter * nred * ncol >= 2 * kMinParallel;
+  if (worth_threads && items < 4 * threads) P.rsplit = std::min(threads, nred);
   return P;
 }
 

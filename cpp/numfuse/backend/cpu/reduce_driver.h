@@ -1,0 +1,182 @@
+// The one CPU reduction driver, for arrays in memory (reduce_cpu.cpp) and for values a fused
+// group computes as it goes (reduce_fused_cpu.cpp): they differ only in where values come from
+// (a Source), so the split into inner and outer reductions, the division of work between threads
+// and the association of every result are decided here once, and fusion never changes a result.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "numfuse/backend/cpu/reduce_kernels.h"
+#include "numfuse/backend/cpu/thread_pool.h"
+
+namespace nf::cpu {
+
+// A Source<R> gives the driver the values of the reduction's input in the loop dtype (R::in_t):
+//   int64_t outputs_per_call() const;   outputs reduce_outputs() takes at once at most
+//   Acc reduce_range(int64_t o, int64_t in_off, int64_t b, int64_t e) const;
+//       the reduced values [b, e) of kept output o (flat index in L.kept; in_off: its first input
+//       element, as L.kept's operand 1 gives it), reduced as runs
+//   template <class F> void reduce_outputs(int64_t o, int64_t in_off, int64_t si, int64_t n, F f) const;
+//       f(j, acc) with the whole reduction of outputs o + j, j < n (consecutive along the innermost
+//       kept dim, input offsets in_off + j * si)
+//   template <class F> void rows(int64_t o, int64_t in_off, int64_t si, int64_t c0, int64_t n,
+//                                int64_t rb, int64_t re, F f) const;
+//       for the reduced rows [rb, re) in order: f(v, s, c, m) hands columns [c0 + c, c0 + c + m)
+//       of the row, v[j * s] for j < m, every column of [c0, c0 + n) once per row; o: the flat
+//       index of the output row (L.kept without its innermost dim), in_off the input offset of
+//       its column c0, si the input stride between columns
+
+// acc[j] = op(acc[j], v[j * s]) for j < n: the loop NumPy runs to add whole rows, which the compiler
+// vectorises along the contiguous axis. Float max/min are written with vector compare-selects (the
+// scalar NaN test defeats the vectoriser) giving exactly op(acc, v), down to the sign of a zero.
+template <class R>
+void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* v, int64_t n, int64_t s) {
+  using T = typename R::in_t;
+  using Acc = typename R::acc_t;
+  constexpr ReduceOp op = R::kOp;
+  if constexpr (std::is_same_v<T, Acc> && (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                op != ReduceOp::Sum && op != ReduceOp::Prod) {
+    if (s == 1) {
+      using V = typename Vec16<T>::V;
+      using M = typename Vec16<T>::M;
+      constexpr int L = 16 / sizeof(T);
+      int64_t j = 0;
+      for (; j + L <= n; j += L) {
+        V a, x;
+        std::memcpy(&a, acc + j, sizeof(V));
+        std::memcpy(&x, v + j, sizeof(V));
+        M keep;  // where op(a, x) is a (Maximum: a > x || isnan(a); Fmax: a > x || isnan(x))
+        if constexpr (op == ReduceOp::Max) keep = (a > x) | (a != a);
+        else if constexpr (op == ReduceOp::Min) keep = (a < x) | (a != a);
+        else if constexpr (op == ReduceOp::Fmax) keep = (a > x) | (x != x);
+        else keep = (a < x) | (x != x);
+        a = (V)(((M)a & keep) | ((M)x & ~keep));
+        std::memcpy(acc + j, &a, sizeof(V));
+      }
+      for (; j < n; ++j) acc[j] = r.op(acc[j], v[j]);
+      return;
+    }
+  }
+  if (s == 1) {
+    for (int64_t j = 0; j < n; ++j) acc[j] = r.op(acc[j], r.load(v[j]));
+  } else {
+    for (int64_t j = 0; j < n; ++j) acc[j] = r.op(acc[j], r.load(v[j * s]));
+  }
+}
+
+template <class R, class Src>
+class ReduceDriver {
+ public:
+  using T = typename R::in_t;
+  using Acc = typename R::acc_t;
+  using Out = typename R::out_t;
+
+  // `out`: the output array's data, addressed by L.kept's operand 0.
+  ReduceDriver(R r, const Layout& L, Src src, Acc id, Acc init, char* out)
+      : r_(r), L_(L), src_(src), id_(id), init_(init), out_(reinterpret_cast<Out*>(out)) {}
+
+  void run() {
+    if (L_.inner_reduced || L_.kept.ndim() == 0) {
+      inner();
+    } else {
+      outer();
+    }
+  }
+
+ private:
+  Out finish(Acc a) const { return r_.finish(r_.op(init_, a)); }
+
+  // Innermost dim reduced: each output reduces a run (or several) on its own.
+  void inner() {
+    const IterSpace& kept = L_.kept;
+    const int64_t nout = kept.size(), nred = L_.red.size();
+    if (nout == 1 && nred >= 2 * kMinParallel && num_threads() > 1) {
+      // One output: each thread reduces a slice; slices combine in order. A few slices per thread,
+      // claimed dynamically (parallel_for), so a busy core costs little.
+      const int64_t parts = 4 * num_threads();
+      std::vector<Acc> partial(parts, id_);
+      int64_t off[2];
+      offsets_at(kept, 0, off);
+      parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+        for (int64_t p = pb; p < pe; ++p) {
+          int64_t b = nred * p / parts, e = nred * (p + 1) / parts;
+          b -= b % 8;  // keep the pairwise blocks aligned as in one pass
+          if (p + 1 < parts) e -= e % 8;
+          partial[p] = src_.reduce_range(0, off[1], b, e);
+        }
+      });
+      Acc acc = partial[0];
+      for (int64_t p = 1; p < parts; ++p) acc = r_.op(acc, partial[p]);
+      out_[off[0]] = finish(acc);
+      return;
+    }
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred, 1));
+    parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+      const int64_t so = kept.ndim() ? kept.strides[0].back() : 0;
+      const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
+      int64_t o = b;
+      for_each_run(kept, b, e, src_.outputs_per_call(), [&](const int64_t* off, int64_t n) {
+        src_.reduce_outputs(o, off[1], si, n, [&](int64_t j, Acc acc) { out_[off[0] + j * so] = finish(acc); });
+        o += n;
+      });
+    });
+  }
+
+  // Innermost dim kept: whole rows of the input accumulate into a row of outputs in order, as
+  // NumPy adds them (sequential along the reduced dims, vectorised along the contiguous one).
+  void outer() {
+    const IterSpace& kept = L_.kept;
+    const int kd = kept.ndim();
+    const int64_t ncol = kept.shape[kd - 1];
+    const int64_t so = kept.strides[0][kd - 1], si = kept.strides[1][kd - 1];
+    const int64_t nouter = kept.size() / ncol, nred = L_.red.size();
+    IterSpace outer_sp = kept;  // the kept dims but the innermost
+    outer_sp.shape.pop_back();
+    for (auto& st : outer_sp.strides) st.pop_back();
+    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+    const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk, items = nouter * nblk;
+    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
+    parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
+      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
+      Acc* acc = acc_buf.get();
+      for (int64_t w = b; w < e; ++w) {
+        const int64_t item = w % items, part = w / items;
+        const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
+        int64_t off[2] = {0, 0};
+        if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+        std::fill(acc, acc + n, id_);
+        src_.rows(o, off[1] + c0 * si, si, c0, n, nred * part / rsplit, nred * (part + 1) / rsplit,
+                  [&](const T* v, int64_t s, int64_t c, int64_t m) { accumulate_row(r_, acc + c, v, m, s); });
+        if (rsplit > 1) {
+          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
+          continue;
+        }
+        Out* dst = out_ + off[0] + c0 * so;
+        for (int64_t j = 0; j < n; ++j) dst[j * so] = finish(acc[j]);
+      }
+    });
+    if (rsplit == 1) return;
+    // The parts' partial rows combine in order.
+    for (int64_t o = 0; o < nouter; ++o) {
+      int64_t off[2] = {0, 0};
+      if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+      for (int64_t j = 0; j < ncol; ++j) {
+        Acc a = partial[o * ncol + j];
+        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[p * kept.size() + o * ncol + j]);
+        out_[off[0] + j * so] = finish(a);
+      }
+    }
+  }
+
+  R r_;
+  const Layout& L_;
+  Src src_;
+  Acc id_, init_;
+  Out* out_;
+};
+
+}  // namespace nf::cpu
