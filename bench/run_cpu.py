@@ -120,6 +120,26 @@ def matvec_cases(rng, sides):
     return cases
 
 
+def reduction_cases(rng, shape):
+    """Issue 11's reductions over a leading or non-contiguous axis: (name, fn(xp, *args), numpy
+    inputs, bytes moved, rtol). NumPy adds whole rows, vectorised along the contiguous axis; so
+    must numfuse. The bytes are the inputs', read once."""
+    cases = []
+    rows, cols = shape
+    for dt in (numpy.float64, numpy.float32):
+        x, y = rng.random(shape).astype(dt), rng.random(shape).astype(dt)
+        name = f"{rows}x{cols} {numpy.dtype(dt).name}"
+        rtol = 1e-10 if dt == numpy.float64 else 1e-4
+        cases += [(f"sum axis 0 {name}", lambda xp, x: x.sum(axis=0), (x,), x.nbytes, rtol),
+                  (f"mean axis 0 {name}", lambda xp, x: x.mean(axis=0), (x,), x.nbytes, rtol),
+                  (f"max axis 0 {name}", lambda xp, x: x.max(axis=0), (x,), x.nbytes, 0.0),
+                  (f"var axis 0 {name}", lambda xp, x: x.var(axis=0), (x,), x.nbytes, rtol),
+                  (f"x.T.sum(axis=1) {name}", lambda xp, x: x.T.sum(axis=1), (x,), x.nbytes, rtol),
+                  (f"argmax axis 0 {name}", lambda xp, x: x.argmax(axis=0), (x,), x.nbytes, 0.0),
+                  (f"(x*y).sum(axis=0) {name}", lambda xp, x, y: (x * y).sum(axis=0), (x, y), 2 * x.nbytes, rtol)]
+    return cases
+
+
 def time_pair(nf, fn, np_inputs, repeats, budget_s):
     """Times fn under NumPy and numfuse on the same data; returns (t_np, t_nf, r_np, r_nf)."""
     nf_inputs = tuple(nf.asarray(x) for x in np_inputs)
@@ -202,6 +222,8 @@ def main():
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
     ap.add_argument("--overhead-only", action="store_true", help="only the host-overhead rows")
     ap.add_argument("--matvec-only", action="store_true", help="only the matrix-vector rows")
+    ap.add_argument("--reductions-only", action="store_true",
+                    help="only the rows of reductions over a leading or non-contiguous axis")
     args = ap.parse_args()
 
     # These are CPU figures: keep numfuse off the GPU on a machine that has one.
@@ -217,10 +239,14 @@ def main():
     rows = []
     rng = numpy.random.default_rng(0)
     matvec = matvec_cases(rng, (1000,) if args.quick else (1000, 4000))
-    bandwidth_cases = [] if args.overhead_only else matvec if args.matvec_only else (
+    reductions = [] if args.overhead_only or args.matvec_only else reduction_cases(
+        numpy.random.default_rng(11), (1000, 1000) if args.quick else (10000, 1000))
+    if args.reductions_only:
+        args.overhead_only = args.matvec_only = True  # none of the other rows
+    bandwidth_cases = reductions if args.reductions_only else [] if args.overhead_only else matvec if args.matvec_only else (
         [(f"{name} {n:.0e}", *case) for name, *case in elementwise_cases(n, rng)] +
         [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)] +
-        fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20) + matvec)
+        fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20) + matvec + reductions)
     for label, fn, inputs, nbytes, rtol in bandwidth_cases:
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)

@@ -52,6 +52,8 @@ def make_case(seed):
 
     def build(xp, seed_data):
         base = make_array([s * st for s, st in zip(shape, steps)], dtype, seed=seed_data, low=low, high=high)
+        if dtype.kind == "f" and low == 0:  # whole numbers: ties
+            base = numpy.floor(base)
         if nan:
             flat = base.reshape(-1)
             flat[numpy.random.default_rng(seed_data).integers(flat.size, size=3)] = numpy.nan
@@ -123,3 +125,22 @@ def test_reduction_layouts(seed):
         with numpy.errstate(all="ignore"):
             again = to_numpy(nf, reduce(nf, op, stored, axis, keepdims))
         numpy.testing.assert_array_equal(again, got, err_msg="fused vs stored: " + desc)
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32])
+@pytest.mark.parametrize("op", ["argmax", "argmin", "max", "min"])
+def test_leading_axis_ties_and_nans(op, dtype, fused):
+    """Over axis 0 of a tall array (rows split between threads): ties give the first row, the first
+    NaN of a column wins whichever thread's rows hold it, and a NaN in a later part still wins."""
+    nf = numfuse_module()
+    rng = numpy.random.default_rng(5)
+    x = numpy.floor(rng.uniform(0, 3, size=(6000, 40))).astype(dtype)
+    if numpy.dtype(dtype).kind == "f":
+        for col, rows in [(0, [5]), (1, [5999]), (2, [3000, 10]), (3, [4500, 4499]), (4, [0, 5999])]:
+            x[rows, col] = numpy.nan
+    y = numpy.ones_like(x)
+    expected = getattr(numpy, op)(x * y if fused else x, axis=0)
+    a = nf.asarray(x)
+    got = getattr(nf, op)(a * nf.asarray(y) if fused else a, axis=0)
+    numpy.testing.assert_array_equal(to_numpy(nf, got), expected)

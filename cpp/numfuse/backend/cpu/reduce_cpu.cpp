@@ -154,6 +154,10 @@ void arg_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, const 
   const bool max = spec.op == ReduceOp::ArgMax;
   const T* src = in.data_as<T>();
   int64_t* dst = out.data_as<int64_t>();
+  if (!L.inner_reduced && L.kept.ndim() > 0) {  // whole rows, as the value reductions
+    using R = ArgR<T, true>;
+    return arg_outer<T>(max, L, MemorySource<R>(R{}, L, in, nullptr, T{}), dst);
+  }
   const IterSpace& kept = L.kept;
   const int64_t n = L.red.size(), s = L.red.ndim() ? L.red.strides[0][0] : 1;
   if (kept.size() == 1 && n >= 2 * kMinParallel && num_threads() > 1) {

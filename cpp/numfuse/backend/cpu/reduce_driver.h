@@ -179,4 +179,110 @@ class ReduceDriver {
   Out* out_;
 };
 
+// argmax / argmin as a Source sees them: values in their own dtype, no cast (ops/ casts none).
+template <class T, bool Max>
+struct ArgR {
+  static constexpr ReduceOp kOp = Max ? ReduceOp::ArgMax : ReduceOp::ArgMin;
+  using in_t = T;
+  using acc_t = T;
+  using out_t = int64_t;
+};
+
+// One row r of an outer argmax/argmin: where v beats best (the first extreme wins ties; the first
+// NaN wins and stays), best and idx take the row's value and r. Branch-free selects: vectorisable.
+template <class T>
+void arg_update_row(T* best, int64_t* idx, const T* v, int64_t n, int64_t s, int64_t r, bool max) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (s == 1) {
+      if (max) {
+        for (int64_t j = 0; j < n; ++j) {
+          const T x = v[j], b = best[j];
+          const bool take = x > b || (x != x && b == b);
+          best[j] = take ? x : b;
+          idx[j] = take ? r : idx[j];
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          const T x = v[j], b = best[j];
+          const bool take = x < b || (x != x && b == b);
+          best[j] = take ? x : b;
+          idx[j] = take ? r : idx[j];
+        }
+      }
+      return;
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const T x = v[j * s], b = best[j];
+    if (arg_isnan(b)) continue;
+    if (arg_isnan(x) || arg_better(x, b, max)) {
+      best[j] = x;
+      idx[j] = r;
+    }
+  }
+}
+
+// argmax / argmin with the innermost dim kept (L.kept.ndim() > 0, !L.inner_reduced): rows of
+// values update a row of winners in order, split between threads as the value reductions are
+// (outer_plan), the parts' winners combined in order. `src`: a Source<ArgR<T, Max>>.
+template <class T, class Src>
+void arg_outer(bool max, const Layout& L, const Src& src, int64_t* dst) {
+  const IterSpace& kept = L.kept;
+  const int kd = kept.ndim();
+  const int64_t ncol = kept.shape[kd - 1];
+  const int64_t so = kept.strides[0][kd - 1], si = kept.strides[1][kd - 1];
+  const int64_t nouter = kept.size() / ncol, nred = L.red.size();
+  IterSpace outer_sp = kept;
+  outer_sp.shape.pop_back();
+  for (auto& st : outer_sp.strides) st.pop_back();
+  const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+  const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk, items = nouter * nblk;
+  std::vector<T> part_best(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+  std::vector<int64_t> part_idx(part_best.size());
+  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
+  parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
+    thread_local std::unique_ptr<T[]> best_buf(new T[kMaxWidth]);
+    thread_local std::unique_ptr<int64_t[]> idx_buf(new int64_t[kMaxWidth]);
+    T* best = best_buf.get();
+    int64_t* idx = idx_buf.get();
+    for (int64_t w = b; w < e; ++w) {
+      const int64_t item = w % items, part = w / items;
+      const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
+      const int64_t rb = nred * part / rsplit, re = nred * (part + 1) / rsplit;
+      int64_t off[2] = {0, 0};
+      if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+      int64_t r = rb;  // the row rows() hands now: it ends where the columns reach n
+      src.rows(o, off[1] + c0 * si, si, c0, n, rb, re, [&](const T* v, int64_t s, int64_t c, int64_t m) {
+        if (r == rb) {
+          for (int64_t j = 0; j < m; ++j) best[c + j] = v[j * s], idx[c + j] = r;
+        } else {
+          arg_update_row(best + c, idx + c, v, m, s, r, max);
+        }
+        if (c + m == n) ++r;
+      });
+      if (rsplit > 1) {
+        const int64_t at = part * kept.size() + o * ncol + c0;
+        std::copy(best, best + n, part_best.begin() + at);
+        std::copy(idx, idx + n, part_idx.begin() + at);
+        continue;
+      }
+      for (int64_t j = 0; j < n; ++j) dst[off[0] + (c0 + j) * so] = idx[j];
+    }
+  });
+  if (rsplit == 1) return;
+  for (int64_t o = 0; o < nouter; ++o) {
+    int64_t off[2] = {0, 0};
+    if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+    for (int64_t j = 0; j < ncol; ++j) {
+      T win = part_best[o * ncol + j];
+      int64_t wi = part_idx[o * ncol + j];
+      for (int64_t p = 1; p < rsplit && !arg_isnan(win); ++p) {
+        const T x = part_best[p * kept.size() + o * ncol + j];
+        if (arg_isnan(x) || arg_better(x, win, max)) win = x, wi = part_idx[p * kept.size() + o * ncol + j];
+      }
+      dst[off[0] + j * so] = wi;
+    }
+  }
+}
+
 }  // namespace nf::cpu

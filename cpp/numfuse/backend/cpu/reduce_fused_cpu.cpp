@@ -222,9 +222,14 @@ void value_fused(const ReduceSpec& spec, const Layout& L, const Prologue& pro, c
 
 // argmax / argmin over computed values: reduce_cpu's arg_reduce, a chunk of values at a time.
 template <class T>
-void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& A, const Array& out) {
+void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& A, const IterSpace& B,
+               const Array& out) {
   using Win = std::pair<int64_t, T>;
   int64_t* dst = out.data_as<int64_t>();
+  if (!L.inner_reduced && L.kept.ndim() > 0) {  // whole rows, as the value reductions
+    using R = ArgR<T, true>;
+    return arg_outer<T>(max, L, FusedSource<R>(R{}, L, pro, A, B, nullptr, T{}), dst);
+  }
   const int64_t nout = L.kept.size(), n = L.red.size();
   // The first extreme of values [b, e) of output o; the first NaN ends the scan.
   auto scan = [&](int64_t o, int64_t b, int64_t e) {
@@ -321,7 +326,7 @@ void reduce_program(const ReduceSpec& spec, const GroupProgram& p, const Array& 
     }
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
-      NF_DISPATCH(vt, reduce_op_name(spec.op), { arg_fused<scalar_t>(spec.op == ReduceOp::ArgMax, L, pro, A, out); });
+      NF_DISPATCH(vt, reduce_op_name(spec.op), { arg_fused<scalar_t>(spec.op == ReduceOp::ArgMax, L, pro, A, pro.space(orders.by_row), out); });
       return;
     default: {
       const IterSpace B = pro.space(orders.by_row);

@@ -34,7 +34,7 @@ struct Layout {
 // accumulates over its rows, whole rows up to kMaxWidth (rows read in pieces of 2-4 KB ran at a
 // third of the speed: each piece is a new stream for the prefetcher; splitting 1000 columns
 // between two threads ran 2x slower than one thread). `rsplit`: parts that split the rows when
-// there are too few row blocks to keep every thread busy, each part accumulating its rows in
+// there are too few row blocks to keep every thread busy (a few parts per thread), each part accumulating its rows in
 // order into a partial row, the partials combined in order after (the sum of two halves is no
 // less accurate than NumPy's one pass: it adds the rows of an axis-0 reduction in order).
 constexpr int64_t kMaxWidth = 16384;
@@ -48,7 +48,9 @@ inline OuterPlan outer_plan(int64_t ncol, int64_t nouter, int64_t nred, int64_t 
   P.nblk = (ncol + P.width - 1) / P.width;
   const int64_t items = nouter * P.nblk;
   const bool worth_threads = threads > 1 && nouter * nred * ncol >= 2 * kMinParallel;
-  if (worth_threads && items < 4 * threads) P.rsplit = std::min(threads, nred);
+  // A few parts per thread, claimed dynamically: on a loaded machine a thread that loses its core
+  // for a while holds up one small part, not half the work.
+  if (worth_threads && items < 2 * threads) P.rsplit = std::min(4 * threads, nred);
   return P;
 }
 
