@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "numfuse/backend/cpu/reduce_kernels.h"
+#include "numfuse/backend/cpu/reduce_rows.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 
 namespace nf::cpu {
@@ -59,6 +60,10 @@ void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* 
       for (; j < n; ++j) acc[j] = r.op(acc[j], v[j]);
       return;
     }
+  }
+  if constexpr (std::is_same_v<T, Acc> && (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                op == ReduceOp::Sum) {
+    if (s == 1) return add_row(acc, v, n);
   }
   if (s == 1) {
     for (int64_t j = 0; j < n; ++j) acc[j] = r.op(acc[j], r.load(v[j]));
@@ -136,40 +141,48 @@ class ReduceDriver {
     IterSpace outer_sp = kept;  // the kept dims but the innermost
     outer_sp.shape.pop_back();
     for (auto& st : outer_sp.strides) st.pop_back();
-    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads(), sizeof(Acc));
     const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk, items = nouter * nblk;
-    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
+    // Partial rows: not zeroed (every element is filled with the identity before its part runs).
+    std::unique_ptr<Acc[]> partial(rsplit > 1 ? new Acc[size_t(rsplit * kept.size())] : nullptr);
+    // Where the output has the accumulator's type and is contiguous along the row, rows accumulate
+    // in the output itself, from the initial value as NumPy does: no buffer, no second pass.
+    constexpr bool same_type = std::is_same_v<Acc, Out>;
+    const bool direct = same_type && rsplit == 1 && so == 1;
     const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
     parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
-      Acc* acc = acc_buf.get();
+      std::unique_ptr<Acc[]> own;
+      Acc* buf = rsplit > 1 || direct ? nullptr : scratch_row(own, width);
       for (int64_t w = b; w < e; ++w) {
         const int64_t item = w % items, part = w / items;
         const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
         int64_t off[2] = {0, 0};
         if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
-        std::fill(acc, acc + n, id_);
+        Acc* acc = buf;
+        if (rsplit > 1) acc = partial.get() + part * kept.size() + o * ncol + c0;
+        if constexpr (same_type) {
+          if (direct) acc = out_ + off[0] + c0;
+        }
+        std::fill(acc, acc + n, direct ? init_ : id_);
         src_.rows(o, off[1] + c0 * si, si, c0, n, nred * part / rsplit, nred * (part + 1) / rsplit,
                   [&](const T* v, int64_t s, int64_t c, int64_t m) { accumulate_row(r_, acc + c, v, m, s); });
-        if (rsplit > 1) {
-          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
-          continue;
-        }
+        if (rsplit > 1 || direct) continue;
         Out* dst = out_ + off[0] + c0 * so;
         for (int64_t j = 0; j < n; ++j) dst[j * so] = finish(acc[j]);
       }
     });
     if (rsplit == 1) return;
     // The parts' partial rows combine in order.
-    for (int64_t o = 0; o < nouter; ++o) {
-      int64_t off[2] = {0, 0};
-      if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
-      for (int64_t j = 0; j < ncol; ++j) {
-        Acc a = partial[o * ncol + j];
-        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[p * kept.size() + o * ncol + j]);
+    parallel_for(kept.size(), kMinParallel / rsplit, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t o = i / ncol, j = i % ncol;
+        int64_t off[2] = {0, 0};
+        if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
+        Acc a = partial[i];
+        for (int64_t p = 1; p < rsplit; ++p) a = r_.op(a, partial[p * kept.size() + i]);
         out_[off[0] + j * so] = finish(a);
       }
-    }
+    });
   }
 
   R r_;
@@ -235,16 +248,16 @@ void arg_outer(bool max, const Layout& L, const Src& src, int64_t* dst) {
   IterSpace outer_sp = kept;
   outer_sp.shape.pop_back();
   for (auto& st : outer_sp.strides) st.pop_back();
-  const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
+  const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads(), sizeof(T) + sizeof(int64_t));
   const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk, items = nouter * nblk;
   std::vector<T> part_best(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
   std::vector<int64_t> part_idx(part_best.size());
   const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
   parallel_for(items * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-    thread_local std::unique_ptr<T[]> best_buf(new T[kMaxWidth]);
-    thread_local std::unique_ptr<int64_t[]> idx_buf(new int64_t[kMaxWidth]);
-    T* best = best_buf.get();
-    int64_t* idx = idx_buf.get();
+    std::unique_ptr<T[]> own_best;
+    std::unique_ptr<int64_t[]> own_idx;
+    T* best = scratch_row(own_best, width);
+    int64_t* idx = scratch_row<int64_t, 1>(own_idx, width);
     for (int64_t w = b; w < e; ++w) {
       const int64_t item = w % items, part = w / items;
       const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
