@@ -14,6 +14,8 @@
 namespace nf::cpu {
 
 Layout make_layout(const Array& in, const std::vector<bool>& axes) {
+  // Operands: the output (C-contiguous over the kept dims, 0 along the reduced ones) and the input;
+  // dims in the input's memory order, reduced dims kept apart from kept ones by the mask.
   Strides out_s = contiguous_strides([&] {
     Shape s;
     for (int d = 0; d < in.ndim(); ++d) s.push_back(axes[d] ? 1 : in.shape[d]);
@@ -22,12 +24,12 @@ Layout make_layout(const Array& in, const std::vector<bool>& axes) {
   for (int d = 0; d < in.ndim(); ++d) {
     if (axes[d]) out_s[d] = 0;
   }
-  IterSpace sp = make_iter_space(in.shape, {out_s, in.strides}, 1);
+  IterSpace sp = make_iter_space(in.shape, {out_s, in.strides}, 1, axes);
   Layout L;
   L.kept.strides.assign(2, Strides{});
   L.red.strides.assign(1, Strides{});
   for (int d = 0; d < sp.ndim(); ++d) {
-    if (sp.strides[0][d] == 0 && sp.shape[d] > 1) {
+    if (sp.is_reduced(d) && sp.shape[d] > 1) {
       L.red.shape.push_back(sp.shape[d]);
       L.red.strides[0].push_back(sp.strides[1][d]);
       L.inner_reduced = d == sp.ndim() - 1;
