@@ -192,10 +192,7 @@ void split_into(IterPiece piece, std::vector<IterPiece>* out) {
     }
     if (key > best_span) best_span = key, best = d;
   }
-  if (best < 0) {
-    throw ValueError("an iteration space whose strides do not fit 32-bit indexing cannot be split (extent " +
-                     std::to_string(sp.size()) + ")");
-  }
+  if (best < 0) throw Error("split_for_int32: a space of one element does not fit 32 bits");  // cannot happen
   const int64_t n1 = sp.shape[best] / 2;
   IterPiece hi = piece;
   piece.space.shape[best] = n1;

@@ -57,8 +57,7 @@ struct IterPiece {
 };
 // Splits sp into pieces that each fit_int32(), halving the dim of the largest span (as
 // TensorIterator's with_32bit_indexing) until they do; one piece when sp already fits. Together
-// the pieces cover every element of sp once. A dim of extent 1 whose stride alone is too large
-// cannot be split: such a space throws ValueError.
+// the pieces cover every element of sp once (a piece of one element always fits: its spans are 0).
 std::vector<IterPiece> split_for_int32(const IterSpace& sp);
 
 // The bytes [lo, hi) of its buffer that a view (shape, strides in elements, byte offset) can
