@@ -84,8 +84,23 @@ class FusedSource {
     if (red.ndim() <= 1) return run_values(base + b, red.ndim() == 0 ? 1 : e - b);
     Acc acc = id_;
     int64_t pos = b;
+    // Short runs (a middle axis kept: sum over axes 0 and 2, say) are consecutive values of the
+    // by-output order: one fill computes a window of several, each reduced as its own run, as
+    // run_values would (a fill per run of 100 values ran at half NumPy's speed).
+    int64_t win_lo = 0, win_hi = 0;
+    const char* vals = value_buffer();
     for_each_run(red, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t*, int64_t n) {
-      acc = op(acc, run_values(base + pos, n));
+      if (n > kChunk / 2) {
+        acc = op(acc, run_values(base + pos, n));
+        win_hi = win_lo;  // run_values used the buffer
+      } else {
+        if (pos + n > win_hi) {
+          win_lo = pos;
+          win_hi = std::min(e, pos + kChunk);
+          pro_.fill(A_, base + win_lo, win_hi - win_lo, value_buffer());
+        }
+        acc = op(acc, reduce_buffer(vals + (pos - win_lo) * vsize_, n));
+      }
       pos += n;
     });
     return acc;
