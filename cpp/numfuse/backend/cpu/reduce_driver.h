@@ -164,8 +164,15 @@ class ReduceDriver {
           if (direct) acc = out_ + off[0] + c0;
         }
         std::fill(acc, acc + n, direct ? init_ : id_);
+        int64_t since_check = 0;  // a task may be the whole reduction: Ctrl-C is seen within it
         src_.rows(o, off[1] + c0 * si, si, c0, n, nred * part / rsplit, nred * (part + 1) / rsplit,
-                  [&](const T* v, int64_t s, int64_t c, int64_t m) { accumulate_row(r_, acc + c, v, m, s); });
+                  [&](const T* v, int64_t s, int64_t c, int64_t m) {
+                    accumulate_row(r_, acc + c, v, m, s);
+                    if ((since_check += m) >= kInterruptCheckItems) {
+                      since_check = 0;
+                      check_interrupt();
+                    }
+                  });
         if (rsplit > 1 || direct) continue;
         Out* dst = out_ + off[0] + c0 * so;
         for (int64_t j = 0; j < n; ++j) dst[j * so] = finish(acc[j]);
@@ -265,7 +272,12 @@ void arg_outer(bool max, const Layout& L, const Src& src, int64_t* dst) {
       int64_t off[2] = {0, 0};
       if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
       int64_t r = rb;  // the row rows() hands now: it ends where the columns reach n
+      int64_t since_check = 0;
       src.rows(o, off[1] + c0 * si, si, c0, n, rb, re, [&](const T* v, int64_t s, int64_t c, int64_t m) {
+        if ((since_check += m) >= kInterruptCheckItems) {
+          since_check = 0;
+          check_interrupt();
+        }
         if (r == rb) {
           for (int64_t j = 0; j < m; ++j) best[c + j] = v[j * s], idx[c + j] = r;
         } else {
