@@ -84,6 +84,18 @@ class MemorySource {
     for (int64_t j = 0; j < n; ++j) f(j, reduce_range(o + j, in_off + j * si, 0, nred));
   }
 
+  // argmax / argmin (R = ArgR): the winner of the reduced run [b, e) below in_off.
+  std::pair<int64_t, T> arg_range(int64_t, int64_t in_off, int64_t b, int64_t e, bool max) const {
+    return arg_run(reinterpret_cast<const T*>(in_) + in_off, b, e, red_stride(), max);
+  }
+
+  template <class F>
+  void arg_outputs(int64_t, int64_t in_off, int64_t si, int64_t n, bool max, F&& f) const {
+    const T* p = reinterpret_cast<const T*>(in_) + in_off;
+    const int64_t nred = red_.size(), s = red_stride();
+    for (int64_t j = 0; j < n; ++j) f(j, arg_run(p + j * si, 0, nred, s, max).first);
+  }
+
   template <class F>
   void rows(int64_t, int64_t in_off, int64_t si, int64_t, int64_t n, int64_t rb, int64_t re, F&& f) const {
     const char* base = in_ + in_off * isz_;
@@ -95,6 +107,8 @@ class MemorySource {
   }
 
  private:
+  int64_t red_stride() const { return red_.ndim() ? red_.strides[0][0] : 1; }
+
   template <class F>
   void row(const char* p, int64_t s, int64_t n, F& f) const {
     if (!cast_) return f(reinterpret_cast<const T*>(p), s, int64_t(0), n);
@@ -153,38 +167,9 @@ void value_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, cons
 
 template <class T>
 void arg_reduce(const ReduceSpec& spec, const Layout& L, const Array& in, const Array& out) {
-  const bool max = spec.op == ReduceOp::ArgMax;
-  const T* src = in.data_as<T>();
-  int64_t* dst = out.data_as<int64_t>();
-  if (!L.inner_reduced && L.kept.ndim() > 0) {  // whole rows, as the value reductions
-    using R = ArgR<T, true>;
-    return arg_outer<T>(max, L, MemorySource<R>(R{}, L, in, nullptr, T{}), dst);
-  }
-  const IterSpace& kept = L.kept;
-  const int64_t n = L.red.size(), s = L.red.ndim() ? L.red.strides[0][0] : 1;
-  if (kept.size() == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
-    const int64_t parts = 4 * num_threads();
-    std::vector<std::pair<int64_t, T>> partial(parts);
-    parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) partial[p] = arg_run(src, n * p / parts, n * (p + 1) / parts, s, max);
-    });
-    auto win = partial[0];
-    for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
-      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
-    }
-    int64_t off[2];
-    offsets_at(kept, 0, off);
-    dst[off[0]] = win.first;
-    return;
-  }
-  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(n, 1));
-  parallel_for(kept.size(), grain, [&](int64_t b, int64_t e) {
-    const int64_t so = kept.ndim() ? kept.strides[0].back() : 0;
-    const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
-    for_each_run(kept, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t* off, int64_t m) {
-      for (int64_t j = 0; j < m; ++j) dst[off[0] + j * so] = arg_run(src + off[1] + j * si, 0, n, s, max).first;
-    });
-  });
+  using R = ArgR<T, true>;
+  arg_reduce_layout<T>(spec.op == ReduceOp::ArgMax, L, MemorySource<R>(R{}, L, in, nullptr, T{}),
+                       out.data_as<int64_t>());
 }
 
 }  // namespace

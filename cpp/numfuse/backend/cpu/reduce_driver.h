@@ -310,4 +310,39 @@ void arg_outer(bool max, const Layout& L, const Src& src, int64_t* dst) {
   }
 }
 
+// argmax / argmin over L (any layout): arg_outer when the innermost dim is kept; else each output
+// scans its run (Source::arg_range / arg_outputs), one output split between threads when it is
+// the only one, the slices' winners combined in order (the first NaN, else the first extreme).
+template <class T, class Src>
+void arg_reduce_layout(bool max, const Layout& L, const Src& src, int64_t* dst) {
+  if (!L.inner_reduced && L.kept.ndim() > 0) return arg_outer<T>(max, L, src, dst);
+  const IterSpace& kept = L.kept;
+  const int64_t nout = kept.size(), n = L.red.size();
+  if (nout == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
+    const int64_t parts = 4 * num_threads();
+    std::vector<std::pair<int64_t, T>> partial(parts);
+    int64_t off[2];
+    offsets_at(kept, 0, off);
+    parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) partial[p] = src.arg_range(0, off[1], n * p / parts, n * (p + 1) / parts, max);
+    });
+    auto win = partial[0];
+    for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
+      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
+    }
+    dst[off[0]] = win.first;
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(n, 1));
+  parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+    const int64_t so = kept.ndim() ? kept.strides[0].back() : 0;
+    const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
+    int64_t o = b;
+    for_each_run(kept, b, e, src.outputs_per_call(), [&](const int64_t* off, int64_t m) {
+      src.arg_outputs(o, off[1], si, m, max, [&](int64_t j, int64_t idx) { dst[off[0] + j * so] = idx; });
+      o += m;
+    });
+  });
+}
+
 }  // namespace nf::cpu

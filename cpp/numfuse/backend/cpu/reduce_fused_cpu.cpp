@@ -115,6 +115,34 @@ class FusedSource {
     for (int64_t k = 0; k < n; ++k) f(k, reduce_buffer(vals + k * nred * vsize_, nred));
   }
 
+  // argmax / argmin (R = ArgR): the winner of values [b, e) of output o, a chunk at a time; the
+  // first NaN ends the scan.
+  std::pair<int64_t, T> arg_range(int64_t o, int64_t, int64_t b, int64_t e, bool max) const {
+    const int64_t nred = L_.red.size();
+    char* vals = value_buffer();
+    const T* v = reinterpret_cast<const T*>(vals);
+    std::pair<int64_t, T> best{-1, T{}};
+    for (int64_t i = b; i < e; i += kChunk) {
+      const int64_t m = std::min(kChunk, e - i);
+      pro_.fill(A_, o * nred + i, m, vals);
+      std::pair<int64_t, T> w = arg_run(v, 0, m, 1, max);
+      w.first += i;
+      if (best.first < 0 || arg_isnan(w.second) || arg_better(w.second, best.second, max)) best = w;
+      if (arg_isnan(best.second)) break;
+    }
+    return best;
+  }
+
+  template <class F>
+  void arg_outputs(int64_t o, int64_t, int64_t, int64_t n, bool max, F&& f) const {
+    const int64_t nred = L_.red.size();
+    if (n == 1) return f(int64_t(0), arg_range(o, 0, 0, nred, max).first);
+    char* vals = value_buffer();
+    const T* v = reinterpret_cast<const T*>(vals);
+    pro_.fill(A_, o * nred, n * nred, vals);
+    for (int64_t k = 0; k < n; ++k) f(k, arg_run(v + k * nred, 0, nred, 1, max).first);
+  }
+
   // Rows [rb, re) of columns [c0, c0 + n) of outer output o, computed a chunk at a time.
   template <class F>
   void rows(int64_t o, int64_t, int64_t, int64_t c0, int64_t n, int64_t rb, int64_t re, F&& f) const {
@@ -235,59 +263,12 @@ void value_fused(const ReduceSpec& spec, const Layout& L, const Prologue& pro, c
   with_value_reducer<T>(spec.op, [&](auto r) { run_fused(r, L, pro, A, B, cast, id, init, out); });
 }
 
-// argmax / argmin over computed values: reduce_cpu's arg_reduce, a chunk of values at a time.
+// argmax / argmin over computed values: the driver's, a chunk of values at a time.
 template <class T>
 void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& A, const IterSpace& B,
                const Array& out) {
-  using Win = std::pair<int64_t, T>;
-  int64_t* dst = out.data_as<int64_t>();
-  if (!L.inner_reduced && L.kept.ndim() > 0) {  // whole rows, as the value reductions
-    using R = ArgR<T, true>;
-    return arg_outer<T>(max, L, FusedSource<R>(R{}, L, pro, A, B, nullptr, T{}), dst);
-  }
-  const int64_t nout = L.kept.size(), n = L.red.size();
-  // The first extreme of values [b, e) of output o; the first NaN ends the scan.
-  auto scan = [&](int64_t o, int64_t b, int64_t e) {
-    const T* v = reinterpret_cast<const T*>(value_buffer());
-    Win best{-1, T{}};
-    for (int64_t i = b; i < e; i += kChunk) {
-      const int64_t m = std::min(kChunk, e - i);
-      pro.fill(A, o * n + i, m, reinterpret_cast<char*>(const_cast<T*>(v)));
-      Win w = arg_run(v, 0, m, 1, max);
-      w.first += i;
-      if (best.first < 0 || arg_isnan(w.second) || arg_better(w.second, best.second, max)) best = w;
-      if (arg_isnan(best.second)) break;
-    }
-    return best;
-  };
-  if (nout == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
-    const int64_t parts = 4 * num_threads();
-    std::vector<Win> partial(parts);
-    parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) partial[p] = scan(0, n * p / parts, n * (p + 1) / parts);
-    });
-    Win win = partial[0];
-    for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
-      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
-    }
-    dst[0] = win.first;
-    return;
-  }
-  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(n, 1));
-  const int64_t group = kChunk / n;
-  parallel_for(nout, grain, [&](int64_t b, int64_t e) {
-    if (group < 2) {
-      for (int64_t o = b; o < e; ++o) dst[o] = scan(o, 0, n).first;
-      return;
-    }
-    char* vals = value_buffer();
-    const T* v = reinterpret_cast<const T*>(vals);
-    for (int64_t o = b; o < e; o += group) {
-      const int64_t g = std::min(group, e - o);
-      pro.fill(A, o * n, g * n, vals);
-      for (int64_t k = 0; k < g; ++k) dst[o + k] = arg_run(v + k * n, 0, n, 1, max).first;
-    }
-  });
+  using R = ArgR<T, true>;
+  arg_reduce_layout<T>(max, L, FusedSource<R>(R{}, L, pro, A, B, nullptr, T{}), out.data_as<int64_t>());
 }
 
 }  // namespace
