@@ -19,7 +19,8 @@ using namespace nf;
 namespace {
 
 // The element offset of C-order position i over `shape` for each operand.
-std::vector<int64_t> offsets_of(int64_t i, const Shape& shape, const std::vector<Strides>& strides) {
+std::vector<int64_t> offsets_of(int64_t i, const Shape& shape,
+                                const std::vector<Strides>& strides) {
   std::vector<int64_t> off(strides.size(), 0);
   for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
     const int64_t c = i % shape[d];
@@ -126,10 +127,12 @@ TEST(IterationBuilder, SplitReductionMatchesBruteForce) {
     ASSERT_EQ(sp.kept.size(), numel(ks));
     ASSERT_EQ(sp.red.size(), numel(rs));
     for (int64_t i = 0; i < numel(ks); ++i) {
-      EXPECT_EQ(offsets_of(i, sp.kept.shape, sp.kept.strides), offsets_of(i, ks, kst)) << "iter " << iter;
+      EXPECT_EQ(offsets_of(i, sp.kept.shape, sp.kept.strides), offsets_of(i, ks, kst))
+          << "iter " << iter;
     }
     for (int64_t j = 0; j < numel(rs); ++j) {
-      EXPECT_EQ(offsets_of(j, sp.red.shape, sp.red.strides), offsets_of(j, rs, rst)) << "iter " << iter;
+      EXPECT_EQ(offsets_of(j, sp.red.shape, sp.red.strides), offsets_of(j, rs, rst))
+          << "iter " << iter;
     }
   }
 }

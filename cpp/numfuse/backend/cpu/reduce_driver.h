@@ -20,7 +20,8 @@ namespace nf::cpu {
 //   Acc reduce_range(int64_t o, int64_t in_off, int64_t b, int64_t e) const;
 //       the reduced values [b, e) of kept output o (flat index in L.kept; in_off: its first input
 //       element, as L.kept's operand 1 gives it), reduced as runs
-//   template <class F> void reduce_outputs(int64_t o, int64_t in_off, int64_t si, int64_t n, F f) const;
+//   template <class F> void reduce_outputs(int64_t o, int64_t in_off, int64_t si, int64_t n, F f)
+//   const;
 //       f(j, acc) with the whole reduction of outputs o + j, j < n (consecutive along the innermost
 //       kept dim, input offsets in_off + j * si)
 //   template <class F> void rows(int64_t o, int64_t in_off, int64_t si, int64_t c0, int64_t n,
@@ -30,16 +31,19 @@ namespace nf::cpu {
 //       index of the output row (L.kept without its innermost dim), in_off the input offset of
 //       its column c0, si the input stride between columns
 
-// acc[j] = op(acc[j], v[j * s]) for j < n: the loop NumPy runs to add whole rows, which the compiler
-// vectorises along the contiguous axis. Float max/min are written with vector compare-selects (the
-// scalar NaN test defeats the vectoriser) giving exactly op(acc, v), down to the sign of a zero.
+// acc[j] = op(acc[j], v[j * s]) for j < n: the loop NumPy runs to add whole rows, which the
+// compiler vectorises along the contiguous axis. Float max/min are written with vector
+// compare-selects (the scalar NaN test defeats the vectoriser) giving exactly op(acc, v), down to
+// the sign of a zero.
 template <class R>
-void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* v, int64_t n, int64_t s) {
+void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* v, int64_t n,
+                    int64_t s) {
   using T = typename R::in_t;
   using Acc = typename R::acc_t;
   constexpr ReduceOp op = R::kOp;
-  if constexpr (std::is_same_v<T, Acc> && (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
-                op != ReduceOp::Sum && op != ReduceOp::Prod) {
+  if constexpr (std::is_same_v<T, Acc> &&
+                (std::is_same_v<T, float> || std::is_same_v<T, double>)&&op != ReduceOp::Sum &&
+                op != ReduceOp::Prod) {
     if (s == 1) {
       using V = typename Vec16<T>::V;
       using M = typename Vec16<T>::M;
@@ -50,10 +54,14 @@ void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* 
         std::memcpy(&a, acc + j, sizeof(V));
         std::memcpy(&x, v + j, sizeof(V));
         M keep;  // where op(a, x) is a (Maximum: a > x || isnan(a); Fmax: a > x || isnan(x))
-        if constexpr (op == ReduceOp::Max) keep = (a > x) | (a != a);
-        else if constexpr (op == ReduceOp::Min) keep = (a < x) | (a != a);
-        else if constexpr (op == ReduceOp::Fmax) keep = (a > x) | (x != x);
-        else keep = (a < x) | (x != x);
+        if constexpr (op == ReduceOp::Max)
+          keep = (a > x) | (a != a);
+        else if constexpr (op == ReduceOp::Min)
+          keep = (a < x) | (a != a);
+        else if constexpr (op == ReduceOp::Fmax)
+          keep = (a > x) | (x != x);
+        else
+          keep = (a < x) | (x != x);
         a = (V)(((M)a & keep) | ((M)x & ~keep));
         std::memcpy(acc + j, &a, sizeof(V));
       }
@@ -61,8 +69,8 @@ void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* 
       return;
     }
   }
-  if constexpr (std::is_same_v<T, Acc> && (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
-                op == ReduceOp::Sum) {
+  if constexpr (std::is_same_v<T, Acc> &&
+                (std::is_same_v<T, float> || std::is_same_v<T, double>)&&op == ReduceOp::Sum) {
     if (s == 1) return add_row(acc, v, n);
   }
   if (s == 1) {
@@ -124,7 +132,8 @@ class ReduceDriver {
       const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
       int64_t o = b;
       for_each_run(kept, b, e, src_.outputs_per_call(), [&](const int64_t* off, int64_t n) {
-        src_.reduce_outputs(o, off[1], si, n, [&](int64_t j, Acc acc) { out_[off[0] + j * so] = finish(acc); });
+        src_.reduce_outputs(o, off[1], si, n,
+                            [&](int64_t j, Acc acc) { out_[off[0] + j * so] = finish(acc); });
         o += n;
       });
     });
@@ -273,18 +282,19 @@ void arg_outer(bool max, const Layout& L, const Src& src, int64_t* dst) {
       if (outer_sp.ndim()) offsets_at(outer_sp, o, off);
       int64_t r = rb;  // the row rows() hands now: it ends where the columns reach n
       int64_t since_check = 0;
-      src.rows(o, off[1] + c0 * si, si, c0, n, rb, re, [&](const T* v, int64_t s, int64_t c, int64_t m) {
-        if ((since_check += m) >= kInterruptCheckItems) {
-          since_check = 0;
-          check_interrupt();
-        }
-        if (r == rb) {
-          for (int64_t j = 0; j < m; ++j) best[c + j] = v[j * s], idx[c + j] = r;
-        } else {
-          arg_update_row(best + c, idx + c, v, m, s, r, max);
-        }
-        if (c + m == n) ++r;
-      });
+      src.rows(o, off[1] + c0 * si, si, c0, n, rb, re,
+               [&](const T* v, int64_t s, int64_t c, int64_t m) {
+                 if ((since_check += m) >= kInterruptCheckItems) {
+                   since_check = 0;
+                   check_interrupt();
+                 }
+                 if (r == rb) {
+                   for (int64_t j = 0; j < m; ++j) best[c + j] = v[j * s], idx[c + j] = r;
+                 } else {
+                   arg_update_row(best + c, idx + c, v, m, s, r, max);
+                 }
+                 if (c + m == n) ++r;
+               });
       if (rsplit > 1) {
         const int64_t at = part * kept.size() + o * ncol + c0;
         std::copy(best, best + n, part_best.begin() + at);
@@ -303,7 +313,8 @@ void arg_outer(bool max, const Layout& L, const Src& src, int64_t* dst) {
       int64_t wi = part_idx[o * ncol + j];
       for (int64_t p = 1; p < rsplit && !arg_isnan(win); ++p) {
         const T x = part_best[p * kept.size() + o * ncol + j];
-        if (arg_isnan(x) || arg_better(x, win, max)) win = x, wi = part_idx[p * kept.size() + o * ncol + j];
+        if (arg_isnan(x) || arg_better(x, win, max))
+          win = x, wi = part_idx[p * kept.size() + o * ncol + j];
       }
       dst[off[0] + j * so] = wi;
     }
@@ -324,11 +335,13 @@ void arg_reduce_layout(bool max, const Layout& L, const Src& src, int64_t* dst) 
     int64_t off[2];
     offsets_at(kept, 0, off);
     parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) partial[p] = src.arg_range(0, off[1], n * p / parts, n * (p + 1) / parts, max);
+      for (int64_t p = pb; p < pe; ++p)
+        partial[p] = src.arg_range(0, off[1], n * p / parts, n * (p + 1) / parts, max);
     });
     auto win = partial[0];
     for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
-      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
+      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max))
+        win = partial[p];
     }
     dst[off[0]] = win.first;
     return;
@@ -339,7 +352,8 @@ void arg_reduce_layout(bool max, const Layout& L, const Src& src, int64_t* dst) 
     const int64_t si = kept.ndim() ? kept.strides[1].back() : 0;
     int64_t o = b;
     for_each_run(kept, b, e, src.outputs_per_call(), [&](const int64_t* off, int64_t m) {
-      src.arg_outputs(o, off[1], si, m, max, [&](int64_t j, int64_t idx) { dst[off[0] + j * so] = idx; });
+      src.arg_outputs(o, off[1], si, m, max,
+                      [&](int64_t j, int64_t idx) { dst[off[0] + j * so] = idx; });
       o += m;
     });
   });
