@@ -121,6 +121,26 @@ def matvec_cases(rng, sides):
     return cases
 
 
+def reduction_cases(rng, shape):
+    """Issue 11's reductions over a leading or non-contiguous axis: (name, fn(xp, *args), numpy
+    inputs, bytes moved, rtol). NumPy adds whole rows, vectorised along the contiguous axis; so
+    must numfuse. The bytes are the inputs', read once."""
+    cases = []
+    rows, cols = shape
+    for dt in (numpy.float64, numpy.float32):
+        x, y = rng.random(shape).astype(dt), rng.random(shape).astype(dt)
+        name = f"{rows}x{cols} {numpy.dtype(dt).name}"
+        rtol = 1e-10 if dt == numpy.float64 else 1e-4
+        cases += [(f"sum axis 0 {name}", lambda xp, x: x.sum(axis=0), (x,), x.nbytes, rtol),
+                  (f"mean axis 0 {name}", lambda xp, x: x.mean(axis=0), (x,), x.nbytes, rtol),
+                  (f"max axis 0 {name}", lambda xp, x: x.max(axis=0), (x,), x.nbytes, 0.0),
+                  (f"var axis 0 {name}", lambda xp, x: x.var(axis=0), (x,), x.nbytes, rtol),
+                  (f"x.T.sum(axis=1) {name}", lambda xp, x: x.T.sum(axis=1), (x,), x.nbytes, rtol),
+                  (f"argmax axis 0 {name}", lambda xp, x: x.argmax(axis=0), (x,), x.nbytes, 0.0),
+                  (f"(x*y).sum(axis=0) {name}", lambda xp, x, y: (x * y).sum(axis=0), (x, y), 2 * x.nbytes, rtol)]
+    return cases
+
+
 def time_pair(nf, fn, np_inputs, repeats, budget_s):
     """Times fn under NumPy and numfuse on the same data; returns (t_np, t_nf, r_np, r_nf)."""
     nf_inputs = tuple(nf.asarray(x) for x in np_inputs)
@@ -209,16 +229,25 @@ def loop_rows(nf, repeats, quick):
     return rows
 
 
+SECTIONS = ("elementwise", "fused", "chains", "matvec", "reductions", "matmul", "conversion",
+            "loops", "overhead")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_module_arg(ap)
     ap.add_argument("--quick", action="store_true", help="1e6 elements and 1024^2 matmul (a smoke run)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown to PATH")
-    ap.add_argument("--overhead-only", action="store_true", help="only the host-overhead rows")
-    ap.add_argument("--matvec-only", action="store_true", help="only the matrix-vector rows")
-    ap.add_argument("--loops-only", action="store_true", help="only the element-loop and mask rows")
+    ap.add_argument("--only", default=",".join(SECTIONS),
+                    help="comma-separated sections to run, of: " + ", ".join(SECTIONS))
+    for section in ("overhead", "matvec", "loops", "reductions"):  # the older spellings
+        ap.add_argument(f"--{section}-only", action="store_const", const=section, dest="only")
     args = ap.parse_args()
+    sections = set(args.only.split(","))
+    unknown = sections - set(SECTIONS)
+    if unknown:
+        ap.error(f"unknown sections {sorted(unknown)}; choose among {', '.join(SECTIONS)}")
 
     # These are CPU figures: keep numfuse off the GPU on a machine that has one.
     os.environ.setdefault("NUMFUSE_DEVICE", "cpu")
@@ -230,16 +259,20 @@ def main():
 
     headers = ["case", "numpy", "numfuse", "numfuse 1st call", "numpy GB/s", "numfuse GB/s",
                "numpy/numfuse", "agree"]
-    other_only = args.overhead_only or args.matvec_only
-    rows = loop_rows(nf, args.repeats, args.quick) if args.loops_only or not other_only else []
-    if args.loops_only:
-        args.overhead_only = args.matvec_only = True  # skip every other row
+    rows = []
     rng = numpy.random.default_rng(0)
-    matvec = matvec_cases(rng, (1000,) if args.quick else (1000, 4000))
-    bandwidth_cases = [] if args.overhead_only else matvec if args.matvec_only else (
-        [(f"{name} {n:.0e}", *case) for name, *case in elementwise_cases(n, rng)] +
-        [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)] +
-        fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20) + matvec)
+    bandwidth_cases = []
+    if "elementwise" in sections:
+        bandwidth_cases += [(f"{name} {n:.0e}", *case) for name, *case in elementwise_cases(n, rng)]
+    if "fused" in sections:
+        bandwidth_cases += [(f"{name} float64 {n:.0e}", *case) for name, *case in fused_reduction_cases(n, rng)]
+    if "chains" in sections:
+        bandwidth_cases += fused_chain_cases(n, rng, 1024 if args.quick else 2048, 20)
+    if "matvec" in sections:
+        bandwidth_cases += matvec_cases(rng, (1000,) if args.quick else (1000, 4000))
+    if "reductions" in sections:
+        bandwidth_cases += reduction_cases(numpy.random.default_rng(11),
+                                           (1000, 1000) if args.quick else (10000, 1000))
     for label, fn, inputs, nbytes, rtol in bandwidth_cases:
         t_np, t_nf, r_np, r_nf = time_pair(nf, fn, inputs, args.repeats, budget)
         g_np, g_nf = common.gbps(nbytes, t_np.median), common.gbps(nbytes, t_nf.median)
@@ -248,7 +281,7 @@ def main():
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, rtol) else "NO"])
         print("  done:", label, flush=True)
 
-    if not (args.overhead_only or args.matvec_only):
+    if "matmul" in sections:
         A, B = rng.random((m, m)), rng.random((m, m))
         t_np, t_nf, r_np, r_nf = time_pair(nf, lambda xp, a, b: a @ b, (A, B), 3, budget * 2)
         tf = lambda t: f"{2 * m ** 3 / t / 1e9:.1f} GFLOP/s"
@@ -256,15 +289,19 @@ def main():
                      common.fmt_time(t_nf.first), tf(t_np.median), tf(t_nf.median),
                      f"{t_np.median / t_nf.median:.2f}x", "yes" if common.agree(r_np, r_nf, 1e-10) else "NO"])
 
-    if not (args.overhead_only or args.matvec_only):
+    if "conversion" in sections:
         for label, t_np, t_nf, agree in conversion_rows(nf, n, args.repeats):
             rows.append([label, common.fmt_time(t_np.median), common.fmt_time(t_nf.median),
                          common.fmt_time(t_nf.first), None, None, f"{t_np.median / t_nf.median:.2f}x",
                          "yes" if agree else "NO"])
 
-    for name, np_per, nf_per, nf_first in ([] if args.matvec_only else overhead_cases(nf)):
-        rows.append([f"overhead: {name}", common.fmt_time(np_per) + "/op", common.fmt_time(nf_per) + "/op",
-                     common.fmt_time(nf_first) + "/op", None, None, f"{np_per / nf_per:.2f}x", None])
+    if "loops" in sections:
+        rows += loop_rows(nf, args.repeats, args.quick)
+
+    if "overhead" in sections:
+        for name, np_per, nf_per, nf_first in overhead_cases(nf):
+            rows.append([f"overhead: {name}", common.fmt_time(np_per) + "/op", common.fmt_time(nf_per) + "/op",
+                         common.fmt_time(nf_first) + "/op", None, None, f"{np_per / nf_per:.2f}x", None])
 
     print()
     text = common.print_table(headers, rows)

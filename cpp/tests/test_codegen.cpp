@@ -10,6 +10,7 @@
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/core/iteration.h"
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
@@ -99,6 +100,32 @@ TEST(CodegenReduce, PlansFullInnerAndOuterReductions) {
   EXPECT_EQ(outer.red_stride, (Strides{64}));
   Array wide = Array::empty({10, 5000}, DType::Float64, Device::cpu());
   EXPECT_TRUE(plan_reduce(spec_of(ReduceOp::Max, DType::Float64, {true, false}), wide, 132).thread_per_output);
+}
+
+// The CUDA reduction's geometry comes from the setup pass (split_reduction): a reversed,
+// transposed view reduced over its first and last axes keeps each part in C order, coalesced
+// where the input allows, and the kernel compiles.
+TEST(CodegenReduce, PlanComesFromTheSetupPass) {
+  Array base = Array::empty({6, 5, 4}, DType::Float64, Device::cpu());
+  // Axes reversed and the last two swapped: shape (6, 4, 5), strides (-20, -1, -4).
+  Array v = base.view({6, 4, 5}, {-20, -1, -4}, 119 * 8);
+  ReduceSpec spec = spec_of(ReduceOp::Sum, DType::Float64, {true, false, true});
+  ReducePlan plan = plan_reduce(spec, v, 132);
+  const ReduceSpaces want = split_reduction(v.shape, {v.strides}, spec.axes);
+  EXPECT_EQ(plan.kept_shape, want.kept.shape);
+  EXPECT_EQ(plan.kept_stride, want.kept.strides[0]);
+  EXPECT_EQ(plan.red_shape, (Shape{30}));  // dims 0 and 2 step through memory as one (-20 = 5 * -4)
+  EXPECT_EQ(plan.red_stride, (Strides{-4}));
+  EXPECT_EQ(plan.kept_stride, (Strides{-1}));
+  expect_compiles(std::string(kKernelPrelude) + generate_reduce(spec, v, plan).body);
+  // A C-contiguous middle axis kept: the reduced leading and trailing dims stay apart.
+  Array c = Array::empty({6, 5, 4}, DType::Float32, Device::cpu());
+  ReducePlan mid = plan_reduce(spec_of(ReduceOp::Max, DType::Float32, {true, false, true}), c, 132);
+  EXPECT_EQ(mid.red_shape, (Shape{6, 4}));
+  EXPECT_EQ(mid.red_stride, (Strides{20, 1}));
+  ReducePlan lead = plan_reduce(spec_of(ReduceOp::Max, DType::Float32, {true, true, false}), c, 132);
+  EXPECT_EQ(lead.red_shape, (Shape{30}));
+  EXPECT_EQ(lead.red_stride, (Strides{4}));
 }
 
 TEST(CodegenReduce, EveryOpCompiles) {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <string>
+
+#include "numfuse/core/array.h"
+#include "numfuse/core/error.h"
 
 namespace nf {
 
@@ -42,11 +46,30 @@ bool flat_space(const Shape& shape, const std::vector<Strides>& operand_strides,
 }
 }  // namespace
 
-IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operand_strides, int key) {
+IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operand_strides, int key,
+                          const std::vector<bool>& reduce_mask) {
   const size_t nops = operand_strides.size();
-  {
+  const bool masked = !reduce_mask.empty();
+  // A mask that reduces some non-unit dims and keeps others: the space cannot be one dim.
+  bool mixed = false;
+  if (masked) {
+    bool any_red = false, any_kept = false;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      (reduce_mask[d] ? any_red : any_kept) = true;
+    }
+    mixed = any_red && any_kept;
+  }
+  if (!mixed) {
     IterSpace flat;
-    if (flat_space(shape, operand_strides, &flat)) return flat;
+    if (flat_space(shape, operand_strides, &flat)) {
+      if (masked) {
+        bool red = false;
+        for (size_t d = 0; d < shape.size(); ++d) red |= shape[d] != 1 && reduce_mask[d];
+        flat.reduced = {red};
+      }
+      return flat;
+    }
   }
   // 1. Drop unit dims (an empty space keeps one dim of 0 so that size() == 0).
   std::vector<int> dims;
@@ -55,6 +78,7 @@ IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operan
       IterSpace empty;
       empty.shape = {0};
       empty.strides.assign(nops, Strides{0});
+      if (masked) empty.reduced = {bool(reduce_mask[d])};
       return empty;
     }
     if (shape[d] != 1) dims.push_back(static_cast<int>(d));
@@ -79,7 +103,7 @@ IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operan
   sp.strides.assign(nops, Strides{});
   for (int d : dims) {
     if (!sp.shape.empty()) {
-      bool merge = true;
+      bool merge = !masked || sp.reduced.back() == bool(reduce_mask[d]);
       for (size_t k = 0; k < nops && merge; ++k) {
         merge = sp.strides[k].back() == operand_strides[k][d] * shape[d];
       }
@@ -90,13 +114,126 @@ IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operan
       }
     }
     sp.shape.push_back(shape[d]);
+    if (masked) sp.reduced.push_back(reduce_mask[d]);
     for (size_t k = 0; k < nops; ++k) sp.strides[k].push_back(operand_strides[k][d]);
   }
   if (sp.shape.empty()) {  // all unit dims: one element
     sp.shape = {1};
     for (auto& st : sp.strides) st = {0};
+    if (masked) sp.reduced = {false};
   }
   return sp;
+}
+
+IterSpace coalesce_in_order(const Shape& shape, const std::vector<Strides>& operand_strides,
+                            const std::vector<int>& dims) {
+  const size_t nops = operand_strides.size();
+  IterSpace sp;
+  sp.strides.assign(nops, Strides{});
+  for (int d : dims) {
+    if (shape[d] == 1) continue;
+    bool merge = !sp.shape.empty();
+    for (size_t k = 0; k < nops && merge; ++k) merge = sp.strides[k].back() == operand_strides[k][d] * shape[d];
+    if (merge) {
+      sp.shape.back() *= shape[d];
+      for (size_t k = 0; k < nops; ++k) sp.strides[k].back() = operand_strides[k][d];
+      continue;
+    }
+    sp.shape.push_back(shape[d]);
+    for (size_t k = 0; k < nops; ++k) sp.strides[k].push_back(operand_strides[k][d]);
+  }
+  if (sp.shape.empty()) {
+    sp.shape = {1};
+    for (auto& st : sp.strides) st = {0};
+  }
+  return sp;
+}
+
+IterSpace coalesce_in_order(const Shape& shape, const std::vector<Strides>& operand_strides) {
+  std::vector<int> dims(shape.size());
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int>(d);
+  return coalesce_in_order(shape, operand_strides, dims);
+}
+
+ReduceSpaces split_reduction(const Shape& shape, const std::vector<Strides>& operand_strides,
+                             const std::vector<bool>& reduce_mask) {
+  std::vector<int> kept, red;
+  for (size_t d = 0; d < shape.size(); ++d) (reduce_mask[d] ? red : kept).push_back(static_cast<int>(d));
+  return {coalesce_in_order(shape, operand_strides, kept), coalesce_in_order(shape, operand_strides, red)};
+}
+
+namespace {
+
+int64_t span_of(const IterSpace& sp, size_t k, int d) { return std::abs(sp.strides[k][d]) * (sp.shape[d] - 1); }
+
+void split_into(IterPiece piece, std::vector<IterPiece>* out) {
+  const IterSpace& sp = piece.space;
+  if (sp.fits_int32()) {
+    out->push_back(std::move(piece));
+    return;
+  }
+  const int64_t lim = std::numeric_limits<int32_t>::max();
+  // The dim of the largest span over the operands; where every span fits (the element count
+  // does not), the dim of the largest extent.
+  int best = -1;
+  int64_t best_span = -1;
+  bool spans_fit = true;
+  for (size_t k = 0; k < sp.strides.size(); ++k) {
+    int64_t total = 0;
+    for (int d = 0; d < sp.ndim(); ++d) total += span_of(sp, k, d);
+    spans_fit &= total <= lim;
+  }
+  for (int d = 0; d < sp.ndim(); ++d) {
+    if (sp.shape[d] < 2) continue;
+    int64_t key = sp.shape[d];
+    if (!spans_fit) {
+      key = 0;
+      for (size_t k = 0; k < sp.strides.size(); ++k) key = std::max(key, span_of(sp, k, d));
+    }
+    if (key > best_span) best_span = key, best = d;
+  }
+  if (best < 0) throw Error("split_for_int32: a space of one element does not fit 32 bits");  // cannot happen
+  const int64_t n1 = sp.shape[best] / 2;
+  IterPiece hi = piece;
+  piece.space.shape[best] = n1;
+  hi.space.shape[best] -= n1;
+  for (size_t k = 0; k < hi.offsets.size(); ++k) hi.offsets[k] += n1 * hi.space.strides[k][best];
+  split_into(std::move(piece), out);
+  split_into(std::move(hi), out);
+}
+
+}  // namespace
+
+std::vector<IterPiece> split_for_int32(const IterSpace& sp) {
+  std::vector<IterPiece> out;
+  if (sp.size() == 0) return out;
+  split_into(IterPiece{sp, std::vector<int64_t>(sp.strides.size(), 0)}, &out);
+  return out;
+}
+
+std::pair<int64_t, int64_t> byte_extent(const Shape& shape, const Strides& strides, int64_t byte_offset,
+                                        int64_t itemsize) {
+  int64_t lo = byte_offset, hi = byte_offset;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return {0, 0};
+    const int64_t span = (shape[d] - 1) * strides[d] * itemsize;
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi + itemsize};
+}
+
+std::pair<int64_t, int64_t> byte_extent(const Array& a) {
+  return byte_extent(a.shape, a.strides, a.byte_offset, int64_t(a.itemsize()));
+}
+
+MemOverlap memory_overlap(const Array& a, const Array& b) {
+  if (a.storage != b.storage) return MemOverlap::None;
+  auto [alo, ahi] = byte_extent(a);
+  auto [blo, bhi] = byte_extent(b);
+  if (!(alo < bhi && blo < ahi)) return MemOverlap::None;
+  const bool same = a.byte_offset == b.byte_offset && a.dtype == b.dtype && a.shape == b.shape &&
+                    a.strides == b.strides;
+  return same ? MemOverlap::Same : MemOverlap::Partial;
 }
 
 }  // namespace nf

@@ -1,25 +1,76 @@
-// The one setup pass for every elementwise and reduction loop on every backend (PyTorch's
-// TensorIterator is the model): drop unit dims, order dims by stride, coalesce contiguous dims.
+// The one setup pass for every elementwise, reduction, gather and scan loop on every backend
+// (PyTorch's TensorIterator is the model): drop unit dims, order dims by stride, coalesce
+// contiguous dims, keep reduced dims apart from kept ones, split spaces for 32-bit indexing, and
+// the byte extents and overlap of array views.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "numfuse/core/shape.h"
 
 namespace nf {
 
+class Array;
+
 struct IterSpace {
   Shape shape;                   // outermost first, innermost last
   std::vector<Strides> strides;  // per operand, in elements, same rank as shape
+  std::vector<bool> reduced;     // per dim: a reduced dim (empty when built without a reduce mask)
   int64_t size() const { return numel(shape); }
   int ndim() const { return static_cast<int>(shape.size()); }
+  bool is_reduced(int d) const { return !reduced.empty() && reduced[d]; }
   // True when every extent and stride fits 32-bit index maths (kernels pick their index width).
   bool fits_int32() const;
 };
 
 // operand_strides[k] are operand k's strides over `shape` (already broadcast: 0 where repeated).
 // Dims are ordered by the strides of operand `key` (largest outermost), ties broken by the others.
-IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operand_strides, int key = 0);
+// With a reduce mask (one flag per dim of shape), a reduced dim never merges with a kept one and
+// the result's `reduced` says which of its dims reduce.
+IterSpace make_iter_space(const Shape& shape, const std::vector<Strides>& operand_strides, int key = 0,
+                          const std::vector<bool>& reduce_mask = {});
+
+// The dims `dims` of shape, in that order (never reordered: the space's flat index is the C-order
+// position over those dims), unit dims dropped, a dim merged into its predecessor where one step
+// of the predecessor is a whole run of the dim for every operand. At least one dim (extent 1,
+// strides 0). The coalescing of the CUDA reductions, gathers and scans, whose kernels unravel a
+// flat C-order index.
+IterSpace coalesce_in_order(const Shape& shape, const std::vector<Strides>& operand_strides,
+                            const std::vector<int>& dims);
+// coalesce_in_order over every dim.
+IterSpace coalesce_in_order(const Shape& shape, const std::vector<Strides>& operand_strides);
+
+// A reduction's two spaces, each coalesced in C order (coalesce_in_order): the kept dims (where
+// reduce_mask is false) and the reduced dims.
+struct ReduceSpaces {
+  IterSpace kept, red;
+};
+ReduceSpaces split_reduction(const Shape& shape, const std::vector<Strides>& operand_strides,
+                             const std::vector<bool>& reduce_mask);
+
+// A piece of a space for 32-bit indexing: its own space and each operand's element offset of
+// its first element.
+struct IterPiece {
+  IterSpace space;
+  std::vector<int64_t> offsets;
+};
+// Splits sp into pieces that each fit_int32(), halving the dim of the largest span (as
+// TensorIterator's with_32bit_indexing) until they do; one piece when sp already fits. Together
+// the pieces cover every element of sp once (a piece of one element always fits: its spans are 0).
+std::vector<IterPiece> split_for_int32(const IterSpace& sp);
+
+// The bytes [lo, hi) of its buffer that a view (shape, strides in elements, byte offset) can
+// touch; {0, 0} when it has no elements.
+std::pair<int64_t, int64_t> byte_extent(const Shape& shape, const Strides& strides, int64_t byte_offset,
+                                        int64_t itemsize);
+std::pair<int64_t, int64_t> byte_extent(const Array& a);
+
+// How two arrays' memory relates: None (different buffers, or byte extents apart), Same (one
+// mapping: same buffer, offset, dtype, shape and strides), or Partial (anything else that may
+// share bytes: NumPy's semantics then need the right side computed first).
+enum class MemOverlap { None, Same, Partial };
+MemOverlap memory_overlap(const Array& a, const Array& b);
 
 // Walks a flat range [begin, end) of an IterSpace in runs along the innermost dim, each at most
 // `max_run` long, calling fn(offsets, n): offsets[k] is operand k's element offset of the run.

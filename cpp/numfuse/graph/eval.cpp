@@ -16,6 +16,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/core/fp_status.h"
 #include "numfuse/core/interrupt.h"
+#include "numfuse/core/iteration.h"
 #include "numfuse/graph/fork.h"
 #include "numfuse/graph/planner.h"
 #include "numfuse/graph/program_builder.h"
@@ -523,19 +524,6 @@ void prepare_write(const Array& dst) {
   }
   report_fp_events_if_outermost();
 }
-
-namespace {
-std::pair<int64_t, int64_t> byte_extent(const Array& a) {
-  int64_t lo = a.byte_offset, hi = a.byte_offset;
-  const int64_t size = int64_t(a.itemsize());
-  for (int d = 0; d < a.ndim(); ++d) {
-    if (a.shape[d] == 0) return {0, 0};
-    int64_t span = (a.shape[d] - 1) * a.strides[d] * size;
-    (span < 0 ? lo : hi) += span;
-  }
-  return {lo, hi + size};
-}
-}  // namespace
 
 // eval_into with the graph lock held once by `lk` (released while kernels run). Where another
 // thread's evaluation has claimed part of src's graph, or took src itself while this one waited,

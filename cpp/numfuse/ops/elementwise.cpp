@@ -7,6 +7,7 @@
 #include "numfuse/backend/backend.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ir/node.h"
@@ -346,34 +347,6 @@ Array astype(const Array& a, DType dtype, bool copy_always) {
 
 Array copy(const Array& a) { return astype(a, a.dtype, true); }
 
-namespace {
-
-// Byte range [lo, hi) an array's elements can touch.
-std::pair<int64_t, int64_t> byte_extent(const Array& a) {
-  int64_t lo = a.byte_offset, hi = a.byte_offset;
-  const int64_t size = int64_t(a.itemsize());
-  for (int d = 0; d < a.ndim(); ++d) {
-    int64_t span = (a.shape[d] - 1) * a.strides[d] * size;
-    if (a.shape[d] == 0) return {0, 0};
-    (span < 0 ? lo : hi) += span;
-  }
-  return {lo, hi + size};
-}
-
-bool may_overlap(const Array& a, const Array& b) {
-  if (a.storage != b.storage) return false;
-  auto [alo, ahi] = byte_extent(a);
-  auto [blo, bhi] = byte_extent(b);
-  return alo < bhi && blo < ahi;
-}
-
-bool same_mapping(const Array& a, const Array& b) {
-  return a.storage == b.storage && a.byte_offset == b.byte_offset && a.dtype == b.dtype &&
-         a.shape == b.shape && a.strides == b.strides;
-}
-
-}  // namespace
-
 void assign(const Array& dst, const Array& src, Casting casting, bool src_is_temporary) {
   if (!dst.writeable) throw ValueError("assignment destination is read-only");
   if (!can_cast(src.dtype, dst.dtype, casting)) {
@@ -391,14 +364,15 @@ void assign(const Array& dst, const Array& src, Casting casting, bool src_is_tem
   eval(src, FlushReason::Write);
   prepare_write(dst);
   if (dst.size() == 0) return;
-  if (may_overlap(dst, src) && !same_mapping(dst, src)) {
+  const MemOverlap overlap = memory_overlap(dst, src);
+  if (overlap == MemOverlap::Partial) {
     // The right side must act as if computed before the write: go through a temporary.
     Array tmp = Array::empty(src.shape, src.dtype, src.device());
     backend::copy_into(src, tmp);
     backend::copy_into(tmp, dst);
     return;
   }
-  if (same_mapping(dst, src)) return;
+  if (overlap == MemOverlap::Same) return;
   backend::copy_into(src, dst);
 }
 

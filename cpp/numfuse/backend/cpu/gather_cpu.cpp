@@ -16,24 +16,6 @@ struct Bytes16 {
   uint64_t lo, hi;
 };
 
-// Drops unit dims and merges dims that step through memory as one (fewer, longer inner loops).
-void coalesce(Shape* shape, Strides* strides) {
-  Shape s;
-  Strides t;
-  for (size_t d = 0; d < shape->size(); ++d) {
-    if ((*shape)[d] == 1) continue;
-    if (!s.empty() && t.back() == (*strides)[d] * (*shape)[d]) {
-      s.back() *= (*shape)[d];
-      t.back() = (*strides)[d];
-    } else {
-      s.push_back((*shape)[d]);
-      t.push_back((*strides)[d]);
-    }
-  }
-  *shape = std::move(s);
-  *strides = std::move(t);
-}
-
 // The element offset of flat position i of an array of `shape` read with `strides`.
 int64_t unravel_offset(int64_t i, const Shape& shape, const Strides& strides) {
   int64_t off = 0;
@@ -71,10 +53,11 @@ void block(T* strided, T* contig, const int64_t* shape, const int64_t* strides,
 
 template <class T, bool kGather>
 void run(T* strided, T* contig, const GatherGeometry& g, const std::vector<int64_t>& boff) {
-  Shape ishape = g.inner_shape;
-  Strides istrides = g.inner_strides;
-  coalesce(&ishape, &istrides);
-  const int nd = static_cast<int>(ishape.size());
+  // Dims that step through memory as one merge (fewer, longer inner loops), in C order.
+  const IterSpace inner = coalesce_in_order(g.inner_shape, {g.inner_strides});
+  const Shape& ishape = inner.shape;
+  const Strides& istrides = inner.strides[0];
+  const int nd = inner.size() == 1 ? 0 : inner.ndim();  // one element per position: no inner loop
   std::vector<int64_t> steps(nd, 1);
   for (int d = nd - 2; d >= 0; --d) steps[d] = steps[d + 1] * ishape[d + 1];
   const int64_t ninner = numel(ishape), nb = static_cast<int64_t>(boff.size());

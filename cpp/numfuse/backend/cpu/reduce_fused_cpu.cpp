@@ -7,6 +7,7 @@
 
 #include "numfuse/backend/cpu/fp_check_cpu.h"
 #include "numfuse/backend/cpu/prologue_cpu.h"
+#include "numfuse/backend/cpu/reduce_driver.h"
 #include "numfuse/backend/cpu/reduce_kernels.h"
 #include "numfuse/backend/cpu/run_buffers.h"
 #include "numfuse/backend/cpu/thread_pool.h"
@@ -21,7 +22,7 @@ namespace {
 // being computed and being reduced (4096 doubles ran 40% slower); a multiple of kCastChunk, so
 // that casts see reduce_cpu's chunks.
 constexpr int64_t kChunk = 1024;
-static_assert(kChunk % kCastChunk == 0 && kChunk >= kBlock, "chunks must align");
+static_assert(kChunk % kCastChunk == 0, "chunks must align");
 
 // The per-thread buffer of computed values (kChunk of the widest dtype).
 char* value_buffer() {
@@ -57,30 +58,125 @@ Orders make_orders(const Shape& shape, const std::vector<bool>& axes) {
   return o;
 }
 
-// reduce_cpu's Reducer with the input computed by the prologue: the same split into inner and
-// outer reductions, the same runs, the same division of work between threads.
+// The values of the reduction's input computed by the prologue, a chunk at a time, into a small
+// per-thread buffer: the same runs as reduce_cpu's MemorySource over the value stored C-contiguous
+// (a run's pairwise tree splits the same way wherever its values come from).
 template <class R>
-class FusedReducer {
+class FusedSource {
  public:
   using T = typename R::in_t;
   using Acc = typename R::acc_t;
-  using Out = typename R::out_t;
 
-  FusedReducer(R r, const Layout& L, const Prologue& pro, const IterSpace& by_output, const IterSpace& by_row,
-               CastLoop cast, Acc id, Acc init, char* out)
-      : r_(r), L_(L), pro_(pro), A_(by_output), B_(by_row), cast_(cast), id_(id), init_(init),
-        out_(reinterpret_cast<Out*>(out)), vsize_(int64_t(itemsize(pro.dtype()))) {}
+  FusedSource(R r, const Layout& L, const Prologue& pro, const IterSpace& by_output, const IterSpace& by_row,
+              CastLoop cast, Acc id)
+      : r_(r), L_(L), pro_(pro), A_(by_output), B_(by_row), cast_(cast), id_(id),
+        vsize_(int64_t(itemsize(pro.dtype()))) {}
 
-  void run() {
-    if (L_.inner_reduced || L_.kept.ndim() == 0) {
-      inner();
-    } else {
-      outer();
+  // Short reductions: the values of several outputs are computed in one go.
+  int64_t outputs_per_call() const {
+    const int64_t nred = L_.red.size();
+    return L_.red.ndim() <= 1 && kChunk / nred >= 2 ? kChunk / nred : 1;
+  }
+
+  Acc reduce_range(int64_t o, int64_t, int64_t b, int64_t e) const {
+    const IterSpace& red = L_.red;
+    const int64_t base = o * red.size();
+    if (red.ndim() <= 1) return run_values(base + b, red.ndim() == 0 ? 1 : e - b);
+    Acc acc = id_;
+    int64_t pos = b;
+    // Short runs (a middle axis kept: sum over axes 0 and 2, say) are consecutive values of the
+    // by-output order: one fill computes a window of several, each reduced as its own run, as
+    // run_values would (a fill per run of 100 values ran at half NumPy's speed).
+    int64_t win_lo = 0, win_hi = 0;
+    const char* vals = value_buffer();
+    for_each_run(red, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t*, int64_t n) {
+      if (n > kChunk / 2) {
+        acc = op(acc, run_values(base + pos, n));
+        win_hi = win_lo;  // run_values used the buffer
+      } else {
+        if (pos + n > win_hi) {
+          win_lo = pos;
+          win_hi = std::min(e, pos + kChunk);
+          pro_.fill(A_, base + win_lo, win_hi - win_lo, value_buffer());
+        }
+        acc = op(acc, reduce_buffer(vals + (pos - win_lo) * vsize_, n));
+      }
+      pos += n;
+    });
+    return acc;
+  }
+
+  template <class F>
+  void reduce_outputs(int64_t o, int64_t, int64_t, int64_t n, F&& f) const {
+    const int64_t nred = L_.red.size();
+    if (n == 1) return f(int64_t(0), reduce_range(o, 0, 0, nred));
+    char* vals = value_buffer();
+    pro_.fill(A_, o * nred, n * nred, vals);
+    for (int64_t k = 0; k < n; ++k) f(k, reduce_buffer(vals + k * nred * vsize_, nred));
+  }
+
+  // argmax / argmin (R = ArgR): the winner of values [b, e) of output o, a chunk at a time; the
+  // first NaN ends the scan.
+  std::pair<int64_t, T> arg_range(int64_t o, int64_t, int64_t b, int64_t e, bool max) const {
+    const int64_t nred = L_.red.size();
+    char* vals = value_buffer();
+    const T* v = reinterpret_cast<const T*>(vals);
+    std::pair<int64_t, T> best{-1, T{}};
+    for (int64_t i = b; i < e; i += kChunk) {
+      const int64_t m = std::min(kChunk, e - i);
+      pro_.fill(A_, o * nred + i, m, vals);
+      std::pair<int64_t, T> w = arg_run(v, 0, m, 1, max);
+      w.first += i;
+      if (best.first < 0 || arg_isnan(w.second) || arg_better(w.second, best.second, max)) best = w;
+      if (arg_isnan(best.second)) break;
+    }
+    return best;
+  }
+
+  template <class F>
+  void arg_outputs(int64_t o, int64_t, int64_t, int64_t n, bool max, F&& f) const {
+    const int64_t nred = L_.red.size();
+    if (n == 1) return f(int64_t(0), arg_range(o, 0, 0, nred, max).first);
+    char* vals = value_buffer();
+    const T* v = reinterpret_cast<const T*>(vals);
+    pro_.fill(A_, o * nred, n * nred, vals);
+    for (int64_t k = 0; k < n; ++k) f(k, arg_run(v + k * nred, 0, nred, 1, max).first);
+  }
+
+  // Rows [rb, re) of columns [c0, c0 + n) of outer output o, computed a chunk at a time.
+  template <class F>
+  void rows(int64_t o, int64_t, int64_t, int64_t c0, int64_t n, int64_t rb, int64_t re, F&& f) const {
+    const int64_t ncol = L_.kept.shape.back(), nred = L_.red.size();
+    char* vals = value_buffer();
+    if (n == ncol && ncol <= kChunk / 2) {  // whole short rows are consecutive: several per fill
+      const int64_t rows = kChunk / ncol;
+      for (int64_t r = rb; r < re; r += rows) {
+        const int64_t m = std::min(rows, re - r);
+        pro_.fill(B_, (o * nred + r) * ncol, m * ncol, vals);
+        for (int64_t i = 0; i < m; ++i) give(vals + i * ncol * vsize_, 0, n, f);
+      }
+      return;
+    }
+    for (int64_t r = rb; r < re; ++r) {
+      for (int64_t c = 0; c < n; c += kChunk) {
+        const int64_t m = std::min(kChunk, n - c);
+        pro_.fill(B_, (o * nred + r) * ncol + c0 + c, m, vals);
+        give(vals, c, m, f);
+      }
     }
   }
 
  private:
   Acc op(Acc a, Acc b) const { return r_.op(a, b); }
+
+  // Hands m computed values (columns c...) to f in the loop dtype.
+  template <class F>
+  void give(const char* vals, int64_t c, int64_t m, F& f) const {
+    if (!cast_) return f(reinterpret_cast<const T*>(vals), int64_t(1), c, m);
+    T buf[kChunk];
+    cast_(vals, 1, buf, m);
+    f(buf, int64_t(1), c, m);
+  }
 
   // Continues `acc` over n computed values that need a cast: kCastChunk at a time, as reduce_cpu.
   Acc cast_chunks(Acc acc, const char* vals, int64_t n) const {
@@ -141,129 +237,12 @@ class FusedReducer {
     return op(lo, run_values(f + n2, n - n2));
   }
 
-  // The reduced sub-space [b, e) of output o (reduce_cpu's reduce_range).
-  Acc reduce_range(int64_t o, int64_t b, int64_t e) const {
-    const IterSpace& red = L_.red;
-    const int64_t base = o * red.size();
-    if (red.ndim() <= 1) return run_values(base + b, red.ndim() == 0 ? 1 : e - b);
-    Acc acc = id_;
-    int64_t pos = b;
-    for_each_run(red, b, e, std::numeric_limits<int64_t>::max(), [&](const int64_t*, int64_t n) {
-      acc = op(acc, run_values(base + pos, n));
-      pos += n;
-    });
-    return acc;
-  }
-
-  void inner() {
-    const int64_t nout = L_.kept.size(), nred = L_.red.size();
-    if (nout == 1 && nred >= 2 * kMinParallel && num_threads() > 1) {
-      const int64_t parts = 4 * num_threads();
-      std::vector<Acc> partial(parts, id_);
-      parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
-        for (int64_t p = pb; p < pe; ++p) {
-          int64_t b = nred * p / parts, e = nred * (p + 1) / parts;
-          b -= b % 8;
-          if (p + 1 < parts) e -= e % 8;
-          partial[p] = reduce_range(0, b, e);
-        }
-      });
-      Acc acc = partial[0];
-      for (int64_t p = 1; p < parts; ++p) acc = op(acc, partial[p]);
-      out_[0] = r_.finish(op(init_, acc));
-      return;
-    }
-    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred, 1));
-    // Short reductions: the values of several outputs are computed in one go.
-    const int64_t group = L_.red.ndim() <= 1 ? kChunk / nred : 0;
-    parallel_for(nout, grain, [&](int64_t b, int64_t e) {
-      if (group < 2) {
-        for (int64_t o = b; o < e; ++o) out_[o] = r_.finish(op(init_, reduce_range(o, 0, nred)));
-        return;
-      }
-      char* vals = value_buffer();
-      for (int64_t o = b; o < e; o += group) {
-        const int64_t g = std::min(group, e - o);
-        pro_.fill(A_, o * nred, g * nred, vals);
-        for (int64_t k = 0; k < g; ++k) out_[o + k] = r_.finish(op(init_, reduce_buffer(vals + k * nred * vsize_, nred)));
-      }
-    });
-  }
-
-  void accumulate_row(Acc* acc, const char* vals, int64_t n) const {
-    if (cast_) {
-      T buf[kChunk];
-      cast_(vals, 1, buf, n);
-      for (int64_t j = 0; j < n; ++j) acc[j] = op(acc[j], r_.load(buf[j]));
-      return;
-    }
-    const T* p = reinterpret_cast<const T*>(vals);
-    for (int64_t j = 0; j < n; ++j) acc[j] = op(acc[j], r_.load(p[j]));
-  }
-
-  // Rows [rb, re) of columns [c0, c0 + n) of outer output o, accumulated into acc.
-  void accumulate_rows(Acc* acc, int64_t o, int64_t c0, int64_t n, int64_t rb, int64_t re) const {
-    const int64_t ncol = L_.kept.shape.back(), nred = L_.red.size();
-    char* vals = value_buffer();
-    if (n == ncol && ncol <= kChunk / 2) {  // whole short rows are consecutive: several per fill
-      const int64_t rows = kChunk / ncol;
-      for (int64_t r = rb; r < re; r += rows) {
-        const int64_t m = std::min(rows, re - r);
-        pro_.fill(B_, (o * nred + r) * ncol, m * ncol, vals);
-        for (int64_t i = 0; i < m; ++i) accumulate_row(acc, vals + i * ncol * vsize_, n);
-      }
-      return;
-    }
-    for (int64_t r = rb; r < re; ++r) {
-      for (int64_t c = 0; c < n; c += kChunk) {
-        const int64_t m = std::min(kChunk, n - c);
-        pro_.fill(B_, (o * nred + r) * ncol + c0 + c, m, vals);
-        accumulate_row(acc + c, vals, m);
-      }
-    }
-  }
-
-  // Each output accumulates its rows in order, as in reduce_cpu, with the same split of the rows
-  // between threads (outer_plan).
-  void outer() {
-    const IterSpace& kept = L_.kept;
-    const int64_t ncol = kept.shape.back(), nouter = kept.size() / ncol, nred = L_.red.size();
-    const OuterPlan P = outer_plan(ncol, nouter, nred, num_threads());
-    const int64_t rsplit = P.rsplit, width = P.width, nblk = P.nblk;
-    const int64_t witems = nouter * nblk;
-    std::vector<Acc> partial(rsplit > 1 ? size_t(rsplit * kept.size()) : 0);
-    const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(nred * width, 1));
-    parallel_for(witems * rsplit, rsplit > 1 ? 1 : grain, [&](int64_t b, int64_t e) {
-      thread_local std::unique_ptr<Acc[]> acc_buf(new Acc[kMaxWidth]);
-      Acc* acc = acc_buf.get();
-      for (int64_t w = b; w < e; ++w) {
-        const int64_t item = w % witems, part = w / witems;
-        const int64_t o = item / nblk, c0 = (item % nblk) * width, n = std::min(width, ncol - c0);
-        for (int64_t j = 0; j < n; ++j) acc[j] = id_;
-        accumulate_rows(acc, o, c0, n, nred * part / rsplit, nred * (part + 1) / rsplit);
-        if (rsplit > 1) {
-          std::copy(acc, acc + n, partial.begin() + part * kept.size() + o * ncol + c0);
-          continue;
-        }
-        Out* dst = out_ + o * ncol + c0;
-        for (int64_t j = 0; j < n; ++j) dst[j] = r_.finish(op(init_, acc[j]));
-      }
-    });
-    if (rsplit == 1) return;
-    for (int64_t i = 0; i < kept.size(); ++i) {
-      Acc a = partial[i];
-      for (int64_t p = 1; p < rsplit; ++p) a = op(a, partial[p * kept.size() + i]);
-      out_[i] = r_.finish(op(init_, a));
-    }
-  }
-
   R r_;
   const Layout& L_;
   const Prologue& pro_;
   const IterSpace &A_, &B_;
   CastLoop cast_;
-  Acc id_, init_;
-  Out* out_;
+  Acc id_;
   int64_t vsize_;
 };
 
@@ -271,7 +250,7 @@ template <class R>
 void run_fused(R r, const Layout& L, const Prologue& pro, const IterSpace& A, const IterSpace& B, CastLoop cast,
                const void* id_bytes, const void* init_bytes, const Array& out) {
   auto [id, init] = reducer_start(r, id_bytes, init_bytes);
-  FusedReducer<R>(r, L, pro, A, B, cast, id, init, out.data()).run();
+  ReduceDriver<R, FusedSource<R>>(r, L, FusedSource<R>(r, L, pro, A, B, cast, id), id, init, out.data()).run();
 }
 
 template <class T>
@@ -284,54 +263,12 @@ void value_fused(const ReduceSpec& spec, const Layout& L, const Prologue& pro, c
   with_value_reducer<T>(spec.op, [&](auto r) { run_fused(r, L, pro, A, B, cast, id, init, out); });
 }
 
-// argmax / argmin over computed values: reduce_cpu's arg_reduce, a chunk of values at a time.
+// argmax / argmin over computed values: the driver's, a chunk of values at a time.
 template <class T>
-void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& A, const Array& out) {
-  using Win = std::pair<int64_t, T>;
-  int64_t* dst = out.data_as<int64_t>();
-  const int64_t nout = L.kept.size(), n = L.red.size();
-  // The first extreme of values [b, e) of output o; the first NaN ends the scan.
-  auto scan = [&](int64_t o, int64_t b, int64_t e) {
-    const T* v = reinterpret_cast<const T*>(value_buffer());
-    Win best{-1, T{}};
-    for (int64_t i = b; i < e; i += kChunk) {
-      const int64_t m = std::min(kChunk, e - i);
-      pro.fill(A, o * n + i, m, reinterpret_cast<char*>(const_cast<T*>(v)));
-      Win w = arg_run(v, 0, m, 1, max);
-      w.first += i;
-      if (best.first < 0 || arg_isnan(w.second) || arg_better(w.second, best.second, max)) best = w;
-      if (arg_isnan(best.second)) break;
-    }
-    return best;
-  };
-  if (nout == 1 && n >= 2 * kMinParallel && num_threads() > 1) {
-    const int64_t parts = 4 * num_threads();
-    std::vector<Win> partial(parts);
-    parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) partial[p] = scan(0, n * p / parts, n * (p + 1) / parts);
-    });
-    Win win = partial[0];
-    for (int64_t p = 1; p < parts && !arg_isnan(win.second); ++p) {
-      if (arg_isnan(partial[p].second) || arg_better(partial[p].second, win.second, max)) win = partial[p];
-    }
-    dst[0] = win.first;
-    return;
-  }
-  const int64_t grain = std::max<int64_t>(1, kMinParallel / std::max<int64_t>(n, 1));
-  const int64_t group = kChunk / n;
-  parallel_for(nout, grain, [&](int64_t b, int64_t e) {
-    if (group < 2) {
-      for (int64_t o = b; o < e; ++o) dst[o] = scan(o, 0, n).first;
-      return;
-    }
-    char* vals = value_buffer();
-    const T* v = reinterpret_cast<const T*>(vals);
-    for (int64_t o = b; o < e; o += group) {
-      const int64_t g = std::min(group, e - o);
-      pro.fill(A, o * n, g * n, vals);
-      for (int64_t k = 0; k < g; ++k) dst[o + k] = arg_run(v + k * n, 0, n, 1, max).first;
-    }
-  });
+void arg_fused(bool max, const Layout& L, const Prologue& pro, const IterSpace& A, const IterSpace& B,
+               const Array& out) {
+  using R = ArgR<T, true>;
+  arg_reduce_layout<T>(max, L, FusedSource<R>(R{}, L, pro, A, B, nullptr, T{}), out.data_as<int64_t>());
 }
 
 }  // namespace
@@ -385,7 +322,7 @@ void reduce_program(const ReduceSpec& spec, const GroupProgram& p, const Array& 
     }
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
-      NF_DISPATCH(vt, reduce_op_name(spec.op), { arg_fused<scalar_t>(spec.op == ReduceOp::ArgMax, L, pro, A, out); });
+      NF_DISPATCH(vt, reduce_op_name(spec.op), { arg_fused<scalar_t>(spec.op == ReduceOp::ArgMax, L, pro, A, pro.space(orders.by_row), out); });
       return;
     default: {
       const IterSpace B = pro.space(orders.by_row);

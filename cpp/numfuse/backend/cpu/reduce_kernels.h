@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -21,7 +22,6 @@
 namespace nf::cpu {
 
 constexpr int64_t kCastChunk = 1024;    // elements cast at once when the input is not the loop dtype
-constexpr int64_t kBlock = 256;         // outputs accumulated together by the outer reduction
 constexpr int64_t kMinParallel = 32768; // elements of work worth a thread
 
 // The reduction as loops see it: sp over (out, in), split into the kept dims (operands out, in)
@@ -31,26 +31,44 @@ struct Layout {
   bool inner_reduced = false;  // the input's innermost (smallest-stride) dim is reduced
 };
 
-// How an outer reduction (innermost dim kept) divides its work. `rsplit`: threads that split the
-// rows of few outputs, partial results combined in order; it decides the association, so it is
-// computed from blocks of kBlock outputs as it always was. `width`: the columns one task
-// accumulates over its rows, whole rows up to kMaxWidth (rows read in pieces of 2 KB ran at a
-// third of the speed: each piece is a new stream for the prefetcher), split further only to give
-// each thread a block of at least kMinWidth columns.
-constexpr int64_t kMaxWidth = 16384, kMinWidth = 512;
+// How an outer reduction (innermost dim kept) divides its work. Rows are read whole, as NumPy reads
+// them: every jump to another place in memory starts a new stream for the prefetcher, and rows read
+// in pieces ran slower in proportion (pieces of 2-4 KB at a third of the speed, 1000 columns split
+// between two threads 2x slower than one thread, 100 KB pieces of 400 KB rows 1.6x slower).
+// Threads take whole rows of outputs where there are enough of them; else `rsplit` parts (a few
+// per thread, claimed dynamically, so that a thread that loses its core holds up one small part)
+// split the reduced rows, each accumulating its rows in order into a partial row, the partials
+// combined in order after (two halves' sums are no less accurate than NumPy's one pass, which adds
+// the rows of an axis-0 reduction in order); where those partial rows would take too much memory,
+// the columns are split in one block per thread instead.
+constexpr int64_t kMaxPartialBytes = int64_t(16) << 20;
 struct OuterPlan {
   int64_t rsplit = 1, width = 1, nblk = 1;  // nblk: blocks of `width` columns per row
 };
-inline OuterPlan outer_plan(int64_t ncol, int64_t nouter, int64_t nred, int64_t threads) {
+inline OuterPlan outer_plan(int64_t ncol, int64_t nouter, int64_t nred, int64_t threads, int64_t acc_bytes) {
   OuterPlan P;
-  const int64_t items = nouter * ((ncol + kBlock - 1) / kBlock);
-  if (items < threads && nred * ncol >= 2 * kMinParallel) P.rsplit = threads;
-  int64_t nblk = (ncol + kMaxWidth - 1) / kMaxWidth;
-  const int64_t want = std::min((threads + nouter - 1) / nouter, (ncol + kMinWidth - 1) / kMinWidth);
-  if (P.rsplit == 1 && nblk < want) nblk = want;
-  P.width = std::min(ncol, ((ncol + nblk - 1) / nblk + 7) / 8 * 8);
+  P.width = ncol;
+  const bool worth_threads = threads > 1 && nouter * nred * ncol >= 2 * kMinParallel;
+  if (!worth_threads || nouter >= 2 * threads) return P;
+  const int64_t parts = std::min(4 * threads, nred);
+  if (parts > 1 && parts * nouter * ncol * acc_bytes <= kMaxPartialBytes) {
+    P.rsplit = parts;
+    return P;
+  }
+  P.width = std::min(ncol, ((ncol + threads - 1) / threads + 7) / 8 * 8);
   P.nblk = (ncol + P.width - 1) / P.width;
   return P;
+}
+
+// A per-thread buffer of at least n T, kept between calls while small; one per Slot, so that a
+// caller may hold two of one type.
+template <class T, int Slot = 0>
+T* scratch_row(std::unique_ptr<T[]>& own, int64_t n) {
+  constexpr int64_t kKeep = 16384;
+  thread_local std::unique_ptr<T[]> kept(new T[kKeep]);
+  if (n <= kKeep) return kept.get();
+  own.reset(new T[n]);
+  return own.get();
 }
 
 // The layout of a reduction of `in` over `axes` (make_iter_space keyed on the input).

@@ -7,29 +7,11 @@
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
 
 namespace nf::cuda {
 
 namespace {
-
-// Drops unit dims and merges a dim into its predecessor when one step of the predecessor is a
-// whole run of the dim (C order of the flattened part is kept). Leaves at least one dim.
-void coalesce(const Shape& shape, const Strides& strides, Shape* s, Strides* t) {
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    if (!s->empty() && t->back() == strides[d] * shape[d]) {
-      s->back() *= shape[d];
-      t->back() = strides[d];
-    } else {
-      s->push_back(shape[d]);
-      t->push_back(strides[d]);
-    }
-  }
-  if (s->empty()) {
-    s->push_back(1);
-    t->push_back(0);
-  }
-}
 
 void check_rank(size_t rank, const char* part) {
   if (rank > static_cast<size_t>(kMaxGatherRank)) {
@@ -118,27 +100,18 @@ GatherLayout plan_gather(const cpu::GatherGeometry& g) {
     throw NotImplementedError("advanced indexing on CUDA with " + std::to_string(k) +
                               " index arrays (at most " + std::to_string(kMaxGatherIndices) + ")");
   }
-  coalesce(g.outer_shape, g.outer_strides, &L.oshape, &L.ostride);
-  coalesce(g.inner_shape, g.inner_strides, &L.ishape, &L.istride);
+  // Each part coalesced in C order (core/iteration.h): the kernels unravel flat C-order positions.
+  const IterSpace outer = coalesce_in_order(g.outer_shape, {g.outer_strides});
+  const IterSpace inner = coalesce_in_order(g.inner_shape, {g.inner_strides});
+  L.oshape = outer.shape;
+  L.ostride = outer.strides[0];
+  L.ishape = inner.shape;
+  L.istride = inner.strides[0];
   std::vector<Strides> full;
   for (const Array& idx : g.indices) full.push_back(broadcast_strides(idx.shape, idx.strides, g.bshape));
-  L.bstride.assign(k, {});
-  for (size_t d = 0; d < g.bshape.size(); ++d) {
-    if (g.bshape[d] == 1) continue;
-    bool merge = !L.bshape.empty();
-    for (size_t j = 0; j < k && merge; ++j) merge = L.bstride[j].back() == full[j][d] * g.bshape[d];
-    if (merge) {
-      L.bshape.back() *= g.bshape[d];
-      for (size_t j = 0; j < k; ++j) L.bstride[j].back() = full[j][d];
-    } else {
-      L.bshape.push_back(g.bshape[d]);
-      for (size_t j = 0; j < k; ++j) L.bstride[j].push_back(full[j][d]);
-    }
-  }
-  if (L.bshape.empty()) {
-    L.bshape.push_back(1);
-    for (size_t j = 0; j < k; ++j) L.bstride[j].push_back(0);
-  }
+  const IterSpace b = coalesce_in_order(g.bshape, full);
+  L.bshape = b.shape;
+  L.bstride = b.strides;
   check_rank(L.oshape.size(), "outer dims");
   check_rank(L.ishape.size(), "inner dims");
   check_rank(L.bshape.size(), "index broadcast shape");

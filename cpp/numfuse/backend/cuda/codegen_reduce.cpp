@@ -7,28 +7,11 @@
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
 
 namespace nf::cuda {
 
 namespace {
-
-// Coalesces neighbouring dims of one part (kept or reduced) that are contiguous for the input.
-void coalesce(const std::vector<int>& dims, const Array& in, Shape* shape, Strides* stride) {
-  for (int d : dims) {
-    if (in.shape[d] == 1) continue;
-    if (!shape->empty() && stride->back() == in.strides[d] * in.shape[d]) {
-      shape->back() *= in.shape[d];
-      stride->back() = in.strides[d];
-      continue;
-    }
-    shape->push_back(in.shape[d]);
-    stride->push_back(in.strides[d]);
-  }
-  if (shape->empty()) {
-    shape->push_back(1);
-    stride->push_back(0);
-  }
-}
 
 bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
 
@@ -183,10 +166,11 @@ int accumulation_slot(FpCheckPlan& plan, const ReduceSpec& spec, DType value_dty
 
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
   ReducePlan p;
-  std::vector<int> kept, red;
-  for (int d = 0; d < in.ndim(); ++d) (spec.axes[d] ? red : kept).push_back(d);
-  coalesce(kept, in, &p.kept_shape, &p.kept_stride);
-  coalesce(red, in, &p.red_shape, &p.red_stride);
+  const ReduceSpaces sp = split_reduction(in.shape, {in.strides}, spec.axes);
+  p.kept_shape = sp.kept.shape;
+  p.kept_stride = sp.kept.strides[0];
+  p.red_shape = sp.red.shape;
+  p.red_stride = sp.red.strides[0];
   if (int(p.kept_shape.size()) > kMaxReduceRank || int(p.red_shape.size()) > kMaxReduceRank) {
     throw NotImplementedError("reduction of rank above " + std::to_string(kMaxReduceRank) +
                               " after coalescing on CUDA");

@@ -7,6 +7,7 @@
 #include "numfuse/backend/cuda/codegen_steps.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
 
 namespace nf::cuda {
 
@@ -23,33 +24,6 @@ struct Leaf {
   int index;         // into ptr[] or scalar[]
   Strides strides;   // over the reduced input's shape
 };
-
-// Joint coalescing of one part (kept or reduced dims) over every array leaf.
-void coalesce_part(const std::vector<int>& dims, const Shape& shape, std::vector<Leaf>& leaves,
-                   Shape* out_shape, std::vector<Strides>* out_strides) {
-  out_strides->assign(leaves.size(), Strides{});
-  for (int d : dims) {
-    if (shape[d] == 1) continue;
-    bool merge = !out_shape->empty();
-    for (size_t l = 0; l < leaves.size() && merge; ++l) {
-      if (leaves[l].scalar) continue;
-      merge = (*out_strides)[l].back() == leaves[l].strides[d] * shape[d];
-    }
-    if (merge) {
-      out_shape->back() *= shape[d];
-      for (size_t l = 0; l < leaves.size(); ++l) {
-        if (!leaves[l].scalar) (*out_strides)[l].back() = leaves[l].strides[d];
-      }
-      continue;
-    }
-    out_shape->push_back(shape[d]);
-    for (size_t l = 0; l < leaves.size(); ++l) (*out_strides)[l].push_back(leaves[l].scalar ? 0 : leaves[l].strides[d]);
-  }
-  if (out_shape->empty()) {
-    out_shape->push_back(1);
-    for (auto& st : *out_strides) st.push_back(0);
-  }
-}
 
 }  // namespace
 
@@ -144,13 +118,16 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   const std::vector<uint64_t> gen = generator_words(p);
   const int ngen = static_cast<int>(gen.size() / 8);
   if (ngen) leaves.push_back(Leaf{-1, false, nptr++, contiguous_strides(shape)});
-  std::vector<int> kept, red;
-  for (int d = 0; d < int(shape.size()); ++d) (spec.axes[d] ? red : kept).push_back(d);
   FusedReduceKernel k;
   ReducePlan& plan = k.plan;
-  std::vector<Strides> kstr, rstr;
-  coalesce_part(kept, shape, leaves, &plan.kept_shape, &kstr);
-  coalesce_part(red, shape, leaves, &plan.red_shape, &rstr);
+  // Scalar leaves have no memory: zero strides, which never stop a merge.
+  std::vector<Strides> leaf_strides;
+  for (const Leaf& leaf : leaves) leaf_strides.push_back(leaf.scalar ? Strides(shape.size(), 0) : leaf.strides);
+  ReduceSpaces spaces = split_reduction(shape, leaf_strides, spec.axes);
+  plan.kept_shape = spaces.kept.shape;
+  plan.red_shape = spaces.red.shape;
+  const std::vector<Strides>& kstr = spaces.kept.strides;
+  const std::vector<Strides>& rstr = spaces.red.strides;
   const int kr = int(plan.kept_shape.size()), rr = int(plan.red_shape.size());
   if (kr > kMaxReduceRank || rr > kMaxReduceRank) throw NotImplementedError("fused reduction rank");
   plan.nout = numel(plan.kept_shape);

@@ -6,6 +6,7 @@
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/iteration.h"
 
 namespace nf::cuda {
 
@@ -72,20 +73,13 @@ ScanPlan plan_scan(const Array& in, int axis) {
   p.lines = p.n ? in.size() / p.n : 0;
   // Neighbouring line dims merge when the input steps through them as one (the flat C-order line
   // index then unravels the same way).
+  std::vector<int> line_dims;
   for (int d = 0; d < in.ndim(); ++d) {
-    if (d == axis || in.shape[d] == 1) continue;
-    if (!p.line_shape.empty() && p.line_stride.back() == in.strides[d] * in.shape[d]) {
-      p.line_shape.back() *= in.shape[d];
-      p.line_stride.back() = in.strides[d];
-      continue;
-    }
-    p.line_shape.push_back(in.shape[d]);
-    p.line_stride.push_back(in.strides[d]);
+    if (d != axis) line_dims.push_back(d);
   }
-  if (p.line_shape.empty()) {
-    p.line_shape.push_back(1);
-    p.line_stride.push_back(0);
-  }
+  const IterSpace lines = coalesce_in_order(in.shape, {in.strides}, line_dims);
+  p.line_shape = lines.shape;
+  p.line_stride = lines.strides[0];
   // Tiles change the association of float steps (within a few ulp): only where a thread per line
   // would leave the device idle or read memory badly. float16 always walks in order.
   p.sequential = in.dtype == DType::Float16 || p.n < kScanTile || (p.inner > 1 && p.lines >= kManyLines);
