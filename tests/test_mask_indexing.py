@@ -52,20 +52,33 @@ def test_mask_over_leading_dims(xp, dtype, shape, k, device):
 
 
 @oracle()
-def test_mask_of_strided_pending_and_nonbinary_inputs(xp, device):
+def test_mask_of_strided_and_pending_inputs(xp, device):
     base = xp.asarray(numpy.arange(300.0).reshape(20, 15))
     a = base[::2, ::-1]  # strided view: written through to base
     m = a > 150.0  # pending
     got = a[m]
     a[m] = -1.0
+    pend = (xp.asarray(numpy.arange(50.0)) * 3)  # a pending target
+    pend[pend > 60] = 0.0
+    return [got, base, pend]
+
+
+def _nonbinary_mask_program(xp):
     u8 = xp.asarray(numpy.array([0, 2, 0, 255, 1, 0, 0, 7] * 9, dtype=numpy.uint8))
     nb = u8.view(numpy.bool_)  # bytes other than 0 and 1 are True, as NumPy reads them
     v = xp.asarray(numpy.arange(72.0))
     w = v.copy()
     w[nb] = 5.0
-    pend = (xp.asarray(numpy.arange(50.0)) * 3)  # a pending target
-    pend[pend > 60] = 0.0
-    return [got, base, v[nb], w, pend]
+    return [v[nb], w]
+
+
+@oracle()
+def test_mask_of_nonbinary_bytes(xp, device):
+    if device == "cuda":
+        # Generated CUDA kernels load bool bytes as C++ bool (README "Not yet"): a mask viewed
+        # from other bytes needs a normalising load there.
+        pytest.xfail("CUDA kernels read bool bytes other than 0/1 as C++ bool")
+    return _nonbinary_mask_program(xp)
 
 
 @oracle()

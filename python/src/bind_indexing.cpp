@@ -210,15 +210,17 @@ int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
       }
       // The value converted first (NumPy's errors come before anything is evaluated), then
       // written in place, or through assign() where pending nodes read a's memory.
+      // The conversion is NumPy's setitem's on every device; only the CPU writes in place.
       alignas(16) char element[16];
       bool evaluated = false;  // a pending 0-d value was evaluated: other threads may have run
-      if (a.device().is_cpu() && (store_element(value, a.dtype, element) ||
-                                  (evaluated = same_dtype_0d_value(value, a.dtype, element)))) {
+      const bool cpu = a.device().is_cpu();
+      if (store_element(value, a.dtype, element) ||
+          (cpu && (evaluated = same_dtype_0d_value(value, a.dtype, element)))) {
         if (evaluated && (!parse_fast_key(a, key, &k) || !k.element)) {
           setitem_general(self, key, value);
           return 0;
         }
-        if (writable_now(a)) {
+        if (cpu && writable_now(a)) {
           std::memcpy(a.storage->data() + k.byte_offset, element, a.itemsize());
         } else {
           assign(a.view({}, {}, k.byte_offset), Array::scalar(element, a.dtype), Casting::Unsafe);
