@@ -259,8 +259,9 @@ def test_fftn_zero_d_returns_input(xp):
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9])
 @pytest.mark.parametrize("d", [1.0, 0.25, 3])
 @oracle(rtol=1e-15)
-def test_fftfreq(xp, n, d):
-    return xp.fft.fftfreq(n, d), xp.fft.rfftfreq(n, d=d)
+def test_fftfreq(xp, n, d, device):
+    dev = "cpu" if xp.is_numpy else device  # NumPy 2 takes device="cpu" only
+    return xp.fft.fftfreq(n, d, device=dev), xp.fft.rfftfreq(n, d=d, device=dev)
 
 
 @pytest.mark.parametrize("shape,axes", [((7,), None), ((8,), None), ((4, 5), None),
@@ -285,3 +286,50 @@ def test_transforms_through_core_kinds_numpy_lacks():
         got = nf.asnumpy(nf._core.fft_transform(nf.asarray(h), "c2r", True, [-1], [n]))
         numpy.testing.assert_allclose(got, numpy.fft.irfft(numpy.conj(h), n=n) * n,
                                       rtol=1e-12, atol=1e-11)
+
+
+def test_plan_cache_config_names_and_limits():
+    """numfuse.fft.config: CuPy's names; limits set, read back and restored; clear() empties."""
+    nf = numfuse_module()
+    cache = nf.fft.config.get_plan_cache()
+    size, memsize = cache.get_size(), cache.get_memsize()
+    assert (size, memsize) == (16, -1)  # CuPy's defaults
+    try:
+        cache.set_size(3)
+        cache.set_memsize(1 << 20)
+        assert cache.get_size() == 3 and cache.get_memsize() == 1 << 20
+        assert nf.fft.config.get_plan_cache_size() == 3
+        with pytest.raises(ValueError):
+            cache.set_size(-2)
+        cache.clear()
+        assert cache.get_curr_size() == 0 and cache.get_curr_memsize() == 0 and len(cache) == 0
+    finally:
+        cache.set_size(size)
+        cache.set_memsize(memsize)
+
+
+@pytest.mark.cuda
+def test_plan_cache_keeps_cufft_plans(device):
+    """On CUDA: a transform leaves its plan in the cache, the same transform reuses it, another
+    batch adds one, size limits evict, clear() empties (the CPU makes no plans)."""
+    if device != "cuda":
+        pytest.skip("cuFFT plans exist on CUDA only")
+    nf = numfuse_module()
+    cache = nf.fft.config.get_plan_cache()
+    cache.clear()
+    x = nf.asarray(signal((4, 64), "complex64"), device=device)
+    want = numpy.fft.fft(signal((4, 64), "complex64"))
+    numpy.testing.assert_allclose(nf.asnumpy(nf.fft.fft(x)), want, rtol=1e-4, atol=1e-3)
+    assert cache.get_curr_size() == 1
+    nf.asnumpy(nf.fft.fft(x))
+    assert cache.get_curr_size() == 1
+    nf.asnumpy(nf.fft.fft(x[:2]))
+    assert cache.get_curr_size() == 2
+    old = cache.get_size()
+    try:
+        cache.set_size(1)
+        assert cache.get_curr_size() == 1
+    finally:
+        cache.set_size(old)
+    cache.clear()
+    assert cache.get_curr_size() == 0

@@ -35,7 +35,7 @@ View view_of(const Array& a) {
 
 // Runs fn(in, out) over the lines of `axis`: the largest other axis is split into ranges run on
 // the pool (each range a sub-view of both), so that every pass is threaded over independent lines
-// when there are several. `work` is the pass's size in complex values, for the grain.
+// when there are several.
 template <class Fn>
 void for_line_ranges(const View& in, const View& out, size_t axis, Fn fn) {
   int split = -1;
