@@ -333,3 +333,41 @@ def test_plan_cache_keeps_cufft_plans(device):
         cache.set_size(old)
     cache.clear()
     assert cache.get_curr_size() == 0
+
+
+def _random_case(rng):
+    """A random n-D transform: function, shape, view, axes (distinct or not, any order), s, norm."""
+    func = str(rng.choice(["fftn", "ifftn", "rfftn", "irfftn", "fft", "irfft", "hfft", "ihfft"]))
+    ndim = int(rng.integers(1, 4))
+    shape = tuple(int(v) for v in rng.integers(1, 9, size=ndim))
+    dtype = str(rng.choice(["float32", "float64", "complex64", "complex128", "int16"]))
+    if func in REAL_IN and dtype.startswith("complex"):
+        dtype = "float64"
+    view = str(rng.choice(["none", "reverse", "step", "transpose"]))
+    norm = rng.choice(NORMS)
+    if func in ONE_D:
+        axis = int(rng.integers(-ndim, ndim))
+        n = None if rng.random() < 0.4 else int(rng.integers(1, 12))
+        return func, shape, dtype, view, dict(n=n, axis=axis, norm=norm)
+    k = int(rng.integers(1, ndim + 1))
+    axes = [int(a) for a in rng.choice(ndim, size=k, replace=rng.random() < 0.2)]
+    axes = [a - ndim if rng.random() < 0.5 else a for a in axes]
+    s = None if rng.random() < 0.4 else [int(v) for v in rng.integers(1, 10, size=k)]
+    return func, shape, dtype, view, dict(s=s, axes=axes, norm=norm)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_transforms(seed, device):
+    """Seeded property test: random transforms of random (possibly strided) inputs match NumPy."""
+    rng = numpy.random.default_rng(1000 + seed)
+    for _ in range(5):
+        func, shape, dtype, view, kwargs = _random_case(rng)
+        views = {"none": lambda a: a, "reverse": lambda a: a[::-1],
+                 "step": lambda a: a[..., ::2] if a.shape[-1] > 1 else a,
+                 "transpose": lambda a: a.T}
+
+        @oracle(**spectrum_tol(dtype, 1000))
+        def body(xp):
+            x = views[view](xp.asarray(signal(shape, dtype, seed=seed)))
+            return getattr(xp.fft, func)(x, **kwargs)
+        body(device=device)
