@@ -371,3 +371,31 @@ def test_random_transforms(seed, device):
             x = views[view](xp.asarray(signal(shape, dtype, seed=seed)))
             return getattr(xp.fft, func)(x, **kwargs)
         body(device=device)
+
+
+@pytest.mark.parametrize("func", ["fft", "ifft"])
+@pytest.mark.parametrize("view", ["whole", "strided"])
+def test_out_is_the_input(func, view, device):
+    """fft(x, out=x): the transform reads x before the result is written into it, as NumPy's."""
+    nf = numfuse_module()
+    a = signal((4, 8), "complex128", seed=11)
+    x = nf.asarray(a) if device == "cpu" else nf.asarray(a, device=device)
+    v = x if view == "whole" else x[:, ::2]
+    want_v = getattr(numpy.fft, func)(a if view == "whole" else a[:, ::2], norm="ortho")
+    r = getattr(nf.fft, func)(v, out=v, norm="ortho")
+    assert r is v
+    got = nf.asnumpy(x)
+    if view == "whole":
+        numpy.testing.assert_allclose(got, want_v, rtol=1e-12, atol=1e-12)
+    else:
+        numpy.testing.assert_allclose(got[:, ::2], want_v, rtol=1e-12, atol=1e-12)
+        numpy.testing.assert_array_equal(got[:, 1::2], a[:, 1::2])
+
+
+def test_normalisation_fuses_with_what_follows():
+    """The norm's factor is an elementwise step in the consumer's group, not a pass of its own."""
+    nf = numfuse_module()
+    x = nf.asarray(signal((256,), "complex128"))
+    text = nf.explain(nf.abs(nf.fft.ifft(x)) ** 2)
+    assert "2 group(s)" in text, text
+    assert "[multiply absolute square]" in text, text
