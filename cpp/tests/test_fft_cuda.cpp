@@ -53,7 +53,7 @@ TEST(FftPlanCache, ReusesPlansByKey) {
   auto b = cache.get(key_of(8));
   EXPECT_EQ(a.get(), b.get());
   EXPECT_EQ(f.made, 1);
-  auto c = cache.get(key_of(8, 2));  // another batch: another plan
+  auto c = cache.get(key_of(8, 2));     // another batch: another plan
   auto d = cache.get(key_of(8, 1, 1));  // another device: another plan
   EXPECT_NE(a.get(), c.get());
   EXPECT_NE(a.get(), d.get());
@@ -78,7 +78,7 @@ TEST(FftPlanCache, EvictsLeastRecentlyUsedWithinSizeAndMemsize) {
   cache.get(key_of(4));
   EXPECT_EQ(f.made, 3);  // 4 was kept
   cache.get(key_of(5));
-  EXPECT_EQ(f.made, 4);  // 5 was not
+  EXPECT_EQ(f.made, 4);      // 5 was not
   cache.set_limits(-1, 10);  // 5 + 4 bytes fit, 6 more do not
   EXPECT_LE(cache.info().curr_memsize, 10);
   cache.get(key_of(100));  // larger than memsize: made, used, never cached

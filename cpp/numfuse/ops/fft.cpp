@@ -31,7 +31,8 @@ Array fit_axis(const Array& a, int axis, int64_t len) {
 }  // namespace
 
 DType fft_complex_dtype(DType dt) {
-  if (dt == DType::Float16 || dt == DType::Float32 || dt == DType::Complex64) return DType::Complex64;
+  if (dt == DType::Float16 || dt == DType::Float32 || dt == DType::Complex64)
+    return DType::Complex64;
   return DType::Complex128;
 }
 
@@ -48,12 +49,15 @@ Array fft(const Array& a, FftKind kind, bool forward, const std::vector<int64_t>
   }
   for (int64_t len : n) {
     if (len < 1) {
-      throw ValueError("Invalid number of FFT data points (" + std::to_string(len) + ") specified.");
+      throw ValueError("Invalid number of FFT data points (" + std::to_string(len) +
+                       ") specified.");
     }
   }
   if (kind == FftKind::R2C && is_complex(a.dtype)) {
-    throw TypeError("ufunc 'rfft' not supported for the input types: a real input is expected, "
-                    "got " + std::string(dtype_name(a.dtype)));
+    throw TypeError(
+        "ufunc 'rfft' not supported for the input types: a real input is expected, "
+        "got " +
+        std::string(dtype_name(a.dtype)));
   }
   const DType cdt = fft_complex_dtype(a.dtype);
   const DType rdt = real_dtype(cdt);

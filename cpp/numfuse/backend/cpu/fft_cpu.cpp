@@ -179,8 +179,8 @@ void run_fft(const FftSpec& spec, const Array& in_arr, const Array& out_arr) {
         for (size_t i = 0; i + 1 < nax; ++i) {
           const size_t ax = size_t(spec.axes[i]);
           for_line_ranges(i == 0 ? in : tmp, tmp, ax, [&](const View& a, const View& b) {
-            pf::c2c<T>(a.shape, a.strides, b.strides, {ax}, fwd,
-                       reinterpret_cast<const C*>(a.data), reinterpret_cast<C*>(b.data), T(1), 1);
+            pf::c2c<T>(a.shape, a.strides, b.strides, {ax}, fwd, reinterpret_cast<const C*>(a.data),
+                       reinterpret_cast<C*>(b.data), T(1), 1);
           });
         }
         src = tmp;

@@ -32,17 +32,17 @@ using ExecComplexFn = cufftResult (*)(cufftHandle, void*, void*, int);  // C2C, 
 using ExecRealFn = cufftResult (*)(cufftHandle, void*, void*);          // R2C, C2R, D2Z, Z2D
 
 // X(member, symbol, type)
-#define NF_CUFFT_CALLS(X)                                  \
-  X(Create, "cufftCreate", CreateFn)                       \
-  X(Destroy, "cufftDestroy", DestroyFn)                    \
+#define NF_CUFFT_CALLS(X)                                    \
+  X(Create, "cufftCreate", CreateFn)                         \
+  X(Destroy, "cufftDestroy", DestroyFn)                      \
   X(MakePlanMany64, "cufftMakePlanMany64", MakePlanMany64Fn) \
-  X(SetStream, "cufftSetStream", SetStreamFn)              \
-  X(GetVersion, "cufftGetVersion", GetVersionFn)           \
-  X(ExecC2C, "cufftExecC2C", ExecComplexFn)                \
-  X(ExecZ2Z, "cufftExecZ2Z", ExecComplexFn)                \
-  X(ExecR2C, "cufftExecR2C", ExecRealFn)                   \
-  X(ExecD2Z, "cufftExecD2Z", ExecRealFn)                   \
-  X(ExecC2R, "cufftExecC2R", ExecRealFn)                   \
+  X(SetStream, "cufftSetStream", SetStreamFn)                \
+  X(GetVersion, "cufftGetVersion", GetVersionFn)             \
+  X(ExecC2C, "cufftExecC2C", ExecComplexFn)                  \
+  X(ExecZ2Z, "cufftExecZ2Z", ExecComplexFn)                  \
+  X(ExecR2C, "cufftExecR2C", ExecRealFn)                     \
+  X(ExecD2Z, "cufftExecD2Z", ExecRealFn)                     \
+  X(ExecC2R, "cufftExecC2R", ExecRealFn)                     \
   X(ExecZ2D, "cufftExecZ2D", ExecRealFn)
 
 }  // namespace nf::cuda::cufft_abi

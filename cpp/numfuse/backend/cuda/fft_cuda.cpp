@@ -3,13 +3,14 @@
 // one batched plan of rank k; any other set of axes runs one axis at a time, each pass a batched
 // plan of rank 1 over that axis's lines (strided when the axis is not the last). cuFFT's
 // complex-to-real transform overwrites its input, so C2R always reads a private copy.
+#include "numfuse/backend/cuda/fft_cuda.h"
+
 #include <algorithm>
 #include <array>
 #include <mutex>
 #include <string>
 
 #include "numfuse/backend/cuda/cufft_abi.h"
-#include "numfuse/backend/cuda/fft_cuda.h"
 #include "numfuse/backend/cuda/fft_plan_cache.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
@@ -93,9 +94,12 @@ std::shared_ptr<FftPlan> make_plan(const FftPlanKey& key) {
 
 int plan_type(FftKind kind, bool dbl) {
   switch (kind) {
-    case FftKind::C2C: return dbl ? CUFFT_Z2Z : CUFFT_C2C;
-    case FftKind::R2C: return dbl ? CUFFT_D2Z : CUFFT_R2C;
-    case FftKind::C2R: return dbl ? CUFFT_Z2D : CUFFT_C2R;
+    case FftKind::C2C:
+      return dbl ? CUFFT_Z2Z : CUFFT_C2C;
+    case FftKind::R2C:
+      return dbl ? CUFFT_D2Z : CUFFT_R2C;
+    case FftKind::C2R:
+      return dbl ? CUFFT_Z2D : CUFFT_C2R;
   }
   return CUFFT_C2C;
 }
@@ -108,12 +112,18 @@ void exec(FftPlan& plan, int type, bool forward, void* in, void* out, int device
   check_status(f.SetStream(plan.handle, stream.handle()), "cufftSetStream");
   const int dir = forward ? kCufftForward : kCufftInverse;
   switch (type) {
-    case CUFFT_C2C: return check_status(f.ExecC2C(plan.handle, in, out, dir), "cufftExecC2C");
-    case CUFFT_Z2Z: return check_status(f.ExecZ2Z(plan.handle, in, out, dir), "cufftExecZ2Z");
-    case CUFFT_R2C: return check_status(f.ExecR2C(plan.handle, in, out), "cufftExecR2C");
-    case CUFFT_D2Z: return check_status(f.ExecD2Z(plan.handle, in, out), "cufftExecD2Z");
-    case CUFFT_C2R: return check_status(f.ExecC2R(plan.handle, in, out), "cufftExecC2R");
-    case CUFFT_Z2D: return check_status(f.ExecZ2D(plan.handle, in, out), "cufftExecZ2D");
+    case CUFFT_C2C:
+      return check_status(f.ExecC2C(plan.handle, in, out, dir), "cufftExecC2C");
+    case CUFFT_Z2Z:
+      return check_status(f.ExecZ2Z(plan.handle, in, out, dir), "cufftExecZ2Z");
+    case CUFFT_R2C:
+      return check_status(f.ExecR2C(plan.handle, in, out), "cufftExecR2C");
+    case CUFFT_D2Z:
+      return check_status(f.ExecD2Z(plan.handle, in, out), "cufftExecD2Z");
+    case CUFFT_C2R:
+      return check_status(f.ExecC2R(plan.handle, in, out), "cufftExecC2R");
+    case CUFFT_Z2D:
+      return check_status(f.ExecZ2D(plan.handle, in, out), "cufftExecZ2D");
   }
 }
 
@@ -191,16 +201,21 @@ Array c_order_copy(const Array& x) {
 
 std::string cufft_result_text(int status) {
   static const char* const names[] = {
-      "CUFFT_SUCCESS", "CUFFT_INVALID_PLAN", "CUFFT_ALLOC_FAILED", "CUFFT_INVALID_TYPE",
-      "CUFFT_INVALID_VALUE", "CUFFT_INTERNAL_ERROR", "CUFFT_EXEC_FAILED", "CUFFT_SETUP_FAILED",
-      "CUFFT_INVALID_SIZE", "CUFFT_UNALIGNED_DATA"};
+      "CUFFT_SUCCESS",       "CUFFT_INVALID_PLAN",   "CUFFT_ALLOC_FAILED", "CUFFT_INVALID_TYPE",
+      "CUFFT_INVALID_VALUE", "CUFFT_INTERNAL_ERROR", "CUFFT_EXEC_FAILED",  "CUFFT_SETUP_FAILED",
+      "CUFFT_INVALID_SIZE",  "CUFFT_UNALIGNED_DATA"};
   if (status >= 0 && status < int(sizeof(names) / sizeof(names[0]))) return names[status];
   switch (status) {
-    case 0xB: return "CUFFT_INVALID_DEVICE";
-    case 0xD: return "CUFFT_NO_WORKSPACE";
-    case 0xE: return "CUFFT_NOT_IMPLEMENTED";
-    case 0x10: return "CUFFT_NOT_SUPPORTED";
-    case 0x11: return "CUFFT_MISSING_DEPENDENCY";
+    case 0xB:
+      return "CUFFT_INVALID_DEVICE";
+    case 0xD:
+      return "CUFFT_NO_WORKSPACE";
+    case 0xE:
+      return "CUFFT_NOT_IMPLEMENTED";
+    case 0x10:
+      return "CUFFT_NOT_SUPPORTED";
+    case 0x11:
+      return "CUFFT_MISSING_DEPENDENCY";
   }
   return "cufftResult " + std::to_string(status);
 }

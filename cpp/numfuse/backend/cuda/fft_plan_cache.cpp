@@ -8,8 +8,8 @@ namespace nf::cuda {
 
 bool FftPlanKey::operator==(const FftPlanKey& o) const {
   return device == o.device && type == o.type && rank == o.rank && n == o.n &&
-         inembed == o.inembed && onembed == o.onembed && istride == o.istride &&
-         idist == o.idist && ostride == o.ostride && odist == o.odist && batch == o.batch;
+         inembed == o.inembed && onembed == o.onembed && istride == o.istride && idist == o.idist &&
+         ostride == o.ostride && odist == o.odist && batch == o.batch;
 }
 
 FftPlan::~FftPlan() {
@@ -39,15 +39,16 @@ std::shared_ptr<FftPlan> FftPlanCache::get(const FftPlanKey& key) {
 }
 
 void FftPlanCache::trim_locked() {
-  while (!plans_.empty() && ((size_ >= 0 && int64_t(plans_.size()) > size_) ||
-                             (memsize_ >= 0 && bytes_ > memsize_))) {
+  while (!plans_.empty() &&
+         ((size_ >= 0 && int64_t(plans_.size()) > size_) || (memsize_ >= 0 && bytes_ > memsize_))) {
     bytes_ -= int64_t(plans_.back().second->work_bytes);
     plans_.pop_back();
   }
 }
 
 void FftPlanCache::set_limits(std::optional<int64_t> size, std::optional<int64_t> memsize) {
-  if (size && *size < -1) throw ValueError("plan cache size must be >= -1, got " + std::to_string(*size));
+  if (size && *size < -1)
+    throw ValueError("plan cache size must be >= -1, got " + std::to_string(*size));
   if (memsize && *memsize < -1) {
     throw ValueError("plan cache memsize must be >= -1, got " + std::to_string(*memsize));
   }
