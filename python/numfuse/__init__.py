@@ -10,7 +10,7 @@ from ._ufuncs import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._math import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
-from . import linalg, random  # noqa: F401
+from . import linalg, random, fft  # noqa: F401
 from ._shape import *  # noqa: F401,F403
 from ._ranges import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403

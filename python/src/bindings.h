@@ -20,6 +20,7 @@ void bind_array(nb::module_& m);
 void bind_ufuncs(nb::module_& m);
 void bind_creation(nb::module_& m);
 void bind_linalg(nb::module_& m);
+void bind_fft(nb::module_& m);  // numfuse.fft
 void bind_random(nb::module_& m);
 void bind_cuda(nb::module_& m);  // numfuse._core.cuda
 void bind_advanced_indexing(nb::module_& m);

@@ -71,6 +71,7 @@ NB_MODULE(_core, m) {
   bind_ufuncs(m);
   bind_creation(m);
   bind_linalg(m);
+  bind_fft(m);
   bind_random(m);
   bind_cuda(m);
   bind_advanced_indexing(m);

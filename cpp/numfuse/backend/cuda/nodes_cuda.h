@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "numfuse/core/array.h"
+#include "numfuse/ir/fft.h"
 #include "numfuse/ir/gather.h"
 #include "numfuse/ir/matmul.h"
 #include "numfuse/ir/reduce.h"
@@ -16,5 +17,6 @@ void eval_reduce(ReduceNode& node, const std::vector<Array>& outs);  // reduce_c
 void eval_scan(ScanNode& node, const std::vector<Array>& outs);      // scan_cuda.cpp
 void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // gather_cuda.cpp
 void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cuda.cpp
+void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cuda.cpp
 
 }  // namespace nf::cuda
