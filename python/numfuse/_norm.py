@@ -3,7 +3,7 @@
 NumPy's own algorithm (numpy/linalg/_linalg.py) step by step, so results, dtypes and errors agree:
 the default norm of a whole array is sqrt(x . x) (one matrix product); sums along axes use
 numfuse.sum where it exists, else a product with a vector of ones (BLAS). max/min norms need
-numfuse.max/min. Norms that need an SVD (ord=2/-2/'nuc' for matrices) are not available yet.
+numfuse.max/min. ord=2/-2/'nuc' for matrices reduce the singular values (_linalg_decomp.svd).
 """
 
 import numpy as _np
@@ -61,6 +61,19 @@ def _extreme(x, axis, name):
     return fn(x, axis=axis)
 
 
+def _svd_norm(x, row_axis, col_axis, ord):
+    """NumPy's _multi_svd_norm: the largest (2), smallest (-2) or sum ('nuc') of the singular
+    values of the matrices over (row_axis, col_axis)."""
+    from ._linalg_decomp import svd
+    nf = _nf()
+    s = svd(nf.moveaxis(x, (row_axis, col_axis), (-2, -1)), compute_uv=False)
+    if ord == "nuc":
+        return nf.sum(s, axis=-1)
+    if s.shape[-1] == 0 and ord == 2:  # amax with initial=0, as NumPy
+        return nf.zeros(s.shape[:-1], dtype=s.dtype, device=s.device)
+    return _extreme(s, s.ndim - 1, "max" if ord == 2 else "min")
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm: vector norms (any ord) and the Frobenius / 1 / inf matrix norms."""
     from . import _ufuncs as u
@@ -115,8 +128,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if row_axis == col_axis:
             raise ValueError("Duplicate axes given.")
         if ord in (2, -2, "nuc"):
-            raise NotImplementedError("numfuse.linalg.norm: ord=2, -2 and 'nuc' for matrices need "
-                                      "singular values, which numfuse does not compute yet")
+            ret = _svd_norm(x, row_axis, col_axis, ord)
+            return _keep(ret, x.shape, (row_axis, col_axis)) if keepdims else ret
         absx = u.absolute(x)
         if ord == 1 or ord == -1:
             c = col_axis - 1 if col_axis > row_axis else col_axis

@@ -34,6 +34,10 @@ struct LinalgSpec {
   bool upper = false;          // Cholesky: U (a = U^H U); Eigh/Eigvalsh: read the upper triangle
   bool full_matrices = false;  // Svd: u (m,m) and vh (n,n)
   int64_t cols = 0;            // QrQ: columns of q (min(m,n) reduced, m complete)
+  // A matrix that fails (singular...) raises LinAlgError for the call; false: its outputs are
+  // NaN instead and the rest of the stack is computed (NumPy's gufuncs under errstate ignore,
+  // which cond uses).
+  bool raise_on_failure = true;
 };
 
 // numpy.linalg's names of the operations ("inv", "solve", ...), for messages and explain.

@@ -335,6 +335,17 @@ const char* failure_message(LinalgOp op) {
   }
 }
 
+// Matrix b's slice of every output, NaN (outputs of a failed matrix, when not raising).
+template <class T>
+void fill_nan(const std::vector<Array>& outs, int64_t b, int64_t batch) {
+  using R = real_t<T>;
+  for (const Array& o : outs) {
+    const int64_t per = o.size() / batch * (is_complex(o.dtype) ? 2 : 1);
+    R* p = o.data_as<R>() + b * per;
+    std::fill(p, p + per, std::numeric_limits<R>::quiet_NaN());
+  }
+}
+
 template <class T>
 void run_stack(LinalgNode& node, const std::vector<Array>& outs) {
   const Array& a = node.inputs[0];
@@ -358,7 +369,12 @@ void run_stack(LinalgNode& node, const std::vector<Array>& outs) {
   } else {
     range(0, batch);
   }
-  for (I info : infos) {
+  for (int64_t b = 0; b < batch; ++b) {
+    const I info = infos[b];
+    if (info > 0 && !node.spec.raise_on_failure) {
+      fill_nan<T>(outs, b, batch);
+      continue;
+    }
     if (info < 0) {
       throw Error(std::string("numfuse.linalg.") + linalg_op_name(node.spec.op) +
                   ": LAPACK rejected argument " + std::to_string(-info));
