@@ -17,7 +17,7 @@ STACKS = [(3, 3), (1, 1), (4, 5, 5), (2, 3, 4, 4), (16, 16)]
 EMPTY = [(0, 0), (3, 0, 0), (0, 4, 4)]
 
 # numfuse.linalg functions whose CUDA evaluation does not exist yet.
-CUDA_PENDING = {"eig", "eigvals", "lstsq"}
+CUDA_PENDING = {"eig", "eigvals"}
 
 
 def _tol(dtype):

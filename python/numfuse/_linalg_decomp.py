@@ -170,7 +170,11 @@ def cholesky(a, /, *, upper=False):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    return _cast(_run("cholesky", [a], t, upper=bool(upper))[0], result_t)
+    r = _run("cholesky", [a], t, upper=bool(upper))[0]
+    if not str(r.device).startswith("cpu"):
+        # cuSOLVER's potrf leaves the other triangle as it was (linalg_cuda.cpp): zero it.
+        r = _nf().triu(r) if upper else _nf().tril(r)
+    return _cast(r, result_t)
 
 
 # ---- QR ----------------------------------------------------------------------------------------

@@ -1,0 +1,64 @@
+// cuSOLVER's dense routines (cusolverDn), opened with dlopen at first use through the shared
+// loader (library_loader.h): one call table by dtype (S/D/C/Z; orgqr is ungqr and syevd heevd
+// for the complex dtypes), one handle per device bound to the stream numfuse enqueues on.
+// Matrices are column-major, as LAPACK's; linalg_cuda.cpp arranges the layouts.
+#pragma once
+#include <mutex>
+#include <string>
+
+#include "numfuse/core/dtype.h"
+
+namespace nf::cuda {
+
+struct cusolverDnContext;
+using cusolverDnHandle_t = cusolverDnContext*;
+
+// cuSOLVER's and cuBLAS's enum values (cusolver_common.h, cublas_api.h), passed as int.
+constexpr int kCublasFillLower = 0, kCublasFillUpper = 1;
+constexpr int kCublasOpN = 0, kCublasOpT = 1;
+constexpr int kEigModeNoVector = 0, kEigModeVector = 1;
+
+// The routines of one dtype. Every pointer argument is a device address; sizes are int (the
+// 32-bit API).
+struct SolverTable {
+  using Handle = cusolverDnHandle_t;
+  int (*getrf_bufferSize)(Handle, int m, int n, void* A, int lda, int* lwork);
+  int (*getrf)(Handle, int m, int n, void* A, int lda, void* work, int* ipiv, int* info);
+  int (*getrs)(Handle, int trans, int n, int nrhs, const void* A, int lda, const int* ipiv,
+               void* B, int ldb, int* info);
+  int (*potrf_bufferSize)(Handle, int uplo, int n, void* A, int lda, int* lwork);
+  int (*potrf)(Handle, int uplo, int n, void* A, int lda, void* work, int lwork, int* info);
+  int (*geqrf_bufferSize)(Handle, int m, int n, void* A, int lda, int* lwork);
+  int (*geqrf)(Handle, int m, int n, void* A, int lda, void* tau, void* work, int lwork,
+               int* info);
+  int (*orgqr_bufferSize)(Handle, int m, int n, int k, const void* A, int lda, const void* tau,
+                          int* lwork);
+  int (*orgqr)(Handle, int m, int n, int k, void* A, int lda, const void* tau, void* work,
+               int lwork, int* info);
+  int (*syevd_bufferSize)(Handle, int jobz, int uplo, int n, const void* A, int lda,
+                          const void* W, int* lwork);
+  int (*syevd)(Handle, int jobz, int uplo, int n, void* A, int lda, void* W, void* work,
+               int lwork, int* info);
+  int (*gesvd_bufferSize)(Handle, int m, int n, int* lwork);
+  int (*gesvd)(Handle, signed char jobu, signed char jobvt, int m, int n, void* A, int lda,
+               void* S, void* U, int ldu, void* VT, int ldvt, void* work, int lwork, void* rwork,
+               int* info);
+};
+
+// The table of dt (float32/64, complex64/128). Throws CUDAError naming the library and why when
+// cuSOLVER cannot be loaded or lacks a routine, TypeError for another dtype.
+const SolverTable& solver_table(DType dt);
+
+// The device's handle bound to its current enqueue stream, with the lock that keeps that binding
+// for the calls that follow (hold it while calling).
+struct BoundSolver {
+  std::unique_lock<std::mutex> lock;
+  cusolverDnHandle_t handle;
+};
+BoundSolver bound_solver(int device);
+
+// Throws CUDAError "<call> failed: CUSOLVER_STATUS_..." unless status is 0 (CUDAOutOfMemoryError
+// for an allocation failure).
+void check_solver(int status, const char* call);
+
+}  // namespace nf::cuda
