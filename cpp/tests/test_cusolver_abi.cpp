@@ -50,8 +50,14 @@ NF_CHECK_CALL(orgqr_bufferSize, cusolverDnZungqr_bufferSize);
 NF_CHECK_CALL(orgqr, cusolverDnDorgqr);
 NF_CHECK_CALL(syevd_bufferSize, cusolverDnZheevd_bufferSize);
 NF_CHECK_CALL(syevd, cusolverDnDsyevd);
+NF_CHECK_CALL(potrfBatched, cusolverDnZpotrfBatched);
 NF_CHECK_CALL(gesvd_bufferSize, cusolverDnCgesvd_bufferSize);
 NF_CHECK_CALL(gesvd, cusolverDnZgesvd);
+static_assert(SameShape<int (*)(cublasHandle_t, int, void* const*, int, int*, int*, int),
+                        decltype(&cublasDgetrfBatched)>::value);
+static_assert(SameShape<int (*)(cublasHandle_t, int, int, int, void* const*, int, const int*,
+                                void* const*, int, int*, int),
+                        decltype(&cublasZgetrsBatched)>::value);
 static_assert(nf::cuda::kCublasFillLower == CUBLAS_FILL_MODE_LOWER);
 static_assert(nf::cuda::kCublasFillUpper == CUBLAS_FILL_MODE_UPPER);
 static_assert(nf::cuda::kCublasOpN == CUBLAS_OP_N && nf::cuda::kCublasOpT == CUBLAS_OP_T);

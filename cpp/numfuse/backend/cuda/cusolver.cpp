@@ -31,6 +31,7 @@ bool bind_table(const LoadedLibrary& lib, char p, bool cplx, SolverTable* t, std
     const std::string n = name(routine);
     return lib.bind(fn, n.c_str(), why);
   };
+  lib.bind_optional(t->potrfBatched, name("potrfBatched").c_str());
   const char* orgqr = cplx ? "ungqr" : "orgqr";
   const char* syevd = cplx ? "heevd" : "syevd";
   return bind(t->getrf_bufferSize, "getrf_bufferSize") && bind(t->getrf, "getrf") &&

@@ -39,6 +39,9 @@ struct SolverTable {
                           const void* W, int* lwork);
   int (*syevd)(Handle, int jobz, int uplo, int n, void* A, int lda, void* W, void* work,
                int lwork, int* info);
+  // potrf of `batch` matrices whose device addresses are in the device array A (optional: null
+  // where the library lacks it).
+  int (*potrfBatched)(Handle, int uplo, int n, void* const* A, int lda, int* info, int batch);
   int (*gesvd_bufferSize)(Handle, int m, int n, int* lwork);
   int (*gesvd)(Handle, signed char jobu, signed char jobvt, int m, int n, void* A, int lda,
                void* S, void* U, int ldu, void* VT, int ldvt, void* work, int lwork, void* rwork,

@@ -14,6 +14,7 @@
 #include <limits>
 #include <vector>
 
+#include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cusolver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
@@ -154,9 +155,31 @@ struct Run {
     }
   }
 
+  // Stacks of many small matrices go through the batched routines (one launch for the stack);
+  // one cuSOLVER call per matrix costs about 10 us of launches and synchronisation each.
+  bool small_stack() const { return batch > 1 && n <= kBatchedMaxN; }
+  static constexpr int64_t kBatchedMaxN = 32;
+
+  // A device array of the addresses of the matrices of the C-order stack x, `per` elements apart.
+  Array pointer_array(const Array& x, int64_t per) const {
+    std::vector<uint64_t> p(static_cast<size_t>(batch));
+    for (int64_t b = 0; b < batch; ++b) p[b] = reinterpret_cast<uint64_t>(at(x, b, per));
+    Array d = Array::empty(Shape{batch}, DType::UInt64, node.device);
+    cuda::copy_host_to_device(reinterpret_cast<cuda::CUdeviceptr>(d.data()), p.data(),
+                              p.size() * sizeof(uint64_t), cuda::enqueue_stream(device));
+    return d;
+  }
+  static void* const* ptrs(const Array& p) { return reinterpret_cast<void* const*>(p.data()); }
+
   // getrf of every matrix of w (C-order, n x n each, factored in place as column-major);
-  // pivots into ipiv (int32, batch x n).
-  void getrf_all(const Array& w, const Array& ipiv) {
+  // pivots into ipiv (int32, batch x n). Returns the pointer array of w for a small stack.
+  Array getrf_all(const Array& w, const Array& ipiv) {
+    if (small_stack()) {
+      Array p = pointer_array(w, n * n);
+      cuda::getrf_batched(dt, as_int(n), ptrs(p), as_int(n), ipiv.data_as<int>(), info(0),
+                          as_int(batch), device);
+      return p;
+    }
     int lwork = 0;
     cuda::check_solver(t.getrf_bufferSize(h(), as_int(n), as_int(n), w.data(), as_int(n), &lwork),
                        "cusolverDn?getrf_bufferSize");
@@ -166,10 +189,19 @@ struct Run {
                                  work.data(), ipiv.data_as<int>() + b * n, info(b)),
                          "cusolverDn?getrf");
     }
+    return Array();
   }
 
   // X = solve with the factors of getrf_all, B column-major n x nrhs each, in place.
-  void getrs_all(int trans, const Array& w, const Array& ipiv, const Array& B, int64_t nrhs) {
+  void getrs_all(int trans, const Array& w, const Array& w_ptrs, const Array& ipiv,
+                 const Array& B, int64_t nrhs) {
+    if (small_stack()) {
+      const Array b_ptrs = pointer_array(B, n * nrhs);
+      cuda::getrs_batched(dt, trans == cuda::kCublasOpT, as_int(n), as_int(nrhs), ptrs(w_ptrs),
+                          as_int(n), ipiv.data_as<int>(), ptrs(b_ptrs), as_int(n), as_int(batch),
+                          device);
+      return;
+    }
     Array scratch_info = scratch(1, DType::Int32);  // getrs reports only bad arguments
     for (int64_t b = 0; b < batch; ++b) {
       cuda::check_solver(t.getrs(h(), trans, as_int(n), as_int(nrhs), at(w, b, n * n), as_int(n),
@@ -184,15 +216,15 @@ struct Run {
     const Array& out = outs[0];
     Array w = contiguous(node.inputs[0]);  // A^T in column-major order
     Array ipiv = scratch(batch * n, DType::Int32);
-    getrf_all(w, ipiv);
+    const Array w_ptrs = getrf_all(w, ipiv);
     if (node.spec.op == LinalgOp::Inv) {
       set_identity(out);  // (A^T)^-1 = (A^-1)^T, which read in C order is A^-1
-      getrs_all(cuda::kCublasOpN, w, ipiv, out, n);
+      getrs_all(cuda::kCublasOpN, w, w_ptrs, ipiv, out, n);
     } else {
       const int64_t nrhs = node.inputs[1].shape.back();
       if (nrhs == 0) return;
       Array B = colmajor(node.inputs[1]);
-      getrs_all(cuda::kCublasOpT, w, ipiv, B, nrhs);  // (A^T)^T X = B
+      getrs_all(cuda::kCublasOpT, w, w_ptrs, ipiv, B, nrhs);  // (A^T)^T X = B
       cuda::copy_on_device(swap_last(B), out);
     }
     raise_or_nan(read_infos());
@@ -205,7 +237,7 @@ struct Run {
     if (n > 0) {
       Array w = contiguous(node.inputs[0]);
       Array ipiv = scratch(batch * n, DType::Int32);
-      getrf_all(w, ipiv);
+      const Array w_ptrs = getrf_all(w, ipiv);  // alive until the factors are read
       const Array diag_view = w.view(Shape{batch, n}, Strides{n * n, n + 1}, w.byte_offset);
       Array diag = Array::empty(Shape{batch, n}, dt, diag_view.device());
       cuda::copy_on_device(diag_view, diag);
@@ -277,6 +309,14 @@ struct Run {
     const Array& out = outs[0];
     cuda::copy_on_device(node.inputs[0], out);
     const int uplo = node.spec.upper ? cuda::kCublasFillLower : cuda::kCublasFillUpper;
+    if (small_stack() && t.potrfBatched) {
+      const Array p = pointer_array(out, n * n);
+      cuda::check_solver(t.potrfBatched(h(), uplo, as_int(n), ptrs(p), as_int(n), info(0),
+                                        as_int(batch)),
+                         "cusolverDn?potrfBatched");
+      raise_or_nan(read_infos());
+      return;
+    }
     int lwork = 0;
     cuda::check_solver(t.potrf_bufferSize(h(), uplo, as_int(n), out.data(), as_int(n), &lwork),
                        "cusolverDn?potrf_bufferSize");
