@@ -40,6 +40,12 @@ void gesv(I n, I nrhs, T* a, I lda, I* ipiv, T* b, I ldb, I* info) {
 }
 
 template <class T>
+void getrs(char trans, I n, I nrhs, const T* a, I lda, const I* ipiv, T* b, I ldb, I* info) {
+  using F = void (*)(char*, I*, I*, const T*, I*, const I*, T*, I*, I*, size_t);
+  reinterpret_cast<F>(table<T>().getrs)(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, kCh);
+}
+
+template <class T>
 void potrf(char uplo, I n, T* a, I lda, I* info) {
   using F = void (*)(char*, I*, T*, I*, I*, size_t);
   reinterpret_cast<F>(table<T>().potrf)(&uplo, &n, a, &lda, info, kCh);

@@ -48,6 +48,23 @@ void load(const Array& a, int64_t b, std::vector<T>& f) {
   }
 }
 
+// Matrix b of `a` into f in C order: read as column-major, f holds the matrix's transpose. inv,
+// solve, det and cholesky factor that transpose (see Stack::run) and so skip a strided copy.
+template <class T>
+void load_transposed(const Array& a, int64_t b, std::vector<T>& f) {
+  const int64_t rows = a.shape[a.ndim() - 2], cols = a.shape[a.ndim() - 1];
+  const int64_t rs = a.strides[a.ndim() - 2], cs = a.strides[a.ndim() - 1];
+  const T* p = a.data_as<T>() + batch_offset(a, b);
+  f.resize(static_cast<size_t>(std::max<int64_t>(1, rows * cols)));
+  for (int64_t i = 0; i < rows; ++i) {
+    if (cs == 1) {
+      std::copy(p + i * rs, p + i * rs + cols, f.begin() + i * cols);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) f[i * cols + j] = p[i * rs + j * cs];
+    }
+  }
+}
+
 // A column-major rows x cols block (leading dimension ld) into C-order `out`.
 template <class T, class U>
 void store(const T* f, int64_t ld, int64_t rows, int64_t cols, U* out) {
@@ -91,20 +108,28 @@ struct Stack {
   I run(int64_t b, Work<T>& w) const {
     I info = 0;
     switch (spec.op) {
-      case LinalgOp::Inv:
-      case LinalgOp::Solve: {
+      case LinalgOp::Inv: {
+        // a's C-order storage read as column-major is A^T, and (A^T)^-1 = (A^-1)^T, which read
+        // back in C order is A^-1: no transposing copies.
         if (n == 0) return 0;
-        load(in[0], b, w.a);
-        int64_t nrhs = n;
-        if (spec.op == LinalgOp::Solve) {
-          nrhs = in[1].shape.back();
-          if (nrhs == 0) return 0;
-          load(in[1], b, w.b);
-        } else {
-          identity(w.b, n);
-        }
+        load_transposed(in[0], b, w.a);
+        identity(w.b, n);
         w.ipiv.resize(n);
-        lapack::gesv<T>(n, nrhs, w.a.data(), n, w.ipiv.data(), w.b.data(), n, &info);
+        lapack::gesv<T>(n, n, w.a.data(), n, w.ipiv.data(), w.b.data(), n, &info);
+        if (info == 0) std::copy(w.b.begin(), w.b.begin() + n * n, out<T>(0, b, n * n));
+        return info;
+      }
+      case LinalgOp::Solve: {
+        // LU of A^T (a as stored), then getrs with 'T' solves (A^T)^T x = b.
+        if (n == 0) return 0;
+        const int64_t nrhs = in[1].shape.back();
+        if (nrhs == 0) return 0;
+        load_transposed(in[0], b, w.a);
+        load(in[1], b, w.b);
+        w.ipiv.resize(n);
+        lapack::getrf<T>(n, n, w.a.data(), n, w.ipiv.data(), &info);
+        if (info != 0) return info;
+        lapack::getrs<T>('T', n, nrhs, w.a.data(), n, w.ipiv.data(), w.b.data(), n, &info);
         if (info == 0) store(w.b.data(), n, n, nrhs, out<T>(0, b, n * nrhs));
         return info;
       }
@@ -113,7 +138,7 @@ struct Stack {
         T sign(1);
         R logdet(0);
         if (n > 0) {
-          load(in[0], b, w.a);
+          load_transposed(in[0], b, w.a);  // det(A^T) = det(A)
           w.ipiv.resize(n);
           lapack::getrf<T>(n, n, w.a.data(), n, w.ipiv.data(), &info);
           if (info > 0) {  // exactly singular: det 0, not an error
@@ -138,17 +163,20 @@ struct Stack {
         return 0;
       }
       case LinalgOp::Cholesky: {
+        // a's storage read as column-major is A^T, whose upper triangle is A's lower one: potrf of
+        // that triangle gives U with conj(A) = U^H U, so A = U^T conj(U) and L = U^T, which is U's
+        // storage read back in C order (likewise upper= from the other triangle). No transposes.
         if (n == 0) return 0;
-        load(in[0], b, w.a);
-        const char uplo = spec.upper ? 'U' : 'L';
-        lapack::potrf<T>(uplo, n, w.a.data(), n, &info);
+        load_transposed(in[0], b, w.a);
+        lapack::potrf<T>(spec.upper ? 'L' : 'U', n, w.a.data(), n, &info);
         if (info != 0) return info;
-        for (int64_t j = 0; j < n; ++j) {
-          for (int64_t i = 0; i < n; ++i) {
-            if (spec.upper ? i > j : i < j) w.a[i + j * n] = T(0);
+        T* o = out<T>(0, b, n * n);
+        for (int64_t i = 0; i < n; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const bool keep = spec.upper ? j >= i : j <= i;
+            o[i * n + j] = keep ? w.a[i * n + j] : T(0);
           }
         }
-        store(w.a.data(), n, n, n, out<T>(0, b, n * n));
         return 0;
       }
       case LinalgOp::QrRaw: {
