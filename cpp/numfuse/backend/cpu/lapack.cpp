@@ -1,8 +1,9 @@
-// The LAPACK call tables, resolved once from the BLAS library's handle. See lapack.h.
+// The LAPACK call tables, resolved from the BLAS library's handle. See lapack.h.
 #include "numfuse/backend/cpu/lapack.h"
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -15,13 +16,14 @@ namespace nf::cpu {
 namespace {
 
 struct Tables {
+  const BlasRoutines* from = nullptr;  // the library they were resolved from
   LapackTable t[4];  // s, d, c, z
   std::string error;  // why there are none
 };
 
-Tables* resolve_all() {
+Tables* resolve_all(const BlasRoutines* r) {
   auto* out = new Tables;  // leaked on purpose, as blas.cpp's Library: usable at exit
-  const BlasRoutines* r = blas_routines();
+  out->from = r;
   if (!r || !r->handle) {
     out->error = "numfuse.linalg needs LAPACK, and " + blas_description();
     return out;
@@ -64,10 +66,26 @@ Tables* resolve_all() {
   return out;
 }
 
+// The tables of the BLAS library in use, resolved again when blas_set_library_path changed it
+// (blas.cpp publishes a new, never freed, routines object then).
+const Tables* current_tables() {
+  static std::mutex mu;
+  static std::atomic<const Tables*> cached{nullptr};
+  const BlasRoutines* r = blas_routines();
+  const Tables* t = cached.load(std::memory_order_acquire);
+  if (t && t->from == r) return t;
+  std::lock_guard<std::mutex> lock(mu);
+  t = cached.load(std::memory_order_acquire);
+  if (t && t->from == r) return t;
+  t = resolve_all(r);
+  cached.store(t, std::memory_order_release);
+  return t;
+}
+
 }  // namespace
 
 const LapackTable& lapack_table(DType dt) {
-  static Tables* tables = resolve_all();
+  const Tables* tables = current_tables();
   if (!tables->error.empty()) throw Error(tables->error);
   switch (dt) {
     case DType::Float32: return tables->t[0];
