@@ -52,6 +52,9 @@ NF_CHECK_CALL(orgqr, cusolverDnDorgqr);
 NF_CHECK_CALL(syevd_bufferSize, cusolverDnZheevd_bufferSize);
 NF_CHECK_CALL(syevd, cusolverDnDsyevd);
 NF_CHECK_CALL(potrfBatched, cusolverDnZpotrfBatched);
+NF_CHECK_CALL(syevjBatched_bufferSize, cusolverDnZheevjBatched_bufferSize);
+NF_CHECK_CALL(syevjBatched, cusolverDnDsyevjBatched);
+static_assert(SameShape<int (*)(nf::cuda::syevjInfo_t*), decltype(&cusolverDnCreateSyevjInfo)>::value);
 NF_CHECK_CALL(gesvd_bufferSize, cusolverDnCgesvd_bufferSize);
 NF_CHECK_CALL(gesvd, cusolverDnZgesvd);
 static_assert(SameShape<int (*)(cublasHandle_t, int, void* const*, int, int*, int*, int),

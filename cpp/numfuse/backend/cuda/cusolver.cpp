@@ -19,6 +19,8 @@ struct SolverState {
   std::string reason;
   CreateFn create = nullptr;
   SetStreamFn set_stream = nullptr;
+  int (*create_syevj_info)(syevjInfo_t*) = nullptr;  // optional
+  syevjInfo_t syevj_params = nullptr;
   SolverTable tables[4] = {};  // S, D, C, Z
   std::mutex mutex;
   std::array<cusolverDnHandle_t, 64> handles{};
@@ -32,6 +34,10 @@ bool bind_table(const LoadedLibrary& lib, char p, bool cplx, SolverTable* t, std
     return lib.bind(fn, n.c_str(), why);
   };
   lib.bind_optional(t->potrfBatched, name("potrfBatched").c_str());
+  const char* syevj = cplx ? "heevjBatched" : "syevjBatched";
+  lib.bind_optional(t->syevjBatched, name(syevj).c_str());
+  lib.bind_optional(t->syevjBatched_bufferSize,
+                    (name(syevj) + "_bufferSize").c_str());
   const char* orgqr = cplx ? "ungqr" : "orgqr";
   const char* syevd = cplx ? "heevd" : "syevd";
   return bind(t->getrf_bufferSize, "getrf_bufferSize") && bind(t->getrf, "getrf") &&
@@ -56,6 +62,7 @@ SolverState& state() {
     }
     if (!lib.bind(s->create, "cusolverDnCreate", &s->reason)) return;
     if (!lib.bind(s->set_stream, "cusolverDnSetStream", &s->reason)) return;
+    lib.bind_optional(s->create_syevj_info, "cusolverDnCreateSyevjInfo");
     const char prefixes[4] = {'S', 'D', 'C', 'Z'};
     for (int i = 0; i < 4; ++i) {
       if (!bind_table(lib, prefixes[i], i >= 2, &s->tables[i], &s->reason)) return;
@@ -77,6 +84,18 @@ const SolverTable& solver_table(DType dt) {
     case DType::Complex128: return s.tables[3];
     default: throw TypeError(std::string("array type ") + dtype_name(dt) + " is unsupported in linalg");
   }
+}
+
+syevjInfo_t syevj_params() {
+  SolverState& s = state();
+  static std::once_flag once;
+  std::call_once(once, [&s] {
+    // Never destroyed: one small object, used until exit.
+    if (s.ok && s.create_syevj_info && s.create_syevj_info(&s.syevj_params) != 0) {
+      s.syevj_params = nullptr;
+    }
+  });
+  return s.syevj_params;
 }
 
 void check_solver(int status, const char* call) {

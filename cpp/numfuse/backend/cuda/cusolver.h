@@ -12,6 +12,8 @@ namespace nf::cuda {
 
 struct cusolverDnContext;
 using cusolverDnHandle_t = cusolverDnContext*;
+struct syevjInfo;
+using syevjInfo_t = syevjInfo*;
 
 // cuSOLVER's and cuBLAS's enum values (cusolver_common.h, cublas_api.h), passed as int.
 constexpr int kCublasFillLower = 0, kCublasFillUpper = 1;
@@ -42,6 +44,12 @@ struct SolverTable {
   // potrf of `batch` matrices whose device addresses are in the device array A (optional: null
   // where the library lacks it).
   int (*potrfBatched)(Handle, int uplo, int n, void* const* A, int lda, int* info, int batch);
+  // Jacobi eigensolver of a stack of matrices up to 32 wide (heevjBatched for complex), with
+  // the parameters of syevj_params(); optional (null where the library lacks them).
+  int (*syevjBatched_bufferSize)(Handle, int jobz, int uplo, int n, const void* A, int lda,
+                                 const void* W, int* lwork, syevjInfo_t params, int batch);
+  int (*syevjBatched)(Handle, int jobz, int uplo, int n, void* A, int lda, void* W, void* work,
+                      int lwork, int* info, syevjInfo_t params, int batch);
   int (*gesvd_bufferSize)(Handle, int m, int n, int* lwork);
   int (*gesvd)(Handle, signed char jobu, signed char jobvt, int m, int n, void* A, int lda,
                void* S, void* U, int ldu, void* VT, int ldvt, void* work, int lwork, void* rwork,
@@ -59,6 +67,10 @@ struct BoundSolver {
   cusolverDnHandle_t handle;
 };
 BoundSolver bound_solver(int device);
+
+// syevjBatched's parameters (the library's defaults: eigenvalues sorted ascending, tolerance of
+// the machine precision), made once per process; nullptr where the library cannot make them.
+syevjInfo_t syevj_params();
 
 // Throws CUDAError "<call> failed: CUSOLVER_STATUS_..." unless status is 0 (CUDAOutOfMemoryError
 // for an allocation failure).

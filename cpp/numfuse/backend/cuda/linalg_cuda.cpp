@@ -336,6 +336,21 @@ struct Run {
     const int uplo = node.spec.upper ? cuda::kCublasFillUpper : cuda::kCublasFillLower;
     Array w = colmajor(node.inputs[0]);
     const Array& vals = outs[0];
+    const cuda::syevjInfo_t params = small_stack() && t.syevjBatched ? cuda::syevj_params() : nullptr;
+    if (params) {  // one Jacobi launch for the whole stack of small matrices
+      int lwork = 0;
+      cuda::check_solver(t.syevjBatched_bufferSize(h(), jobz, uplo, as_int(n), w.data(), as_int(n),
+                                                   vals.data(), &lwork, params, as_int(batch)),
+                         "cusolverDn?syevjBatched_bufferSize");
+      Array work = scratch(lwork, dt);
+      cuda::check_solver(t.syevjBatched(h(), jobz, uplo, as_int(n), w.data(), as_int(n),
+                                        vals.data(), work.data(), lwork, info(0), params,
+                                        as_int(batch)),
+                         "cusolverDn?syevjBatched");
+      if (vectors) cuda::copy_on_device(swap_last(w), outs[1]);
+      raise_or_nan(read_infos());
+      return;
+    }
     int lwork = 0;
     cuda::check_solver(t.syevd_bufferSize(h(), jobz, uplo, as_int(n), w.data(), as_int(n),
                                           vals.data(), &lwork),
