@@ -62,6 +62,11 @@ static_assert(SameShape<int (*)(cublasHandle_t, int, void* const*, int, int*, in
 static_assert(SameShape<int (*)(cublasHandle_t, int, int, int, void* const*, int, const int*,
                                 void* const*, int, int*, int),
                         decltype(&cublasZgetrsBatched)>::value);
+static_assert(SameShape<decltype(nf::cuda::XgeevApi::bufferSize),
+                        decltype(&cusolverDnXgeev_bufferSize)>::value);
+static_assert(SameShape<decltype(nf::cuda::XgeevApi::geev), decltype(&cusolverDnXgeev)>::value);
+static_assert(nf::cuda::kCudaR32F == CUDA_R_32F && nf::cuda::kCudaR64F == CUDA_R_64F &&
+              nf::cuda::kCudaC32F == CUDA_C_32F && nf::cuda::kCudaC64F == CUDA_C_64F);
 static_assert(nf::cuda::kCublasFillLower == CUBLAS_FILL_MODE_LOWER);
 static_assert(nf::cuda::kCublasFillUpper == CUBLAS_FILL_MODE_UPPER);
 static_assert(nf::cuda::kCublasOpN == CUBLAS_OP_N && nf::cuda::kCublasOpT == CUBLAS_OP_T);

@@ -21,6 +21,9 @@ struct SolverState {
   SetStreamFn set_stream = nullptr;
   int (*create_syevj_info)(syevjInfo_t*) = nullptr;  // optional
   syevjInfo_t syevj_params = nullptr;
+  int (*create_params)(cusolverDnParams_t*) = nullptr;  // optional, for Xgeev
+  XgeevApi xgeev = {};
+  std::string xgeev_missing;  // why Xgeev cannot be used ("" when it can)
   SolverTable tables[4] = {};  // S, D, C, Z
   std::mutex mutex;
   std::array<cusolverDnHandle_t, 64> handles{};
@@ -63,6 +66,13 @@ SolverState& state() {
     if (!lib.bind(s->create, "cusolverDnCreate", &s->reason)) return;
     if (!lib.bind(s->set_stream, "cusolverDnSetStream", &s->reason)) return;
     lib.bind_optional(s->create_syevj_info, "cusolverDnCreateSyevjInfo");
+    lib.bind_optional(s->create_params, "cusolverDnCreateParams");
+    lib.bind_optional(s->xgeev.bufferSize, "cusolverDnXgeev_bufferSize");
+    lib.bind_optional(s->xgeev.geev, "cusolverDnXgeev");
+    if (!s->create_params || !s->xgeev.bufferSize || !s->xgeev.geev) {
+      s->xgeev_missing = "cuSOLVER at " + lib.path() +
+                         " lacks cusolverDnXgeev (it needs the cuSOLVER of CUDA 12.6 or later)";
+    }
     const char prefixes[4] = {'S', 'D', 'C', 'Z'};
     for (int i = 0; i < 4; ++i) {
       if (!bind_table(lib, prefixes[i], i >= 2, &s->tables[i], &s->reason)) return;
@@ -84,6 +94,25 @@ const SolverTable& solver_table(DType dt) {
     case DType::Complex128: return s.tables[3];
     default: throw TypeError(std::string("array type ") + dtype_name(dt) + " is unsupported in linalg");
   }
+}
+
+const XgeevApi* xgeev_api(std::string* why) {
+  SolverState& s = state();
+  static std::once_flag once;
+  std::call_once(once, [&s] {
+    if (s.ok && s.xgeev_missing.empty() && s.create_params(&s.xgeev.params) != 0) {
+      s.xgeev_missing = "cusolverDnCreateParams failed";
+    }
+  });
+  if (!s.ok) {
+    if (why) *why = s.reason;
+    return nullptr;
+  }
+  if (!s.xgeev_missing.empty()) {
+    if (why) *why = s.xgeev_missing;
+    return nullptr;
+  }
+  return &s.xgeev;
 }
 
 syevjInfo_t syevj_params() {

@@ -3,6 +3,7 @@
 // for the complex dtypes), one handle per device bound to the stream numfuse enqueues on.
 // Matrices are column-major, as LAPACK's; linalg_cuda.cpp arranges the layouts.
 #pragma once
+#include <cstdint>
 #include <mutex>
 #include <string>
 
@@ -14,6 +15,8 @@ struct cusolverDnContext;
 using cusolverDnHandle_t = cusolverDnContext*;
 struct syevjInfo;
 using syevjInfo_t = syevjInfo*;
+struct cusolverDnParams;
+using cusolverDnParams_t = cusolverDnParams*;
 
 // cuSOLVER's and cuBLAS's enum values (cusolver_common.h, cublas_api.h), passed as int.
 constexpr int kCublasFillLower = 0, kCublasFillUpper = 1;
@@ -67,6 +70,23 @@ struct BoundSolver {
   cusolverDnHandle_t handle;
 };
 BoundSolver bound_solver(int device);
+
+// cusolverDnXgeev (the 64-bit API, cuSOLVER of CUDA 12.6 and later): eigenvalues and right
+// eigenvectors of a general matrix, with dtypes given as cudaDataType values.
+constexpr int kCudaR32F = 0, kCudaR64F = 1, kCudaC32F = 4, kCudaC64F = 5;
+struct XgeevApi {
+  cusolverDnParams_t params;  // made once, default options
+  int (*bufferSize)(cusolverDnHandle_t, cusolverDnParams_t, int jobvl, int jobvr, int64_t n,
+                    int typeA, const void* A, int64_t lda, int typeW, const void* W, int typeVL,
+                    const void* VL, int64_t ldvl, int typeVR, const void* VR, int64_t ldvr,
+                    int computeType, size_t* device_bytes, size_t* host_bytes);
+  int (*geev)(cusolverDnHandle_t, cusolverDnParams_t, int jobvl, int jobvr, int64_t n, int typeA,
+              void* A, int64_t lda, int typeW, void* W, int typeVL, void* VL, int64_t ldvl,
+              int typeVR, void* VR, int64_t ldvr, int computeType, void* device_work,
+              size_t device_bytes, void* host_work, size_t host_bytes, int* info);
+};
+// The Xgeev calls, or nullptr (with *why saying what is missing) where the library lacks them.
+const XgeevApi* xgeev_api(std::string* why);
 
 // syevjBatched's parameters (the library's defaults: eigenvalues sorted ascending, tolerance of
 // the machine precision), made once per process; nullptr where the library cannot make them.

@@ -5,7 +5,8 @@
 // A^T's factors; det(A^T) = det(A); cholesky: potrf of the other triangle is L read back; svd of
 // a wide matrix: gesvd of A^T gives vh and u directly). The others (eigh, qr, tall svd) work on
 // column-major copies made on the device and copy their results back transposed.
-// eig and eigvals are not implemented on CUDA yet: they raise NotImplementedError.
+// eig and eigvals use cusolverDnXgeev (CUDA 12.6 and later) and raise NotImplementedError, naming
+// what is missing, with an older cuSOLVER.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "numfuse/backend/cuda/cusolver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/launch.h"
+#include "numfuse/backend/cuda/linalg_layout_cuda.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/core/error.h"
@@ -28,6 +30,7 @@ namespace nf {
 namespace {
 
 using cuda::SolverTable;
+using namespace cuda::linalg_layout;
 
 int as_int(int64_t v) {
   if (v > INT_MAX) {
@@ -37,71 +40,7 @@ int as_int(int64_t v) {
   return static_cast<int>(v);
 }
 
-// x with its last two axes swapped (a view).
-Array swap_last(const Array& x) {
-  Shape s = x.shape;
-  Strides st = x.strides;
-  const size_t n = s.size();
-  std::swap(s[n - 1], s[n - 2]);
-  std::swap(st[n - 1], st[n - 2]);
-  return x.view(s, st, x.byte_offset);
-}
-
-Shape swapped(Shape s) {
-  std::swap(s[s.size() - 1], s[s.size() - 2]);
-  return s;
-}
-
-// A C-order copy of x on its device.
-Array contiguous(const Array& x) {
-  Array c = Array::empty(x.shape, x.dtype, x.device());
-  cuda::copy_on_device(x, c);
-  return c;
-}
-
-// Each matrix of x in column-major order: a C-order array of shape (..., cols, rows).
-Array colmajor(const Array& x) {
-  Array c = Array::empty(swapped(x.shape), x.dtype, x.device());
-  cuda::copy_on_device(swap_last(x), c);
-  return c;
-}
-
-// A 0-d host array of dtype dt holding v (real part v, imaginary 0).
-Array host_value(DType dt, double v) {
-  unsigned char bytes[16] = {};
-  switch (dt) {
-    case DType::Float32:
-    case DType::Complex64: {
-      const float f = static_cast<float>(v);
-      std::memcpy(bytes, &f, sizeof f);
-      break;
-    }
-    default:
-      std::memcpy(bytes, &v, sizeof v);
-      break;
-  }
-  return Array::scalar(bytes, dt);
-}
-
-// Every matrix of the C-order stack `out` (…, n, n) set to the identity.
-void set_identity(const Array& out) {
-  const unsigned char zero[16] = {};
-  cuda::fill(out, zero);
-  const int64_t n = out.shape.back();
-  const int64_t batch = out.size() / std::max<int64_t>(1, n * n);
-  if (n == 0 || batch == 0) return;
-  const Array diag = out.view(Shape{batch, n}, Strides{n * n, n + 1}, out.byte_offset);
-  cuda::copy_on_device(host_value(out.dtype, 1.0), diag);
-}
-
-// Matrix b's slice of the C-order output `out`, whose first `nbatch` dims are the stack's.
-Array slice(const Array& out, int64_t b, int64_t batch, int nbatch) {
-  const int64_t per = out.size() / batch;
-  const Shape s(out.shape.begin() + nbatch, out.shape.end());
-  const Strides st(out.strides.begin() + nbatch, out.strides.end());
-  return out.view(s, st, out.byte_offset + b * per * static_cast<int64_t>(out.itemsize()));
-}
-
+// NumPy's message for a matrix LAPACK could not handle.
 const char* failure_message(LinalgOp op) {
   switch (op) {
     case LinalgOp::Cholesky: return "Matrix is not positive definite";
@@ -109,6 +48,8 @@ const char* failure_message(LinalgOp op) {
     case LinalgOp::Eigvalsh: return "Eigenvalues did not converge";
     case LinalgOp::Svd:
     case LinalgOp::Svdvals: return "SVD did not converge";
+    case LinalgOp::Eig:
+    case LinalgOp::Eigvals: return "Eigenvalues did not converge";
     default: return "Singular matrix";
   }
 }
@@ -462,15 +403,92 @@ struct Run {
     cuda::copy_on_device(swap_last(q), outs[0]);
     raise_or_nan(read_infos());
   }
+
+  static int cuda_type(DType d) {
+    switch (d) {
+      case DType::Float32: return cuda::kCudaR32F;
+      case DType::Float64: return cuda::kCudaR64F;
+      case DType::Complex64: return cuda::kCudaC32F;
+      default: return cuda::kCudaC64F;
+    }
+  }
+
+  // cusolverDnXgeev per matrix: a real a gives complex eigenvalues and LAPACK's packed real
+  // eigenvectors (a complex pair j, j+1 is vr[:,j] +- i vr[:,j+1]), unpacked on the host.
+  void eig() {
+    if (n == 0) return;
+    std::string why;
+    const cuda::XgeevApi* x = cuda::xgeev_api(&why);
+    const bool vectors = node.spec.op == LinalgOp::Eig;
+    const int jobvr = vectors ? cuda::kEigModeVector : cuda::kEigModeNoVector;
+    const int ta = cuda_type(dt), tw = cuda_type(outs[0].dtype);
+    Array w = colmajor(node.inputs[0]);
+    Array vr = vectors ? Array::empty(Shape{batch, n, n}, dt, node.device) : Array();
+    const Array& vals = outs[0];
+    size_t dbytes = 0, hbytes = 0;
+    cuda::check_solver(x->bufferSize(h(), x->params, cuda::kEigModeNoVector, jobvr, n, ta,
+                                     w.data(), n, tw, vals.data(), ta, nullptr, 1, ta,
+                                     vectors ? vr.data() : nullptr, n, ta, &dbytes, &hbytes),
+                       "cusolverDnXgeev_bufferSize");
+    Array dwork = scratch(static_cast<int64_t>(dbytes), DType::UInt8);
+    std::vector<unsigned char> hwork(std::max<size_t>(1, hbytes));
+    for (int64_t b = 0; b < batch; ++b) {
+      cuda::check_solver(x->geev(h(), x->params, cuda::kEigModeNoVector, jobvr, n, ta,
+                                 at(w, b, n * n), n, tw, at(vals, b, n), ta, nullptr, 1, ta,
+                                 vectors ? at(vr, b, n * n) : nullptr, n, ta, dwork.data(),
+                                 dbytes, hwork.data(), hbytes, info(b)),
+                         "cusolverDnXgeev");
+    }
+    raise_or_nan(read_infos());
+    if (!vectors) return;
+    if (is_complex(dt)) {
+      cuda::copy_on_device(swap_last(vr), outs[1]);
+      return;
+    }
+    if (dt == DType::Float32) {
+      unpack_pairs<float>(vr);
+    } else {
+      unpack_pairs<double>(vr);
+    }
+  }
+
+  // outs[1] (complex, C order) from the packed real column-major vr and the eigenvalues.
+  template <class R>
+  void unpack_pairs(const Array& vr) const {
+    using C = std::complex<R>;
+    cuda::Stream s = cuda::enqueue_stream(device);
+    std::vector<R> v(static_cast<size_t>(batch * n * n));
+    std::vector<C> ev(static_cast<size_t>(batch * n)), out(v.size());
+    cuda::copy_device_to_host(v.data(), reinterpret_cast<cuda::CUdeviceptr>(vr.data()),
+                              v.size() * sizeof(R), s);
+    cuda::copy_device_to_host(ev.data(), reinterpret_cast<cuda::CUdeviceptr>(outs[0].data()),
+                              ev.size() * sizeof(C), s);
+    for (int64_t b = 0; b < batch; ++b) {
+      const R* f = v.data() + b * n * n;
+      C* o = out.data() + b * n * n;
+      for (int64_t j = 0; j < n; ++j) {
+        const bool pair = ev[b * n + j].imag() != R(0) && j + 1 < n;
+        for (int64_t i = 0; i < n; ++i) {
+          const R re = f[i + j * n], im = pair ? f[i + (j + 1) * n] : R(0);
+          o[i * n + j] = C(re, im);
+          if (pair) o[i * n + j + 1] = C(re, -im);
+        }
+        if (pair) ++j;
+      }
+    }
+    cuda::copy_host_to_device(reinterpret_cast<cuda::CUdeviceptr>(outs[1].data()), out.data(),
+                              out.size() * sizeof(C), s);
+  }
 };
 
 }  // namespace
 
 void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   const LinalgOp op = node.spec.op;
-  if (op == LinalgOp::Eig || op == LinalgOp::Eigvals) {
+  std::string why;
+  if ((op == LinalgOp::Eig || op == LinalgOp::Eigvals) && !cuda::xgeev_api(&why)) {
     throw NotImplementedError(std::string("numfuse.linalg.") + linalg_op_name(op) +
-                              " is not implemented on CUDA yet");
+                              " is not implemented on CUDA here: " + why);
   }
   const Array& a = node.inputs[0];
   const int64_t m = a.shape[a.ndim() - 2], n = a.shape[a.ndim() - 1];
@@ -495,7 +513,8 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
     case LinalgOp::Svdvals: run.svd(); break;
     case LinalgOp::QrRaw: run.qr_raw(); break;
     case LinalgOp::QrQ: run.qr_q(); break;
-    default: break;
+    case LinalgOp::Eig:
+    case LinalgOp::Eigvals: run.eig(); break;
   }
 }
 
