@@ -115,6 +115,17 @@ def test_solve_bad_shapes(sa, sb, device):
     body(device=device)
 
 
+@pytest.mark.parametrize("sa,sb", [((2, 2), ()), ((2, 2, 2), (3, 2, 1)), ((4, 3, 3), (2, 3, 5))],
+                         ids=str)
+def test_solve_error_messages(sa, sb):
+    nf = _nf()
+    with pytest.raises(ValueError) as e_np:
+        numpy.linalg.solve(numpy.ones(sa), numpy.ones(sb))
+    with pytest.raises(ValueError) as e_nf:
+        nf.linalg.solve(nf.ones(sa), nf.ones(sb))
+    assert str(e_nf.value) == str(e_np.value)
+
+
 def test_solve_vector_only_when_1d(device):
     # NumPy 2: b of shape (2, 3) against a (2, 3, 3) is a stack of 3x3 @ x = (3, ?) -> error
     # unless b is (…, 3, k); (3,) is a vector.

@@ -134,6 +134,9 @@ def solve(a, b):
                              f"from {n})")
         b2 = nf.broadcast_to(b.reshape(n, 1), a.shape[:-2] + (n, 1))
         return _cast(_run("solve", [a, b2], t)[0][..., 0], result_t)
+    if b.ndim == 0:
+        raise ValueError("solve: Input operand 1 does not have enough dimensions (has 0, gufunc "
+                         "core with signature (m,m),(m,n)->(m,n) requires 2)")
     if b.shape[-2] != n:
         raise ValueError("solve: Input operand 1 has a mismatch in its core dimension 0, with "
                          f"gufunc signature (m,m),(m,n)->(m,n) (size {b.shape[-2]} is different "
@@ -141,8 +144,13 @@ def solve(a, b):
     try:
         batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
+        def remap(s):
+            return ("(" + ",".join(str(d) for d in s[:-2]) + ",newaxis,newaxis)",
+                    "(" + ",".join(str(d) for d in s) + ")")
+        (ra, oa), (rb, ob) = remap(a.shape), remap(b.shape)
         raise ValueError("operands could not be broadcast together with remapped shapes "
-                         f"[original->remapped]: {tuple(a.shape)} {tuple(b.shape)}") from None
+                         f"[original->remapped]: {oa}->{ra} {ob}->{rb}  and requested shape "
+                         f"({n},{b.shape[-1]})") from None
     a2 = nf.broadcast_to(a, batch + a.shape[-2:])
     b2 = nf.broadcast_to(b, batch + b.shape[-2:])
     return _cast(_run("solve", [a2, b2], t)[0], result_t)
