@@ -48,6 +48,25 @@ def test_no_function_level_import_of_a_sibling(path):
                        "import at the top, from a lower layer"
 
 
+# The protocols (__array_ufunc__, __array_function__) look NumPy's names up in the finished
+# namespace at call time: the one module allowed to reach the package's top.
+TOP_LOOKUP_ALLOWED = {"_interop.py"}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=module_name)
+def test_no_import_of_the_package_itself(path):
+    if path.name in TOP_LOOKUP_ALLOWED:
+        return
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numfuse" for a in node.names):
+            found.append(node.lineno)
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "numfuse":
+            found.append(node.lineno)
+    assert not found, f"{path.name}: imports numfuse itself (lines {found}), a circle in disguise: " \
+                      "import the module that defines the name"
+
+
 def test_the_imports_form_no_circle():
     known = {module_name(p) for p in MODULES}
     graph = {module_name(p): {n for n, _ in relative_imports(p)[0] if n in known and n != module_name(p)}

@@ -3,22 +3,22 @@
 NumPy's own algorithm (numpy/linalg/_linalg.py) step by step, so results, dtypes and errors agree:
 the default norm of a whole array is sqrt(x . x) (one matrix product); sums along axes use
 numfuse.sum where it exists, else a product with a vector of ones (BLAS). max/min norms need
-numfuse.max/min. Norms that need an SVD (ord=2/-2/'nuc' for matrices) are not available yet.
+numfuse.max/min. ord=2/-2/'nuc' for matrices reduce the singular values (_linalg_decomp.svd).
 """
 
 import numpy as _np
 
 from . import _core
+from . import _creation as _c
+from . import _reductions as _r
+from . import _shape as _s
 from . import _ufuncs as u
+from ._linalg_decomp import svd
 from ._core import ndarray
 from ._creation import asarray, ones
 
 __all__ = ["norm", "vector_norm", "matrix_norm"]
 
-
-def _nf():
-    import numfuse
-    return numfuse
 
 
 def _normalize_axes(axis, ndim):
@@ -40,7 +40,7 @@ def _keep(ret, shape, axes):
 
 def _sum(x, axes):
     """Sum over `axes` (sorted, non-negative), axes removed."""
-    fn = getattr(_nf(), "sum", None)
+    fn = getattr(_r, "sum", None)
     if fn is not None:
         return fn(x, axis=tuple(axes))
     kept = [i for i in range(x.ndim) if i not in axes]
@@ -52,7 +52,7 @@ def _sum(x, axes):
 
 
 def _extreme(x, axis, name):
-    fn = getattr(_nf(), name, None)
+    fn = getattr(_r, name, None)
     if fn is None:
         raise NotImplementedError(f"numfuse.linalg.norm: this order needs numfuse.{name}, "
                                   "which is not available yet")
@@ -60,6 +60,17 @@ def _extreme(x, axis, name):
         raise ValueError(f"zero-size array to reduction operation {'maximum' if name == 'max' else 'minimum'} "
                          "which has no identity")
     return fn(x, axis=axis)
+
+
+def _svd_norm(x, row_axis, col_axis, ord):
+    """NumPy's _multi_svd_norm: the largest (2), smallest (-2) or sum ('nuc') of the singular
+    values of the matrices over (row_axis, col_axis)."""
+    s = svd(_s.moveaxis(x, (row_axis, col_axis), (-2, -1)), compute_uv=False)
+    if ord == "nuc":
+        return _r.sum(s, axis=-1)
+    if s.shape[-1] == 0 and ord == 2:  # amax with initial=0, as NumPy
+        return _c.zeros(s.shape[:-1], dtype=s.dtype, device=s.device)
+    return _extreme(s, s.ndim - 1, "max" if ord == 2 else "min")
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -115,8 +126,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if row_axis == col_axis:
             raise ValueError("Duplicate axes given.")
         if ord in (2, -2, "nuc"):
-            raise NotImplementedError("numfuse.linalg.norm: ord=2, -2 and 'nuc' for matrices need "
-                                      "singular values, which numfuse does not compute yet")
+            ret = _svd_norm(x, row_axis, col_axis, ord)
+            return _keep(ret, x.shape, (row_axis, col_axis)) if keepdims else ret
         absx = u.absolute(x)
         if ord == 1 or ord == -1:
             c = col_axis - 1 if col_axis > row_axis else col_axis

@@ -1,15 +1,20 @@
-"""numfuse.linalg: NumPy's linalg namespace (products and norms so far; no factorizations)."""
+"""numfuse.linalg: NumPy's linalg namespace: products, norms, and LAPACK's factorizations,
+solves and decompositions (LAPACK on the CPU, cuSOLVER on CUDA)."""
 import numpy as _numpy
 
 from . import _core
 from . import _ufuncs as _u
 from ._linalg import _arr, matmul, tensordot, einsum, outer, vdot  # noqa: F401
 from ._norm import norm, vector_norm, matrix_norm  # noqa: F401
-
-LinAlgError = _numpy.linalg.LinAlgError
+from ._linalg_decomp import (LinAlgError, cholesky, det, eig, eigh, eigvals, eigvalsh,  # noqa: F401
+                             inv, qr, slogdet, solve, svd, svdvals)
+from ._linalg_derived import (cond, lstsq, matrix_power, matrix_rank, multi_dot,  # noqa: F401
+                              pinv, tensorinv, tensorsolve)
 
 __all__ = ["matmul", "norm", "vector_norm", "matrix_norm", "tensordot", "outer", "vecdot",
-           "LinAlgError"]
+           "LinAlgError", "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "qr",
+           "slogdet", "solve", "svd", "svdvals", "cond", "lstsq", "matrix_power", "matrix_rank",
+           "multi_dot", "pinv", "tensorinv", "tensorsolve"]
 
 
 def vecdot(x1, x2, /, *, axis=-1):

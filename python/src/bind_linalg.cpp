@@ -7,6 +7,8 @@
 
 namespace nf::py {
 
+void bind_linalg_decomp(nb::module_& m);  // bind_linalg_decomp.cpp
+
 namespace {
 
 // The device of the first numfuse array among the operands, else the default device.
@@ -32,6 +34,7 @@ void bind_linalg(nb::module_& m) {
   m.def("blas_available", &cpu::blas_available);
   m.def("set_blas_threads", &cpu::set_blas_threads, nb::arg("n"));
   m.def("blas_threads", &cpu::blas_threads);
+  bind_linalg_decomp(m);
 }
 
 }  // namespace nf::py

@@ -97,6 +97,9 @@ bool resolve(void* handle, const std::string& path, Library* out) {
     r.ddot = sym("ddot");
     r.cdotu_sub = sym("cdotu_sub");
     r.zdotu_sub = sym("zdotu_sub");
+    r.handle = handle;
+    r.lapack_prefix = std::strncmp(s.prefix, "scipy_", 6) == 0 ? "scipy_" : "";
+    r.lapack_suffix = std::string("_") + s.suffix;  // dgetrf_ or dgetrf_64_
     if (auto cfg = reinterpret_cast<const char* (*)()>(dlsym(handle, s.config))) {
       if (const char* c = cfg()) lib.config = c;
     }

@@ -1,6 +1,7 @@
 // The level-1 and level-2 BLAS routines of the library blas.cpp found, for blas_level2.cpp.
 // Internal to backend/cpu: callers use gemv() and dot() from blas.h.
 #pragma once
+#include <string>
 
 namespace nf::cpu {
 
@@ -20,6 +21,11 @@ struct BlasRoutines {
   void* ddot = nullptr;
   void* cdotu_sub = nullptr;
   void* zdotu_sub = nullptr;
+  // The open library and how its LAPACK symbols are spelled (lapack.cpp resolves them):
+  // NumPy's OpenBLAS has scipy_dgetrf_64_, a system OpenBLAS dgetrf_.
+  void* handle = nullptr;
+  std::string lapack_prefix;
+  std::string lapack_suffix;
 };
 
 // The routines of the library in use; nullptr when no BLAS library was found (searches on first

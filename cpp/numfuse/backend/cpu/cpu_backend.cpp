@@ -23,6 +23,7 @@ class CpuBackend final : public Backend {
     add_node_eval<GatherNode, eval_gather>();
     add_node_eval<MatmulNode, eval_matmul>();
     add_node_eval<FftNode, eval_fft>();
+    add_node_eval<LinalgNode, eval_linalg>();
   }
 
   void after_fork_child() override { thread_pool_after_fork_child(); }

@@ -7,6 +7,7 @@
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ir/fft.h"
 #include "numfuse/ir/gather.h"
+#include "numfuse/ir/linalg_solve.h"
 #include "numfuse/ir/matmul.h"
 #include "numfuse/ir/reduce.h"
 #include "numfuse/ir/scan.h"
@@ -21,5 +22,6 @@ void eval_scan(ScanNode& node, const std::vector<Array>& outs);      // nodes_cp
 void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // nodes_cpu.cpp
 void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cpu.cpp
 void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cpu.cpp
+void eval_linalg(LinalgNode& node, const std::vector<Array>& outs);  // linalg_cpu.cpp
 
 }  // namespace nf::cpu

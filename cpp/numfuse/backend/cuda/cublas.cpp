@@ -52,6 +52,9 @@ struct CublasApi {
   // Per row of kGemmTable: the product routines (a GemmFn / GemmBatchedFn, or the Ex forms).
   void* gemm[kGemmRows] = {};
   void* batched[kGemmRows] = {};
+  // Per dtype S, D, C, Z: the batched LU routines (optional: only linalg needs them).
+  void* getrf_batched[4] = {};
+  void* getrs_batched[4] = {};
   StatusTextFn GetStatusName = nullptr;    // optional (cuBLAS >= 11.4.2)
   StatusTextFn GetStatusString = nullptr;  // optional
   std::string path;
@@ -83,6 +86,14 @@ CublasState& state() {
     for (size_t i = 0; i < kGemmRows; ++i) {
       if (!lib.bind(s->api.gemm[i], kGemmTable[i].gemm, &s->reason)) return;
       if (!lib.bind(s->api.batched[i], kGemmTable[i].batched, &s->reason)) return;
+    }
+    const char* const kLu[4][2] = {{"cublasSgetrfBatched", "cublasSgetrsBatched"},
+                                   {"cublasDgetrfBatched", "cublasDgetrsBatched"},
+                                   {"cublasCgetrfBatched", "cublasCgetrsBatched"},
+                                   {"cublasZgetrfBatched", "cublasZgetrsBatched"}};
+    for (int i = 0; i < 4; ++i) {
+      lib.bind_optional(s->api.getrf_batched[i], kLu[i][0]);
+      lib.bind_optional(s->api.getrs_batched[i], kLu[i][1]);
     }
     lib.bind_optional(s->api.GetStatusName, "cublasGetStatusName");
     lib.bind_optional(s->api.GetStatusString, "cublasGetStatusString");
@@ -156,6 +167,23 @@ void zero_results(int64_t M, int64_t N, void* C, int64_t ldc, int64_t stride_c, 
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t i = 0; i < M; ++i) memset(c + (b * stride_c + i * ldc) * int64_t(es), N * int64_t(es));
   }
+}
+
+// The index of dt's batched LU routines (S, D, C, Z), or the TypeError.
+int lu_index(DType dt) {
+  switch (dt) {
+    case DType::Float32: return 0;
+    case DType::Float64: return 1;
+    case DType::Complex64: return 2;
+    case DType::Complex128: return 3;
+    default: throw TypeError(std::string("cuBLAS batched LU: unsupported dtype ") + dtype_name(dt));
+  }
+}
+
+void* lu_routine(void* const* table, DType dt, const char* what) {
+  void* f = table[lu_index(dt)];
+  if (!f) throw CUDAError(std::string("cuBLAS at ") + state().api.path + " lacks " + what);
+  return f;
 }
 
 }  // namespace
@@ -248,6 +276,34 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
                      h, ta, tb, m, n, k, alpha, b, ex, l1, stride_b, a, ex, l2, stride_a, beta, c,
                      ex, lc, stride_c, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     check_status(st, r.batched);
+  }
+}
+
+void getrf_batched(DType dt, int n, void* const* a_ptrs, int lda, int* pivots, int* infos,
+                   int batch, int device) {
+  using Fn = cublasStatus_t (*)(cublasHandle_t, int, void* const*, int, int*, int*, int);
+  const CublasApi& f = api();
+  auto fn = reinterpret_cast<Fn>(lu_routine(f.getrf_batched, dt, "cublas?getrfBatched"));
+  CublasState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  check_status(fn(bound_handle(s, device), n, a_ptrs, lda, pivots, infos, batch),
+               "cublas?getrfBatched");
+}
+
+void getrs_batched(DType dt, bool trans, int n, int nrhs, void* const* a_ptrs, int lda,
+                   const int* pivots, void* const* b_ptrs, int ldb, int batch, int device) {
+  using Fn = cublasStatus_t (*)(cublasHandle_t, int, int, int, void* const*, int, const int*,
+                                void* const*, int, int*, int);
+  const CublasApi& f = api();
+  auto fn = reinterpret_cast<Fn>(lu_routine(f.getrs_batched, dt, "cublas?getrsBatched"));
+  CublasState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int info = 0;  // a host address: getrsBatched reports only bad arguments
+  check_status(fn(bound_handle(s, device), trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, nrhs, a_ptrs,
+                  lda, pivots, b_ptrs, ldb, &info, batch),
+               "cublas?getrsBatched");
+  if (info != 0) {
+    throw CUDAError("cublas?getrsBatched rejected argument " + std::to_string(-info));
   }
 }
 

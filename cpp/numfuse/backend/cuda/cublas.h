@@ -39,6 +39,16 @@ void gemm_strided_batched(DType dt, bool trans_a, bool trans_b, int64_t M, int64
                           int64_t stride_b, void* C, int64_t ldc, int64_t stride_c, int64_t batch,
                           int device);
 
+// Batched LU (cublas?getrfBatched) of `batch` n x n column-major matrices (leading dimension lda)
+// whose device addresses are in the device array `a_ptrs`; pivots (batch x n int32) and info
+// codes (batch int32) written on the device. For stacks of small matrices (linalg_cuda.cpp).
+void getrf_batched(DType dt, int n, void* const* a_ptrs, int lda, int* pivots, int* infos,
+                   int batch, int device);
+// op(A) X = B with getrf_batched's factors (cublas?getrsBatched), B column-major n x nrhs each
+// (device addresses in b_ptrs), in place. Throws CUDAError when cuBLAS rejects an argument.
+void getrs_batched(DType dt, bool trans, int n, int nrhs, void* const* a_ptrs, int lda,
+                   const int* pivots, void* const* b_ptrs, int ldb, int batch, int device);
+
 // "CUBLAS_STATUS_INVALID_VALUE" for a cublasStatus_t value (the library's own words when loaded).
 std::string cublas_status_text(int status);
 

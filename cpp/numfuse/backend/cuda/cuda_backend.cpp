@@ -24,6 +24,7 @@ class CudaBackend final : public Backend {
     add_node_eval<GatherNode, eval_gather>();
     add_node_eval<MatmulNode, eval_matmul>();
     add_node_eval<FftNode, eval_fft>();
+    add_node_eval<LinalgNode, eval_linalg>();
   }
 
   bool available() const override { return cuda_available(); }

@@ -7,6 +7,7 @@
 #include "numfuse/core/array.h"
 #include "numfuse/ir/fft.h"
 #include "numfuse/ir/gather.h"
+#include "numfuse/ir/linalg_solve.h"
 #include "numfuse/ir/matmul.h"
 #include "numfuse/ir/reduce.h"
 #include "numfuse/ir/scan.h"
@@ -18,5 +19,6 @@ void eval_scan(ScanNode& node, const std::vector<Array>& outs);      // scan_cud
 void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // gather_cuda.cpp
 void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cuda.cpp
 void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cuda.cpp
+void eval_linalg(LinalgNode& node, const std::vector<Array>& outs);  // linalg_cuda.cpp
 
 }  // namespace nf::cuda

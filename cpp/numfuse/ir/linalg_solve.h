@@ -1,0 +1,52 @@
+// The LAPACK-backed node kind of numpy.linalg: factorizations, solves and decompositions of a
+// stack of matrices (ops/linalg_decomp.h builds it; LAPACK on the CPU, cuSOLVER on CUDA computes
+// it). One node kind whose spec names the operation: each backend loops one routine over the
+// stack, so a new operation is an enum entry and a case per backend, not a new kind.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "numfuse/ir/node.h"
+
+namespace nf {
+
+// Inputs are C-contiguous stacks of (..., m, n) matrices of one LAPACK dtype (float32, float64,
+// complex64, complex128), the batch dims equal between inputs. Outputs, in order:
+enum class LinalgOp : uint8_t {
+  Inv,       // a (n,n) -> inverse (n,n)
+  Solve,     // a (n,n), b (n,k) -> x (n,k)
+  Det,       // a (n,n) -> det (), of a's dtype
+  Slogdet,   // a (n,n) -> sign () of a's dtype, logabsdet () real
+  Cholesky,  // a (n,n) -> L (or U with spec.upper), the other triangle zero
+  QrRaw,     // a (m,n) -> geqrf's factored a (m,n) row-major, tau (min(m,n))
+  QrQ,       // factored a (m,n), tau (k) -> q (m, spec.cols) (orgqr / ungqr)
+  Eigh,      // a (n,n) -> w (n) real ascending, v (n,n); only the spec.upper or lower triangle read
+  Eigvalsh,  // a (n,n) -> w (n) real ascending
+  Svd,       // a (m,n) -> s (k) real descending, u (m, k|m), vh (k|n, n); spec.full_matrices
+  Svdvals,   // a (m,n) -> s (k) real descending
+  Eig,       // a (n,n) -> w (n) complex, v (n,n) complex (geev's right eigenvectors)
+  Eigvals,   // a (n,n) -> w (n) complex
+};
+
+// What a LinalgNode computes.
+struct LinalgSpec {
+  LinalgOp op = LinalgOp::Inv;
+  bool upper = false;          // Cholesky: U (a = U^H U); Eigh/Eigvalsh: read the upper triangle
+  bool full_matrices = false;  // Svd: u (m,m) and vh (n,n)
+  int64_t cols = 0;            // QrQ: columns of q (min(m,n) reduced, m complete)
+  // A matrix that fails (singular...) raises LinAlgError for the call; false: its outputs are
+  // NaN instead and the rest of the stack is computed (NumPy's gufuncs under errstate ignore,
+  // which cond uses).
+  bool raise_on_failure = true;
+};
+
+// numpy.linalg's names of the operations ("inv", "solve", ...), for messages and explain.
+const char* linalg_op_name(LinalgOp op);
+
+struct LinalgNode : Node {
+  LinalgSpec spec;
+  NodeKind kind() const override { return NodeKind::Opaque; }
+  std::string name() const override { return std::string("linalg.") + linalg_op_name(spec.op); }
+};
+
+}  // namespace nf

@@ -1,0 +1,45 @@
+// numfuse._core.linalg_decomp: the LAPACK operations of numpy.linalg (ops/linalg_decomp.h), for
+// python/numfuse/_linalg_decomp.py, which does each function's argument handling.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "numfuse/core/error.h"
+#include "numfuse/ops/linalg_decomp.h"
+
+namespace nf::py {
+
+namespace {
+
+LinalgOp op_from_name(const std::string& name) {
+  static const LinalgOp kAll[] = {
+      LinalgOp::Inv,  LinalgOp::Solve,    LinalgOp::Det, LinalgOp::Slogdet, LinalgOp::Cholesky,
+      LinalgOp::QrRaw, LinalgOp::QrQ,     LinalgOp::Eigh, LinalgOp::Eigvalsh, LinalgOp::Svd,
+      LinalgOp::Svdvals, LinalgOp::Eig,   LinalgOp::Eigvals};
+  for (LinalgOp op : kAll) {
+    if (name == linalg_op_name(op)) return op;
+  }
+  throw ValueError("unknown linalg operation '" + name + "'");
+}
+
+}  // namespace
+
+void bind_linalg_decomp(nb::module_& m) {
+  m.def(
+      "linalg_decomp",
+      [](const std::string& op, const std::vector<Array>& inputs, bool upper, bool full_matrices,
+         int64_t cols, bool raise_on_failure) {
+        LinalgSpec spec;
+        spec.op = op_from_name(op);
+        spec.upper = upper;
+        spec.full_matrices = full_matrices;
+        spec.cols = cols;
+        spec.raise_on_failure = raise_on_failure;
+        return linalg_decomp(spec, inputs);
+      },
+      nb::arg("op"), nb::arg("inputs"), nb::arg("upper") = false,
+      nb::arg("full_matrices") = false, nb::arg("cols") = 0, nb::arg("raise_on_failure") = true,
+      "The outputs of one LAPACK operation of numpy.linalg on a stack of matrices, pending.");
+}
+
+}  // namespace nf::py
