@@ -248,17 +248,32 @@ def eigvalsh(a, UPLO="L"):
     return _cast(_run("eigvalsh", [a], t, upper=upper)[0], _real(result_t))
 
 
+# NumPy up to 2.4 gives eig of real input real results when every eigenvalue is real; later
+# versions give complex results always. The rule of the NumPy installed beside numfuse is kept.
+_EIG_ALWAYS_COMPLEX = _np.linalg.eigvals(_np.eye(1)).dtype.kind == "c"
+
+
 def _real_if_all_real(t, result_t, *outs):
-    """NumPy's rule for eig of real input: real results when every eigenvalue is real."""
-    if t.kind != "c" and bool((outs[0].imag == 0).all()):
+    """NumPy's rule for eig of real input (see _EIG_ALWAYS_COMPLEX)."""
+    if not _EIG_ALWAYS_COMPLEX and t.kind != "c" and bool((outs[0].imag == 0).all()):
         return _real(result_t), [o.real for o in outs]
     return _complex(result_t), list(outs)
+
+
+def _geev_on_host(a):
+    """Whether eig/eigvals of `a` run on the host's LAPACK: a device array's do, for now.
+    cuSOLVER's Xgeev gave wrong result dtypes and failed on 1x1 and empty stacks in the first H100
+    run (2026-11-24); the documented fallback of issue 13 is a copy to the host and back."""
+    return a.device != "cpu"
 
 
 def eig(a):
     """numpy.linalg.eig (geev): complex results unless the input is real and so are all the
     eigenvalues of the stack."""
     a = _arr(a)
+    if _geev_on_host(a):
+        w, v = eig(a.to_device("cpu"))
+        return EigResult(w.to_device(a.device), v.to_device(a.device))
     _assert_stacked_square(a)
     _assert_finite(a)
     t, result_t = _common_type(a)
@@ -270,6 +285,8 @@ def eig(a):
 def eigvals(a):
     """numpy.linalg.eigvals (geev without vectors)."""
     a = _arr(a)
+    if _geev_on_host(a):
+        return eigvals(a.to_device("cpu")).to_device(a.device)
     _assert_stacked_square(a)
     _assert_finite(a)
     t, result_t = _common_type(a)

@@ -9,6 +9,7 @@
 #include "numfuse/graph/eval.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/advanced_indexing.h"
+#include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/indexing.h"
 
 namespace nf::py {
@@ -188,6 +189,17 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
           if (!parse_fast_key(a, key, &k) || !k.element) return getitem_general(self, key).release().ptr();
         }
         return numpy_scalar(a.dtype, a.storage->data() + k.byte_offset);
+      }
+      if (k.element) {
+        // On a device: a 0-d array (as CuPy's), but a copy, as NumPy's scalar is: later writes
+        // to `a` do not change it. From memory, one device-to-device copy enqueued on the stream
+        // (no wait, no kernel); from a pending array, a lazy copy node
+        // (bench/element_access_gpu.py).
+        Array element = a.view(std::move(k.shape), std::move(k.strides), k.byte_offset);
+        if (a.pending()) return new_array_object(copy(element));
+        Array out = Array::empty({}, a.dtype, a.device());
+        backend::copy_into(element, out);
+        return new_array_object(std::move(out));
       }
       return new_array_object(
           as_view_of(self, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));

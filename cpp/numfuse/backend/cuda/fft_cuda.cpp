@@ -146,6 +146,55 @@ void run_trailing(FftKind kind, bool forward, bool dbl, const Array& in, const A
   exec(*plan, key.type, forward, in.data(), out.data(), device);
 }
 
+Array c_order_copy(const Array& x) {
+  Array c = Array::empty(x.shape, x.dtype, x.device());
+  copy_on_device(x, c);
+  return c;
+}
+
+// `a` with `axis` moved last (a view), and the inverse: a C-order array of that moved shape seen
+// with its axes back in a's order.
+Array axis_last(const Array& a, int axis) {
+  Shape shape;
+  Strides strides;
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (d == axis) continue;
+    shape.push_back(a.shape[d]);
+    strides.push_back(a.strides[d]);
+  }
+  shape.push_back(a.shape[axis]);
+  strides.push_back(a.strides[axis]);
+  return a.view(shape, strides, a.byte_offset);
+}
+
+Array axis_back(const Array& moved, int axis) {
+  const int nd = moved.ndim();
+  Shape shape;
+  Strides strides;
+  for (int d = 0, src = 0; d < nd; ++d) {
+    const int from = d == axis ? nd - 1 : src++;
+    shape.push_back(moved.shape[from]);
+    strides.push_back(moved.strides[from]);
+  }
+  return moved.view(shape, strides, moved.byte_offset);
+}
+
+void run_axis(FftKind kind, bool forward, bool dbl, const Array& in, const Array& out, int axis,
+              int device);
+
+// A real transform over an axis that is not the last: cuFFT wants the real side of R2C/C2R
+// aligned to the complex element, and lines `inner` apart start at every element of a row (an
+// odd row length misaligns half of them: CUFFT_INVALID_VALUE on the H100). The axis is moved last
+// (one copy), transformed as contiguous lines, and the result moved back (one more).
+void run_real_axis_moved(FftKind kind, bool forward, bool dbl, const Array& in, const Array& out,
+                         int axis, int device) {
+  Array in_last = c_order_copy(axis_last(in, axis));
+  Shape out_shape = axis_last(out, axis).shape;
+  Array out_last = Array::empty(out_shape, out.dtype, out.device());
+  run_axis(kind, forward, dbl, in_last, out_last, out.ndim() - 1, device);
+  copy_on_device(axis_back(out_last, axis), out);
+}
+
 // One kind over one axis of C-order `in` and `out` (equal but for that axis's length).
 void run_axis(FftKind kind, bool forward, bool dbl, const Array& in, const Array& out, int axis,
               int device) {
@@ -161,6 +210,10 @@ void run_axis(FftKind kind, bool forward, bool dbl, const Array& in, const Array
   key.n[0] = n;
   key.inembed[0] = nin;
   key.onembed[0] = nout;
+  if (kind != FftKind::C2C && inner > 1) {
+    run_real_axis_moved(kind, forward, dbl, in, out, axis, device);
+    return;
+  }
   const size_t isz = in.itemsize(), osz = out.itemsize();
   if (inner == 1) {  // contiguous lines: one launch over all of them
     key.istride = key.ostride = 1;
@@ -191,11 +244,6 @@ bool trailing(const std::vector<int>& axes, int ndim) {
   return true;
 }
 
-Array c_order_copy(const Array& x) {
-  Array c = Array::empty(x.shape, x.dtype, x.device());
-  copy_on_device(x, c);
-  return c;
-}
 
 }  // namespace
 
