@@ -14,6 +14,7 @@ from . import linalg, random  # noqa: F401
 from ._shape import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403
+from ._sort import *  # noqa: F401,F403
 from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
 from . import cuda  # noqa: F401
 
