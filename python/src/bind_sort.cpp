@@ -1,7 +1,14 @@
 // Sorting and searching: numfuse._core.sort / argsort / partition / searchsorted. The NumPy-facing
 // functions (kind= and stable= checks, sort_complex, lexsort, the set functions) are in
 // numfuse/_sort.py and numfuse/_sets.py.
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <cstdlib>
+#include <string>
+
 #include "bindings.h"
+#include "numfuse/backend/cpu/sort_cpu.h"
 #include "numfuse/ops/sort.h"
 
 namespace nf::py {
@@ -18,9 +25,28 @@ Array array_arg(nb::handle obj, std::optional<DType> dtype, Device device) {
   return array_from_py(obj, dtype, device);
 }
 
+// NumPy's quicksort loops (its SIMD sorts where the CPU has them) for the CPU backend's sorts
+// of numbers (backend/cpu/sort_cpu.h says why). NUMFUSE_NUMPY_SORT=0 leaves numfuse's radix sort.
+void register_numpy_sorts() {
+  if (const char* e = std::getenv("NUMFUSE_NUMPY_SORT"); e && std::string(e) == "0") return;
+  if (PyArray_ImportNumPyAPI() < 0) throw nb::python_error();
+  const std::pair<DType, int> types[] = {
+      {DType::Int8, NPY_INT8},       {DType::UInt8, NPY_UINT8},
+      {DType::Int16, NPY_INT16},   {DType::UInt16, NPY_UINT16},   {DType::Int32, NPY_INT32},
+      {DType::UInt32, NPY_UINT32}, {DType::Int64, NPY_INT64},     {DType::UInt64, NPY_UINT64},
+      {DType::Float16, NPY_HALF},  {DType::Float32, NPY_FLOAT32}, {DType::Float64, NPY_FLOAT64}};
+  for (const auto& [d, npy] : types) {
+    PyArray_Descr* descr = PyArray_DescrFromType(npy);
+    PyArray_SortFunc* f = PyDataType_GetArrFuncs(descr)->sort[NPY_QUICKSORT];
+    Py_DECREF(descr);
+    cpu::set_inplace_sort(d, reinterpret_cast<cpu::InPlaceSort>(f));
+  }
+}
+
 }  // namespace
 
 void bind_sort(nb::module_& m) {
+  register_numpy_sorts();
   m.def(
       "sort", [](nb::handle a, nb::handle axis) {
         return sort(array_arg(a, std::nullopt, default_device()), sort_axis(axis));

@@ -7,6 +7,12 @@
 #include <numeric>
 #include <vector>
 
+#include "numfuse/backend/cpu/sort_cpu.h"
+
+#include <atomic>
+#include <memory>
+
+#include "numfuse/backend/cpu/host_scratch.h"
 #include "numfuse/backend/cpu/nodes_cpu.h"
 #include "numfuse/backend/cpu/radix_sort.h"
 #include "numfuse/backend/cpu/sort_keys.h"
@@ -16,6 +22,8 @@
 namespace nf::cpu {
 
 namespace {
+
+std::atomic<InPlaceSort> g_inplace_sorts[kNumDTypes];
 
 // Below this many elements a line is sorted by comparison: the radix sort's 2048-bucket
 // counters cost more than n log n compares there.
@@ -51,16 +59,90 @@ struct Line {
 };
 
 // Scratch a task reuses over its lines.
-template <class K>
+template <class T, class K>
 struct Scratch {
-  std::vector<K> ka, kb;
-  std::vector<int64_t> ia, ib;
+  HostScratch<K> ka, kb;
+  HostScratch<int64_t> ia, ib;
+  // (bool sorts by radix: one pass of counting; vector<bool> has no data())
+  std::vector<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>> values;
   std::vector<std::pair<K, int64_t>> pairs;
 };
 
+// A long line on every thread (sample sort): splitters drawn from a sample cut the line into
+// a few buckets per thread, one parallel pass scatters the elements into their buckets in the
+// output, and each bucket is sorted in place there by NumPy's sort `f`. No merge: a merge of
+// two runs cost as much as sorting them (docs/decisions.md).
+template <class T>
+void sort_long_line(InPlaceSort f, const T* in, T* vals, const Line& g, int threads) {
+  using SK = SortKey<T>;
+  using K = typename SK::K;
+  const int64_t n = g.n;
+  const int buckets = std::min(64, std::max(2, threads * 4));
+  std::vector<K> sample(static_cast<size_t>(buckets) * 64);
+  const int64_t ns = static_cast<int64_t>(sample.size());
+  for (int64_t i = 0; i < ns; ++i) sample[i] = SK::key(in[(i * (n / ns)) * g.si]);
+  std::sort(sample.begin(), sample.end());
+  std::vector<K> splitters(buckets - 1);
+  for (int b = 0; b + 1 < buckets; ++b) splitters[b] = sample[(b + 1) * ns / buckets];
+  const K* sp = splitters.data();
+  const int nsp = buckets - 1;
+  // Bucket of a key: how many splitters are <= it (a branch-free count).
+  auto bucket_of = [&](const T& x) {
+    const K k = SK::key(x);
+    int b = 0;
+    for (int s = 0; s < nsp; ++s) b += sp[s] <= k;
+    return b;
+  };
+  HostScratch<T> scratch;
+  T* out = vals;
+  if (g.sv != 1) scratch.resize(n), out = scratch.data();
+  const int parts = threads;
+  auto part_begin = [&](int q) { return n * q / parts; };
+  std::vector<int64_t> counts(static_cast<size_t>(parts) * buckets, 0);
+  HostScratch<uint8_t> bucket_ids(n);  // each element's bucket, found once
+  uint8_t* ids = bucket_ids.data();
+  parallel_for(parts, 1, [&](int64_t qb, int64_t qe) {
+    for (int64_t q = qb; q < qe; ++q) {
+      int64_t* c = counts.data() + q * buckets;
+      for (int64_t i = part_begin(q), e = part_begin(q + 1); i < e; ++i) {
+        const uint8_t b = static_cast<uint8_t>(bucket_of(in[i * g.si]));
+        ids[i] = b;
+        ++c[b];
+      }
+    }
+  });
+  std::vector<int64_t> starts(buckets + 1, 0);
+  int64_t pos = 0;
+  for (int b = 0; b < buckets; ++b) {
+    starts[b] = pos;
+    for (int q = 0; q < parts; ++q) {
+      int64_t& c = counts[q * buckets + b];
+      const int64_t m = c;
+      c = pos;
+      pos += m;
+    }
+  }
+  starts[buckets] = n;
+  parallel_for(parts, 1, [&](int64_t qb, int64_t qe) {
+    for (int64_t q = qb; q < qe; ++q) {
+      int64_t* off = counts.data() + q * buckets;
+      for (int64_t i = part_begin(q), e = part_begin(q + 1); i < e; ++i) {
+        out[off[ids[i]]++] = in[i * g.si];
+      }
+    }
+  });
+  parallel_for(buckets, 1, [&](int64_t bb, int64_t be) {
+    for (int64_t b = bb; b < be; ++b) f(out + starts[b], starts[b + 1] - starts[b], nullptr);
+  });
+  if (out == vals) return;
+  parallel_for(n, 1 << 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) vals[i * g.sv] = out[i];
+  });
+}
+
 template <class T>
 void sort_line_keyed(const T* in, T* vals, int64_t* idxs, const Line& g,
-                     const std::vector<int64_t>& kth, int parts, Scratch<typename SortKey<T>::K>& s) {
+                     const std::vector<int64_t>& kth, int parts, Scratch<T, typename SortKey<T>::K>& s) {
   using SK = SortKey<T>;
   using K = typename SK::K;
   const int64_t n = g.n;
@@ -69,6 +151,16 @@ void sort_line_keyed(const T* in, T* vals, int64_t* idxs, const Line& g,
     if (vals) vals[pos * g.sv] = in[i * g.si];
   };
   if (!idxs) {
+    InPlaceSort f = std::is_same_v<T, bool> ? nullptr : inplace_sort(dtype_of<T>::value);
+    if (f && kth.empty() && parts == 1) {
+      auto& buf = s.values;
+      T* line = vals;
+      if (g.sv != 1) buf.resize(n), line = reinterpret_cast<T*>(buf.data());
+      for (int64_t i = 0; i < n; ++i) line[i] = in[i * g.si];
+      f(line, n, nullptr);
+      if (line != vals) for (int64_t i = 0; i < n; ++i) vals[i * g.sv] = line[i];
+      return;
+    }
     if (kth.empty() && n >= kRadixMinLength) {
       s.ka.resize(n), s.kb.resize(n);
       radix_sort<K, false>(
@@ -78,17 +170,18 @@ void sort_line_keyed(const T* in, T* vals, int64_t* idxs, const Line& g,
       return;
     }
     s.ka.resize(n);
-    for (int64_t i = 0; i < n; ++i) s.ka[i] = SK::key(in[i * g.si]);
+    K* keys = s.ka.data();
+    for (int64_t i = 0; i < n; ++i) keys[i] = SK::key(in[i * g.si]);
     if (kth.empty()) {
-      std::sort(s.ka.begin(), s.ka.end());
+      std::sort(keys, keys + n);
     } else {
-      auto from = s.ka.begin();
+      K* from = keys;
       for (int64_t k : kth) {
-        std::nth_element(from, s.ka.begin() + k, s.ka.end());
-        from = s.ka.begin() + k + 1;
+        std::nth_element(from, keys + k, keys + n);
+        from = keys + k + 1;
       }
     }
-    for (int64_t i = 0; i < n; ++i) vals[i * g.sv] = SK::value(s.ka[i]);
+    for (int64_t i = 0; i < n; ++i) vals[i * g.sv] = SK::value(keys[i]);
     return;
   }
   if (kth.empty() && n >= kRadixMinLength) {
@@ -163,7 +256,7 @@ void sort_typed(const SortNode& node, const Array& in, const Array* vals, const 
   const bool split_lines = lines < 2 * threads && g.n >= 65536;
   auto run_lines = [&](int64_t b, int64_t e, int parts) {
     if constexpr (kHasSortKey<T>) {
-      Scratch<typename SortKey<T>::K> s;
+      Scratch<T, typename SortKey<T>::K> s;
       for (int64_t l = b; l < e; ++l) {
         sort_line_keyed<T>(src + in_offs[l], vdst ? vdst + out_offs[l] : nullptr,
                            xdst ? xdst + out_offs[l] : nullptr, g, node.kth, parts, s);
@@ -177,6 +270,13 @@ void sort_typed(const SortNode& node, const Array& in, const Array* vals, const 
     }
   };
   if (split_lines && kHasSortKey<T> && node.kth.empty()) {
+    const InPlaceSort f = std::is_same_v<T, bool> ? nullptr : inplace_sort(in.dtype);
+    if (f && !idxs && threads > 1) {
+      if constexpr (kHasSortKey<T> && !std::is_same_v<T, bool>) {
+        for (int64_t l = 0; l < lines; ++l) sort_long_line<T>(f, src + in_offs[l], vdst + out_offs[l], g, threads);
+      }
+      return;
+    }
     run_lines(0, lines, threads);
   } else {
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(g.n, 1));
@@ -230,6 +330,10 @@ void searchsorted_typed(const SearchSortedNode& node, const Array& a, const Arra
 }
 
 }  // namespace
+
+void set_inplace_sort(DType d, InPlaceSort f) { g_inplace_sorts[static_cast<int>(d)].store(f); }
+
+InPlaceSort inplace_sort(DType d) { return g_inplace_sorts[static_cast<int>(d)].load(std::memory_order_relaxed); }
 
 void eval_sort(SortNode& node, const std::vector<Array>& outs) {
   const Array& in = node.inputs[0];
