@@ -34,7 +34,9 @@ void register_numpy_sorts() {
       {DType::Int8, NPY_INT8},       {DType::UInt8, NPY_UINT8},
       {DType::Int16, NPY_INT16},   {DType::UInt16, NPY_UINT16},   {DType::Int32, NPY_INT32},
       {DType::UInt32, NPY_UINT32}, {DType::Int64, NPY_INT64},     {DType::UInt64, NPY_UINT64},
-      {DType::Float16, NPY_HALF},  {DType::Float32, NPY_FLOAT32}, {DType::Float64, NPY_FLOAT64}};
+      {DType::Float32, NPY_FLOAT32}, {DType::Float64, NPY_FLOAT64}};
+  // Not float16: NumPy 2.4's half quicksort leaves -0.0 out of place among negative numbers
+  // (np.sort of 5000 float16 normals with some -0.0 is not sorted); the radix sort is right.
   for (const auto& [d, npy] : types) {
     PyArray_Descr* descr = PyArray_DescrFromType(npy);
     PyArray_SortFunc* f = PyDataType_GetArrFuncs(descr)->sort[NPY_QUICKSORT];
