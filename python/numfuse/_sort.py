@@ -85,8 +85,11 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 def searchsorted(a, v, side="left", sorter=None):
     """numpy.searchsorted: where the elements of `v` would go into the sorted 1-D `a`."""
-    if side not in ("left", "right") and not (isinstance(side, str) and side[:1].lower() in "lr"
-                                               and side):
+    if not isinstance(side, str):
+        raise TypeError(f"search side must be str, not {type(side).__name__}")
+    if side not in ("left", "right"):
+        if side[:1].lower() in ("l", "r") and side:  # NumPy 2's message for a prefix or case
+            raise ValueError("search side must be one of 'left' or 'right'")
         raise ValueError(f"search side must be 'left' or 'right' (got '{side}')")
     a = _arr(a)
     scalar = not isinstance(v, ndarray) and _np.ndim(v) == 0
@@ -107,7 +110,7 @@ def searchsorted(a, v, side="left", sorter=None):
         sorter = sorter.astype(_np.int64, copy=False)
         if sorter.size and bool(((sorter < 0) | (sorter >= a.size)).any()):
             raise ValueError("Sorter index out of range.")
-    res = _core.searchsorted(a, v, side[:1].lower() == "r", sorter)
+    res = _core.searchsorted(a, v, side == "right", sorter)
     return res[()] if scalar else res
 
 
