@@ -15,6 +15,7 @@ from ._shape import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403
 from ._sort import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403
 from . import _ndarray  # noqa: F401  (attaches Python-level methods to ndarray)
 from . import cuda  # noqa: F401
 
