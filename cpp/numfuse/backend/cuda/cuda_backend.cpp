@@ -23,6 +23,8 @@ class CudaBackend final : public Backend {
     add_node_eval<ScanNode, eval_scan>();
     add_node_eval<GatherNode, eval_gather>();
     add_node_eval<MatmulNode, eval_matmul>();
+    add_node_eval<SortNode, eval_sort>();
+    add_node_eval<SearchSortedNode, eval_searchsorted>();
   }
 
   bool available() const override { return cuda_available(); }

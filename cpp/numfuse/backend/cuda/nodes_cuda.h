@@ -9,6 +9,7 @@
 #include "numfuse/ir/matmul.h"
 #include "numfuse/ir/reduce.h"
 #include "numfuse/ir/scan.h"
+#include "numfuse/ir/sort.h"
 
 namespace nf::cuda {
 
@@ -16,5 +17,7 @@ void eval_reduce(ReduceNode& node, const std::vector<Array>& outs);  // reduce_c
 void eval_scan(ScanNode& node, const std::vector<Array>& outs);      // scan_cuda.cpp
 void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // gather_cuda.cpp
 void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cuda.cpp
+void eval_sort(SortNode& node, const std::vector<Array>& outs);      // sort_cuda.cpp
+void eval_searchsorted(SearchSortedNode& node, const std::vector<Array>& outs);  // sort_cuda.cpp
 
 }  // namespace nf::cuda
