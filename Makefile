@@ -23,6 +23,7 @@ build: venv
 	  -DNUMFUSE_BUILD_TESTS=ON $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	cp -f $(BUILD)/_core*.so python/numfuse/
+	if [ -f $(BUILD)/libnumfuse_cub.so ]; then cp -f $(BUILD)/libnumfuse_cub.so python/numfuse/; fi
 
 test-cpp: build
 	$(BUILD)/numfuse_cpp_tests --gtest_brief=1

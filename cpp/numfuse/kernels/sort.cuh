@@ -196,3 +196,102 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_searchsorted(co
     p.out[g] = lo;
   }
 }
+
+#ifndef NF_SORT_NO_KEYS  // complex dtypes: no radix key
+// ---- Radix keys for CUB's radix sort (backend/cuda/cub_sort.cu): the unsigned integer whose
+// order is NumPy's (the CPU's backend/cpu/sort_keys.h, the same mapping). Floats: negative
+// numbers with every bit flipped, others with the sign bit set; every NaN the largest key;
+// `canonical` keys make -0.0 equal 0.0 (argsort's stability). Not for complex numbers.
+template <int B> struct nf_uint_of;
+template <> struct nf_uint_of<1> { typedef unsigned char type; };
+template <> struct nf_uint_of<2> { typedef unsigned short type; };
+template <> struct nf_uint_of<4> { typedef unsigned int type; };
+template <> struct nf_uint_of<8> { typedef unsigned long long type; };
+typedef typename nf_uint_of<sizeof(nf_t)>::type nf_key_t;
+
+template <class T>
+__device__ __forceinline__ nf_key_t nf_bits_of(const T& x) {
+  nf_key_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+template <class T>
+__device__ __forceinline__ bool nf_key_is_float() {
+  return false;
+}
+template <> __device__ __forceinline__ bool nf_key_is_float<float>() { return true; }
+template <> __device__ __forceinline__ bool nf_key_is_float<double>() { return true; }
+template <> __device__ __forceinline__ bool nf_key_is_float<nf::half>() { return true; }
+template <class T>
+__device__ __forceinline__ bool nf_key_is_signed() {
+  return T(-1) < T(0);
+}
+template <> __device__ __forceinline__ bool nf_key_is_signed<bool>() { return false; }
+template <> __device__ __forceinline__ bool nf_key_is_signed<nf::half>() { return false; }
+
+__device__ __forceinline__ nf_key_t nf_to_key(const nf_t& x, bool canonical) {
+  const nf_key_t sign = nf_key_t(nf_key_t(1) << (sizeof(nf_key_t) * 8 - 1));
+  nf_key_t b = nf_bits_of(x);
+  if (nf_key_is_float<nf_t>()) {
+    const float f = static_cast<float>(x);
+    if (f != f) return nf_key_t(~nf_key_t(0));
+    if (canonical && nf_key_t(b & nf_key_t(~sign)) == 0) b = 0;
+    return (b & sign) ? nf_key_t(~b) : nf_key_t(b | sign);
+  }
+  return nf_key_is_signed<nf_t>() ? nf_key_t(b ^ sign) : b;
+}
+
+__device__ __forceinline__ nf_t nf_from_key(nf_key_t k) {
+  const nf_key_t sign = nf_key_t(nf_key_t(1) << (sizeof(nf_key_t) * 8 - 1));
+  nf_key_t b;
+  if (nf_key_is_float<nf_t>()) b = (k & sign) ? nf_key_t(k & nf_key_t(~sign)) : nf_key_t(~k);
+  else b = nf_key_is_signed<nf_t>() ? nf_key_t(k ^ sign) : k;
+  nf_t x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+// Line-major keys (vals_dst as nf_key_t) and, for argsort, each element's index in its line
+// (idx_dst, when not null); out_values null marks canonical keys.
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(const nf_sort_params p) {
+  const nf_t* in = static_cast<const nf_t*>(p.in);
+  nf_key_t* keys = static_cast<nf_key_t*>(p.vals_dst);
+  const bool canonical = p.idx_dst != nullptr;
+  const long long total = p.n * p.lines;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long l = g / p.n, i = g - l * p.n;
+    keys[g] = nf_to_key(in[nf_sort_at(p, l, i)], canonical);
+    if (p.idx_dst) p.idx_dst[g] = i;
+  }
+}
+
+// The segment offsets of line-major lines: idx_dst[l] = l * n for l in [0, lines].
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_offsets(const nf_sort_params p) {
+  for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l <= p.lines;
+       l += (long long)gridDim.x * blockDim.x) {
+    p.idx_dst[l] = l * p.n;
+  }
+}
+
+// Sorted keys (vals_src) and indices (idx_src, or null for a sort of values) into the outputs:
+// values from the keys, or, for argsort, gathered from the input by index.
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys(const nf_sort_params p) {
+  const nf_key_t* keys = static_cast<const nf_key_t*>(p.vals_src);
+  const nf_t* in = static_cast<const nf_t*>(p.in);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long total = p.n * p.lines;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long l = g / p.n, i = g - l * p.n;
+    const long long at = nf_sort_at(p, l, i);
+    if (p.idx_src) {
+      const long long src = p.idx_src[g];
+      if (p.out_indices) p.out_indices[at] = src;
+      if (ov) ov[at] = in[nf_sort_at(p, l, src)];
+    } else {
+      ov[at] = nf_from_key(keys[g]);
+    }
+  }
+}
+#endif  // NF_SORT_NO_KEYS

@@ -1,8 +1,15 @@
-// SortNode and SearchSortedNode on a CUDA device: the kernels of kernels/sort.cuh through NVRTC.
-// A first step, not yet CUB: tiles sorted in shared memory, then log2(n / tile) merge passes
-// (docs/decisions.md, "Sorting on CUDA"). A partition is computed as a full sort (a sort is a
-// valid partition); a selection kernel is later work.
+// SortNode and SearchSortedNode on a CUDA device. Numbers sort by CUB's device radix sort
+// (segmented for several lines) on keys in NumPy's order, through libnumfuse_cub.so (nvcc-built
+// from cub_sort.cu, opened here at first use); complex numbers, and every dtype when that library
+// is missing, by the NVRTC kernels of kernels/sort.cuh (bitonic tiles in shared memory, then
+// log2(n / tile) merge passes). docs/decisions.md, "Sorting on CUDA", has the measurements. A
+// partition is computed as a full sort (a sort is a valid partition); a selection kernel is
+// later work.
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,6 +20,7 @@
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/backend/cuda/source_text.h"
+#include "numfuse/backend/cuda/stream.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ir/sort.h"
 
@@ -35,7 +43,42 @@ Array dense_on_device(const Array& a) {
 
 // The NVRTC source of the sort kernels for one dtype (kKernelPrelude is prepended).
 std::string sort_body(DType d) {
-  return std::string("typedef ") + cuda_storage_type(d) + " nf_t;\n" + kernel_templates::sort;
+  return std::string(is_complex(d) ? "#define NF_SORT_NO_KEYS\n" : "") + "typedef " + cuda_storage_type(d) +
+         " nf_t;\n" + kernel_templates::sort;
+}
+
+// libnumfuse_cub.so's entry points (cub_sort.cu).
+using CubRadixSort = int (*)(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
+                             const long long* vin, long long* vout, long long n, int segments,
+                             const long long* offsets, int end_bit, void* stream);
+using CubErrorString = const char* (*)(int err);
+struct CubLibrary {
+  CubRadixSort sort = nullptr;
+  CubErrorString error_string = nullptr;
+};
+
+// The helper beside the module (NUMFUSE_CUB_LIBRARY names another file; "0" turns it off).
+const CubLibrary& cub_library() {
+  static const CubLibrary lib = [] {
+    CubLibrary l;
+    std::string path;
+    if (const char* e = std::getenv("NUMFUSE_CUB_LIBRARY")) {
+      if (std::string(e) == "0") return l;
+      path = e;
+    } else {
+      Dl_info info;
+      if (!dladdr(reinterpret_cast<void*>(&cub_library), &info) || !info.dli_fname) return l;
+      path = info.dli_fname;
+      path = path.substr(0, path.find_last_of('/') + 1) + "libnumfuse_cub.so";
+    }
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) return l;
+    l.sort = reinterpret_cast<CubRadixSort>(dlsym(h, "nf_cub_radix_sort"));
+    l.error_string = reinterpret_cast<CubErrorString>(dlsym(h, "nf_cub_error_string"));
+    if (!l.error_string) l.sort = nullptr;
+    return l;
+  }();
+  return lib;
 }
 
 struct SortParams {
@@ -63,6 +106,67 @@ unsigned blocks_for(int64_t work, int64_t per_block) {
 
 }  // namespace
 
+namespace {
+
+void check_cub(int err, const char* what) {
+  if (err != 0) {
+    throw CUDAError(std::string("CUB ") + what + " failed: " + cub_library().error_string(err));
+  }
+}
+
+// CUB's radix sort of the lines of `in` (C-contiguous) into the node's outputs.
+void cub_sort(const CubLibrary& cub, SortNode& node, const Array& in, const std::vector<Array>& outs,
+              int64_t n, int64_t lines, int64_t inner) {
+  const int dev = node.device.index;
+  const size_t count = static_cast<size_t>(in.size());
+  const size_t key_bytes = in.itemsize();
+  const bool with_index = node.indices;
+  auto k_in = allocate_device_buffer(count * key_bytes, dev);
+  auto k_out = allocate_device_buffer(count * key_bytes, dev);
+  std::shared_ptr<Buffer> i_in, i_out, offsets;
+  if (with_index) {
+    i_in = allocate_device_buffer(count * sizeof(long long), dev);
+    i_out = allocate_device_buffer(count * sizeof(long long), dev);
+  }
+  const std::string body = sort_body(in.dtype);
+  SortParams p{};
+  p.in = in.data();
+  p.n = n, p.lines = lines, p.inner = inner;
+  p.vals_dst = k_in->data();
+  p.idx_dst = with_index ? static_cast<long long*>(i_in->data()) : nullptr;
+  launch(generated_kernel(body, "nf_sort_make_keys", kOptions, dev), dev, blocks_for(in.size(), kThreads),
+         kThreads, &p);
+  if (lines > 1) {
+    offsets = allocate_device_buffer(static_cast<size_t>(lines + 1) * sizeof(long long), dev);
+    p.idx_dst = static_cast<long long*>(offsets->data());
+    launch(generated_kernel(body, "nf_sort_offsets", kOptions, dev), dev, blocks_for(lines + 1, kThreads),
+           kThreads, &p);
+  }
+  const long long* seg = offsets ? static_cast<const long long*>(offsets->data()) : nullptr;
+  const long long* vin = with_index ? static_cast<const long long*>(i_in->data()) : nullptr;
+  long long* vout = with_index ? static_cast<long long*>(i_out->data()) : nullptr;
+  void* stream = enqueue_stream(dev).handle();
+  const int end_bit = static_cast<int>(key_bytes * 8);
+  const int segments = static_cast<int>(lines);
+  size_t temp_bytes = 0;
+  check_cub(cub.sort(static_cast<int>(key_bytes), nullptr, &temp_bytes, k_in->data(), k_out->data(), vin, vout,
+                     in.size(), segments, seg, end_bit, stream),
+            "radix sort (temporary storage size)");
+  auto temp = allocate_device_buffer(std::max<size_t>(temp_bytes, 1), dev);
+  check_cub(cub.sort(static_cast<int>(key_bytes), temp->data(), &temp_bytes, k_in->data(), k_out->data(), vin,
+                     vout, in.size(), segments, seg, end_bit, stream),
+            "radix sort");
+  p.vals_src = k_out->data();
+  p.idx_src = vout;
+  p.out_values = node.values ? outs[0].data() : nullptr;
+  p.out_indices = node.indices ? reinterpret_cast<long long*>(outs[node.values ? 1 : 0].data()) : nullptr;
+  launch(generated_kernel(body, "nf_sort_store_keys", kOptions, dev), dev, blocks_for(in.size(), kThreads),
+         kThreads, &p);
+  // The buffers are freed stream-ordered (memory.h), after the kernels that read them.
+}
+
+}  // namespace
+
 void eval_sort(SortNode& node, const std::vector<Array>& outs) {
   Array in = node.inputs[0];
   if (in.size() == 0) return;
@@ -73,6 +177,11 @@ void eval_sort(SortNode& node, const std::vector<Array>& outs) {
   int64_t inner = 1;
   for (int d = axis + 1; d < in.ndim(); ++d) inner *= in.shape[d];
   const int64_t lines = in.size() / n;
+  const CubLibrary& cub = cub_library();
+  if (cub.sort && !is_complex(in.dtype) && (lines == 1 || in.size() <= INT_MAX)) {
+    cub_sort(cub, node, in, outs, n, lines, inner);
+    return;
+  }
   const size_t count = static_cast<size_t>(in.size());
   auto va = allocate_device_buffer(count * in.itemsize(), dev);
   auto vb = allocate_device_buffer(count * in.itemsize(), dev);
