@@ -77,7 +77,9 @@ void sort_long_line(InPlaceSort f, const T* in, T* vals, const Line& g, int thre
   using SK = SortKey<T>;
   using K = typename SK::K;
   const int64_t n = g.n;
-  const int buckets = std::min(64, std::max(2, threads * 4));
+  // A power of two, a few buckets per thread: the bucket of a key is a branch-free binary search.
+  int buckets = 2;
+  while (buckets < threads * 4 && buckets < 64) buckets *= 2;
   std::vector<K> sample(static_cast<size_t>(buckets) * 64);
   const int64_t ns = static_cast<int64_t>(sample.size());
   for (int64_t i = 0; i < ns; ++i) sample[i] = SK::key(in[(i * (n / ns)) * g.si]);
@@ -85,12 +87,20 @@ void sort_long_line(InPlaceSort f, const T* in, T* vals, const Line& g, int thre
   std::vector<K> splitters(buckets - 1);
   for (int b = 0; b + 1 < buckets; ++b) splitters[b] = sample[(b + 1) * ns / buckets];
   const K* sp = splitters.data();
+  // Floats compare as values (vectorised; !(x < s) sends NaNs past every splitter, to the last
+  // bucket), other dtypes as keys: the bucket is how many splitters are <= the element.
+  std::vector<T> split_values(buckets - 1);
+  for (int b = 0; b + 1 < buckets; ++b) split_values[b] = SK::value(sp[b]);
+  const T* sv = split_values.data();
   const int nsp = buckets - 1;
-  // Bucket of a key: how many splitters are <= it (a branch-free count).
   auto bucket_of = [&](const T& x) {
-    const K k = SK::key(x);
     int b = 0;
-    for (int s = 0; s < nsp; ++s) b += sp[s] <= k;
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int s = 0; s < nsp; ++s) b += !(x < sv[s]);
+    } else {
+      const K k = SK::key(x);
+      for (int s = 0; s < nsp; ++s) b += sp[s] <= k;
+    }
     return b;
   };
   HostScratch<T> scratch;
