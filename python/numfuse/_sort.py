@@ -6,8 +6,6 @@ Each sort is one C++ node (``_core.sort`` / ``argsort`` / ``partition`` / ``sear
 cpp/numfuse/ops/sort.h). numfuse's sorts are always stable, which every `kind` NumPy accepts
 allows; `kind` and `stable` are still checked as NumPy checks them.
 """
-import operator
-
 import numpy as _np
 
 from . import _core
@@ -17,7 +15,7 @@ from ._creation import asarray
 __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted", "sort_complex",
            "lexsort"]
 
-_SORT_KINDS = {"q": "quicksort", "h": "heapsort", "m": "mergesort", "s": "stable"}
+_SORT_KINDS = "qhms"  # quicksort, heapsort, mergesort, stable: NumPy reads the first letter
 
 
 def _arr(a):
@@ -35,10 +33,6 @@ def _check_kind(kind, stable):
         raise TypeError(f"sort kind must be str or None (got {kind!r})")
     if not kind or kind[0].lower() not in _SORT_KINDS:
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got '{kind}')")
-
-
-def _axis(axis):
-    return None if axis is None else operator.index(axis) if not isinstance(axis, bool) else axis
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
