@@ -15,6 +15,7 @@
 #include "numfuse/backend/cpu/host_scratch.h"
 #include "numfuse/backend/cpu/nodes_cpu.h"
 #include "numfuse/backend/cpu/radix_sort.h"
+#include "numfuse/backend/cpu/sample_buckets.h"
 #include "numfuse/backend/cpu/sort_keys.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/error.h"
@@ -68,79 +69,20 @@ struct Scratch {
   std::vector<std::pair<K, int64_t>> pairs;
 };
 
-// A long line on every thread (sample sort): splitters drawn from a sample cut the line into
-// a few buckets per thread, one parallel pass scatters the elements into their buckets in the
-// output, and each bucket is sorted in place there by NumPy's sort `f`. No merge: a merge of
-// two runs cost as much as sorting them (docs/decisions.md).
+// A long line on every thread (sample sort): sample_buckets.h cuts it into a few ordered buckets
+// per thread, scattered into the output in one parallel pass, and each bucket is sorted in place
+// there by NumPy's sort `f`. No merge: a merge of two runs cost as much as sorting them
+// (docs/decisions.md).
 template <class T>
 void sort_long_line(InPlaceSort f, const T* in, T* vals, const Line& g, int threads) {
-  using SK = SortKey<T>;
-  using K = typename SK::K;
   const int64_t n = g.n;
-  // A power of two, a few buckets per thread: the bucket of a key is a branch-free binary search.
   int buckets = 2;
   while (buckets < threads * 4 && buckets < 64) buckets *= 2;
-  std::vector<K> sample(static_cast<size_t>(buckets) * 64);
-  const int64_t ns = static_cast<int64_t>(sample.size());
-  for (int64_t i = 0; i < ns; ++i) sample[i] = SK::key(in[(i * (n / ns)) * g.si]);
-  std::sort(sample.begin(), sample.end());
-  std::vector<K> splitters(buckets - 1);
-  for (int b = 0; b + 1 < buckets; ++b) splitters[b] = sample[(b + 1) * ns / buckets];
-  const K* sp = splitters.data();
-  // Floats compare as values (vectorised; !(x < s) sends NaNs past every splitter, to the last
-  // bucket), other dtypes as keys: the bucket is how many splitters are <= the element.
-  std::vector<T> split_values(buckets - 1);
-  for (int b = 0; b + 1 < buckets; ++b) split_values[b] = SK::value(sp[b]);
-  const T* sv = split_values.data();
-  const int nsp = buckets - 1;
-  auto bucket_of = [&](const T& x) {
-    int b = 0;
-    if constexpr (std::is_floating_point_v<T>) {
-      for (int s = 0; s < nsp; ++s) b += !(x < sv[s]);
-    } else {
-      const K k = SK::key(x);
-      for (int s = 0; s < nsp; ++s) b += sp[s] <= k;
-    }
-    return b;
-  };
   HostScratch<T> scratch;
   T* out = vals;
   if (g.sv != 1) scratch.resize(n), out = scratch.data();
-  const int parts = threads;
-  auto part_begin = [&](int q) { return n * q / parts; };
-  std::vector<int64_t> counts(static_cast<size_t>(parts) * buckets, 0);
-  HostScratch<uint8_t> bucket_ids(n);  // each element's bucket, found once
-  uint8_t* ids = bucket_ids.data();
-  parallel_for(parts, 1, [&](int64_t qb, int64_t qe) {
-    for (int64_t q = qb; q < qe; ++q) {
-      int64_t* c = counts.data() + q * buckets;
-      for (int64_t i = part_begin(q), e = part_begin(q + 1); i < e; ++i) {
-        const uint8_t b = static_cast<uint8_t>(bucket_of(in[i * g.si]));
-        ids[i] = b;
-        ++c[b];
-      }
-    }
-  });
-  std::vector<int64_t> starts(buckets + 1, 0);
-  int64_t pos = 0;
-  for (int b = 0; b < buckets; ++b) {
-    starts[b] = pos;
-    for (int q = 0; q < parts; ++q) {
-      int64_t& c = counts[q * buckets + b];
-      const int64_t m = c;
-      c = pos;
-      pos += m;
-    }
-  }
-  starts[buckets] = n;
-  parallel_for(parts, 1, [&](int64_t qb, int64_t qe) {
-    for (int64_t q = qb; q < qe; ++q) {
-      int64_t* off = counts.data() + q * buckets;
-      for (int64_t i = part_begin(q), e = part_begin(q + 1); i < e; ++i) {
-        out[off[ids[i]]++] = in[i * g.si];
-      }
-    }
-  });
+  const std::vector<int64_t> starts =
+      scatter_to_buckets(in, n, g.si, buckets, threads, [&](int64_t pos, int64_t i) { out[pos] = in[i * g.si]; });
   parallel_for(buckets, 1, [&](int64_t bb, int64_t be) {
     for (int64_t b = bb; b < be; ++b) f(out + starts[b], starts[b + 1] - starts[b], nullptr);
   });
