@@ -303,3 +303,15 @@ def test_random_programs(seed, device):
                 xp.searchsorted(flat, a[..., :3].reshape(-1), side="right")]
         return tuple(out)
     run_both(body, device=device)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint32", "uint64"])
+@pytest.mark.parametrize("span", [1, 3, 1000, 5000])
+@oracle()
+def test_long_line_small_range_integers(xp, dtype, span):
+    """Integers in a narrow range (one radix digit or two), negative ones included where signed."""
+    rng = numpy.random.default_rng(span)
+    lo = -span // 2 if numpy.dtype(dtype).kind == "i" else 7
+    a = rng.integers(lo, lo + span, 100_003).astype(dtype)
+    a = xp.asarray(a)
+    return xp.sort(a), xp.sort(a[::-2]), xp.argsort(a, kind="stable")

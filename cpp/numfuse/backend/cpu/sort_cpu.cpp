@@ -190,6 +190,36 @@ void sort_line_complex(const C* in, C* vals, int64_t* idxs, const Line& g,
   }
 }
 
+// How many radix passes a line's keys need (the digits that differ between keys): one parallel
+// pass of OR and AND over the keys.
+template <class T>
+int radix_passes_needed(const T* in, const Line& g, int threads) {
+  using SK = SortKey<T>;
+  using K = typename SK::K;
+  std::vector<K> ors(threads, K(0)), ands(threads, K(~K(0)));
+  parallel_for(threads, 1, [&](int64_t qb, int64_t qe) {
+    for (int64_t q = qb; q < qe; ++q) {
+      K o = 0, a = K(~K(0));
+      for (int64_t i = g.n * q / threads, e = g.n * (q + 1) / threads; i < e; ++i) {
+        const K k = SK::key(in[i * g.si]);
+        o |= k;
+        a &= k;
+      }
+      ors[q] = o;
+      ands[q] = a;
+    }
+  });
+  K o = 0, a = K(~K(0));
+  for (int q = 0; q < threads; ++q) o |= ors[q], a &= ands[q];
+  const K diff = o ^ a;
+  constexpr int kBits = radix_bits<K>();
+  int passes = 0;
+  for (int shift = 0; shift < static_cast<int>(sizeof(K) * 8); shift += kBits) {
+    passes += ((diff >> shift) & K((1u << kBits) - 1)) != 0;
+  }
+  return passes;
+}
+
 template <class T>
 void sort_typed(const SortNode& node, const Array& in, const Array* vals, const Array* idxs) {
   const int axis = node.axis;
@@ -222,7 +252,12 @@ void sort_typed(const SortNode& node, const Array& in, const Array* vals, const 
     }
   };
   if (split_lines && kHasSortKey<T> && node.kth.empty()) {
-    const InPlaceSort f = std::is_same_v<T, bool> ? nullptr : inplace_sort(in.dtype);
+    InPlaceSort f = std::is_same_v<T, bool> ? nullptr : inplace_sort(in.dtype);
+    // Integers whose keys differ in one radix digit only (a small range: 0..1000) take one
+    // counting pass of the radix sort, faster than any comparison sort.
+    if constexpr (std::is_integral_v<T>) {
+      if (f && !idxs && lines == 1 && radix_passes_needed(src + in_offs[0], g, threads) <= 1) f = nullptr;
+    }
     if (f && !idxs && threads > 1) {
       if constexpr (kHasSortKey<T> && !std::is_same_v<T, bool>) {
         for (int64_t l = 0; l < lines; ++l) sort_long_line<T>(f, src + in_offs[l], vdst + out_offs[l], g, threads);
