@@ -23,6 +23,7 @@ build: venv
 	  -DNUMFUSE_BUILD_TESTS=ON $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	cp -f $(BUILD)/_core*.so python/numfuse/
+	if [ -f $(BUILD)/libnumfuse_cub.so ]; then cp -f $(BUILD)/libnumfuse_cub.so python/numfuse/; fi
 
 test-cpp: build
 	$(BUILD)/numfuse_cpp_tests --gtest_brief=1
@@ -42,7 +43,8 @@ test: check-includes test-cpp test-py test-sanitize
 SAN_BUILD := build/asan
 SANITIZE ?= address,undefined
 SANITIZE_PYTESTS ?= tests/test_indexing.py tests/test_shape.py tests/test_lazy.py \
-  tests/test_sizes.py tests/test_reduction_edges.py $(wildcard tests/test_*fuzz*.py)
+  tests/test_sizes.py tests/test_reduction_edges.py tests/test_sort.py tests/test_sets.py \
+  $(wildcard tests/test_*fuzz*.py)
 # allocator_may_return_null: the size tests ask NumPy for impossible arrays, which must give
 # MemoryError, not an ASan abort. libstdc++ is preloaded with libasan: the interpreter does not
 # link it, and ASan's __cxa_throw interceptor must find it at start-up.

@@ -16,6 +16,8 @@ from ._ranges import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._indexing import nonzero as _nonzero
 from ._reductions import *  # noqa: F401,F403
+from ._sort import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403
 from . import _methods  # noqa: F401  (attaches the Python-level methods to ndarray, once)
 from . import cuda  # noqa: F401
 

@@ -12,6 +12,7 @@ from ._linalg import _matmul_i, dot
 from ._ndarray import METHODS as _NDARRAY_METHODS
 from ._reductions import METHODS as _REDUCTION_METHODS
 from ._shape import repeat
+from ._sort import METHODS as _SORT_METHODS
 
 
 def _matmul(self, other):
@@ -49,6 +50,7 @@ def _repeat(self, repeats, axis=None):
 TABLE = {
     **_NDARRAY_METHODS,
     **_REDUCTION_METHODS,
+    **_SORT_METHODS,
     **PROTOCOLS,
     "__matmul__": _matmul,
     "__rmatmul__": _rmatmul,

@@ -76,5 +76,6 @@ NB_MODULE(_core, m) {
   bind_cuda(m);
   bind_advanced_indexing(m);
   bind_reductions(m);
+  bind_sort(m);
   bind_errstate(m);
 }

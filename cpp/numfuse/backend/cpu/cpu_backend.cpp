@@ -24,6 +24,8 @@ class CpuBackend final : public Backend {
     add_node_eval<MatmulNode, eval_matmul>();
     add_node_eval<FftNode, eval_fft>();
     add_node_eval<LinalgNode, eval_linalg>();
+    add_node_eval<SortNode, eval_sort>();
+    add_node_eval<SearchSortedNode, eval_searchsorted>();
   }
 
   void after_fork_child() override { thread_pool_after_fork_child(); }

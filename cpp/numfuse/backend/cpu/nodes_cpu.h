@@ -11,6 +11,7 @@
 #include "numfuse/ir/matmul.h"
 #include "numfuse/ir/reduce.h"
 #include "numfuse/ir/scan.h"
+#include "numfuse/ir/sort.h"
 
 namespace nf::cpu {
 
@@ -23,5 +24,7 @@ void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // nodes_cp
 void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cpu.cpp
 void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cpu.cpp
 void eval_linalg(LinalgNode& node, const std::vector<Array>& outs);  // linalg_cpu.cpp
+void eval_sort(SortNode& node, const std::vector<Array>& outs);      // sort_cpu.cpp
+void eval_searchsorted(SearchSortedNode& node, const std::vector<Array>& outs);  // sort_cpu.cpp
 
 }  // namespace nf::cpu

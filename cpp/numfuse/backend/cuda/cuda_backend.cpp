@@ -25,6 +25,8 @@ class CudaBackend final : public Backend {
     add_node_eval<MatmulNode, eval_matmul>();
     add_node_eval<FftNode, eval_fft>();
     add_node_eval<LinalgNode, eval_linalg>();
+    add_node_eval<SortNode, eval_sort>();
+    add_node_eval<SearchSortedNode, eval_searchsorted>();
   }
 
   bool available() const override { return cuda_available(); }

@@ -11,6 +11,7 @@
 #include "numfuse/ir/matmul.h"
 #include "numfuse/ir/reduce.h"
 #include "numfuse/ir/scan.h"
+#include "numfuse/ir/sort.h"
 
 namespace nf::cuda {
 
@@ -20,5 +21,7 @@ void eval_gather(GatherNode& node, const std::vector<Array>& outs);  // gather_c
 void eval_matmul(MatmulNode& node, const std::vector<Array>& outs);  // matmul_cuda.cpp
 void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cuda.cpp
 void eval_linalg(LinalgNode& node, const std::vector<Array>& outs);  // linalg_cuda.cpp
+void eval_sort(SortNode& node, const std::vector<Array>& outs);      // sort_cuda.cpp
+void eval_searchsorted(SearchSortedNode& node, const std::vector<Array>& outs);  // sort_cuda.cpp
 
 }  // namespace nf::cuda

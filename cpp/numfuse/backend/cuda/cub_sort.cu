@@ -1,0 +1,49 @@
+// numfuse's CUB helper: CUB's device-wide radix sorts, built by nvcc into libnumfuse_cub.so
+// (CUB's Device* algorithms are host code that launches its own kernels, which NVRTC cannot
+// compile) and opened at run time by backend/cuda/sort_cuda.cpp. Keys are unsigned integers in
+// NumPy's order (kernels/sort.cuh makes them), values int64 indices. The runtime API runs in the
+// device's primary context, the one numfuse's driver calls use; `stream` is numfuse's CUstream.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
+
+namespace {
+
+template <class K>
+cudaError_t sort_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, const long long* vin,
+                       long long* vout, long long n, int segments, const long long* offsets, int end_bit,
+                       cudaStream_t s) {
+  const K* ki = static_cast<const K*>(kin);
+  K* ko = static_cast<K*>(kout);
+  if (segments <= 1) {
+    if (vin) return cub::DeviceRadixSort::SortPairs(temp, *temp_bytes, ki, ko, vin, vout, n, 0, end_bit, s);
+    return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, ki, ko, n, 0, end_bit, s);
+  }
+  const int items = static_cast<int>(n);
+  if (vin) {
+    return cub::DeviceSegmentedRadixSort::SortPairs(temp, *temp_bytes, ki, ko, vin, vout, items, segments,
+                                                    offsets, offsets + 1, 0, end_bit, s);
+  }
+  return cub::DeviceSegmentedRadixSort::SortKeys(temp, *temp_bytes, ki, ko, items, segments, offsets,
+                                                 offsets + 1, 0, end_bit, s);
+}
+
+}  // namespace
+
+// Sorts n keys of key_bytes (1, 2, 4, 8) bytes, with their int64 values when vin is not null,
+// stably, by their low end_bit bits; segments > 1 sorts each [offsets[i], offsets[i+1]) alone
+// (n < 2^31 then). With temp null, only sets *temp_bytes. Returns a cudaError_t.
+extern "C" int nf_cub_radix_sort(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
+                                 const long long* vin, long long* vout, long long n, int segments,
+                                 const long long* offsets, int end_bit, void* stream) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (key_bytes) {
+    case 1: return sort_typed<unsigned char>(temp, temp_bytes, kin, kout, vin, vout, n, segments, offsets, end_bit, s);
+    case 2: return sort_typed<unsigned short>(temp, temp_bytes, kin, kout, vin, vout, n, segments, offsets, end_bit, s);
+    case 4: return sort_typed<unsigned int>(temp, temp_bytes, kin, kout, vin, vout, n, segments, offsets, end_bit, s);
+    case 8: return sort_typed<unsigned long long>(temp, temp_bytes, kin, kout, vin, vout, n, segments, offsets, end_bit, s);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
+// The runtime's name of an error this library returned.
+extern "C" const char* nf_cub_error_string(int err) { return cudaGetErrorString(static_cast<cudaError_t>(err)); }
