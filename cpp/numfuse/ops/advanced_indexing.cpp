@@ -4,6 +4,7 @@
 
 #include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/array_rows.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/ir/gather.h"
@@ -21,22 +22,6 @@ namespace {
                    std::to_string(axis) + " with size " + std::to_string(size));
 }
 
-// Calls fn(pointer to the first element, n, stride) for each innermost run of a materialised
-// array, in C order.
-template <class T, class F>
-void for_each_row(const Array& a, F&& fn) {
-  if (a.c_contiguous()) {
-    fn(a.data_as<T>(), a.size(), int64_t(1));
-    return;
-  }
-  IterSpace sp;
-  sp.shape = a.shape;
-  sp.strides = {a.strides};
-  const T* base = a.data_as<T>();
-  const int64_t st = a.ndim() ? a.strides.back() : 0;
-  for_each_run(sp, 0, a.size(), int64_t(1) << 30,
-               [&](const int64_t* off, int64_t n) { fn(base + off[0], n, st); });
-}
 
 // The first index out of [-size, size), in C order, raises NumPy's IndexError.
 void check_bounds(const Array& idx, int axis, int64_t size) {

@@ -5,32 +5,12 @@
 #include <type_traits>
 
 #include "numfuse/core/dtype.h"
+#include "numfuse/core/array_rows.h"
 #include "numfuse/core/iteration.h"
 
 namespace nf::cpu {
 
 namespace {
-
-// Calls fn(pointer to the first element, n, stride) for each innermost run of a materialised
-// array, in C order. GCC 12, inlining for_each_run's SmallVector into the typed loops of this file,
-// warns that its first offset may be uninitialised: it is set (SmallVector(n, 0)) before any call.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-template <class T, class F>
-void for_each_row(const Array& a, F&& fn) {
-  if (a.c_contiguous()) {
-    fn(a.data_as<T>(), a.size(), int64_t(1));
-    return;
-  }
-  IterSpace sp;
-  sp.shape = a.shape;
-  sp.strides = {a.strides};
-  const T* base = a.data_as<T>();
-  const int64_t st = a.ndim() ? a.strides.back() : 0;
-  for_each_run(sp, 0, a.size(), int64_t(1) << 30,
-               [&](const int64_t* off, int64_t n) { fn(base + off[0], n, st); });
-}
-#pragma GCC diagnostic pop
 
 template <class T>
 bool truthy(const T& v) {
