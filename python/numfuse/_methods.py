@@ -5,6 +5,7 @@ what is here is rare or argument-heavy. The top of the package's layers: it impo
 that implement the methods, and nothing imports it but __init__.
 """
 from . import _core
+from ._array_api import array_namespace_method
 from ._core import ndarray
 from ._indexing import compress, nonzero, put, take
 from ._interop import PROTOCOLS
@@ -61,6 +62,7 @@ TABLE = {
     "put": _put,
     "compress": _compress,
     "repeat": _repeat,
+    "__array_namespace__": array_namespace_method,
 }
 
 for _name, _fn in TABLE.items():
