@@ -19,7 +19,7 @@ from ._creation import asarray, empty, full, zeros
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all",
            "count_nonzero", "ptp", "mean", "var", "std", "nansum", "nanprod", "nanmean",
            "nanmin", "nanmax", "nanargmin", "nanargmax", "nanvar", "nanstd", "cumsum", "cumprod",
-           "nancumsum", "nancumprod", "diff", "average"]
+           "nancumsum", "nancumprod", "diff", "average", "cumulative_sum", "cumulative_prod"]
 
 _NoValue = _np._NoValue
 
@@ -340,6 +340,41 @@ def cumprod(a, axis=None, dtype=None, out=None):
     if isinstance(out, tuple):  # NumPy's cumprod(), not ufunc.accumulate
         raise TypeError("output must be an array")
     return _scan("cumprod", a, axis, dtype, out)
+
+
+def _cumulative(op, identity, x, axis, dtype, out, include_initial):
+    """numpy.cumulative_sum / cumulative_prod (the Array API's): a 0-d input is one element; an
+    input of more dims needs `axis`; include_initial puts the identity first along it."""
+    x = _arr(x)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("For arrays which have more than one dimension ``axis`` argument is "
+                             "required.")
+        axis = 0
+    axis = _normalize_axis_index(_core_index(axis), x.ndim)
+    res = _scan(op, x, axis, dtype, None)
+    if include_initial:
+        shape = list(res.shape)
+        shape[axis] += 1
+        full_res = zeros(shape, res.dtype, device=res.device)
+        if identity:
+            full_res[(slice(None),) * axis + (0,)] = identity
+        full_res[(slice(None),) * axis + (slice(1, None),)] = res
+        res = full_res
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative("cumsum", 0, x, axis, dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative("cumprod", 1, x, axis, dtype, out, include_initial)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
