@@ -267,6 +267,17 @@ def run_both(fn, *args, device="cpu", impl=None, rtol=None, atol=0.0, check_dtyp
     return expected
 
 
+def run_seeded_programs(program, seeds, device="cpu"):
+    """run_both(program, seed) for each seed; a mismatch names the seed that rebuilds it."""
+    if numfuse_module() is None:  # a broken build must fail the suite, never skip it
+        pytest.fail(f"{NUMFUSE_MODULE} cannot be imported: {_numfuse_error}")
+    for seed in seeds:
+        try:
+            run_both(program, seed, device=device)
+        except AssertionError as e:
+            raise AssertionError(f"program seed {seed}: {e}") from None
+
+
 def public_exception_class(cls):
     """NumPy's exception class as users can name it: private subclasses such as
     numpy._core._exceptions._UFuncOutputCastingError map to their public ancestor

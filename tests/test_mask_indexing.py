@@ -9,7 +9,7 @@ import random
 import numpy
 import pytest
 
-from harness import ALL_DTYPES, dtype_params, make_array, numfuse_module, oracle, run_both
+from harness import ALL_DTYPES, dtype_params, make_array, oracle, run_seeded_programs
 
 CASES = int(os.environ.get("NUMFUSE_MASK_CASES", "200"))
 LENGTHS = [0, 1, 7, 63, 64, 65, 128, 200, 1000]
@@ -141,10 +141,4 @@ def _program(xp, seed):
 
 @pytest.mark.parametrize("batch", range(4))
 def test_mask_programs_match_numpy(batch, device):
-    if numfuse_module() is None:
-        pytest.fail("numfuse cannot be imported")
-    for seed in range(batch * CASES // 4, (batch + 1) * CASES // 4):
-        try:
-            run_both(_program, seed, device=device)
-        except AssertionError as e:
-            raise AssertionError(f"program seed {seed}: {e}") from None
+    run_seeded_programs(_program, range(batch * CASES // 4, (batch + 1) * CASES // 4), device)

@@ -6,6 +6,8 @@ and evaluates it at once, so that a singular matrix raises LinAlgError at the ca
 rather than when the result is first read. As NumPy does, every computation runs in float64 or
 complex128 and the results are cast back to the inputs' precision (float32 in, float32 out).
 """
+import functools
+
 import numpy as _np
 
 from . import _core
@@ -248,14 +250,17 @@ def eigvalsh(a, UPLO="L"):
     return _cast(_run("eigvalsh", [a], t, upper=upper)[0], _real(result_t))
 
 
-# NumPy up to 2.4 gives eig of real input real results when every eigenvalue is real; later
-# versions give complex results always. The rule of the NumPy installed beside numfuse is kept.
-_EIG_ALWAYS_COMPLEX = _np.linalg.eigvals(_np.eye(1)).dtype.kind == "c"
+@functools.cache
+def _eig_always_complex():
+    """NumPy up to 2.4 gives eig of real input real results when every eigenvalue is real; later
+    versions give complex results always. The rule of the NumPy installed beside numfuse is kept
+    (asked once, at the first eig, not at import)."""
+    return _np.linalg.eigvals(_np.eye(1)).dtype.kind == "c"
 
 
 def _real_if_all_real(t, result_t, *outs):
-    """NumPy's rule for eig of real input (see _EIG_ALWAYS_COMPLEX)."""
-    if not _EIG_ALWAYS_COMPLEX and t.kind != "c" and bool((outs[0].imag == 0).all()):
+    """NumPy's rule for eig of real input (see _eig_always_complex)."""
+    if not _eig_always_complex() and t.kind != "c" and bool((outs[0].imag == 0).all()):
         return _real(result_t), [o.real for o in outs]
     return _complex(result_t), list(outs)
 

@@ -56,18 +56,26 @@ def _unique_1d(ar, return_index, return_inverse, return_counts, equal_nan, inver
         perm = None
         aux = sort(ar)
     mask = _new_flags(aux, equal_nan)
-    ret = [aux[mask]]
+    return [aux[mask]] + _positions(mask, perm, n, ar.device, return_index, return_inverse,
+                                    return_counts, inverse_shape)
+
+
+def _positions(mask, perm, n, device, return_index, return_inverse, return_counts,
+               inverse_shape=None):
+    """unique's optional outputs from the sorted order `perm` of n items and `mask`, True where
+    a new value starts: first indices, the inverse (shaped `inverse_shape`) and the counts."""
+    ret = []
     if return_index:
         ret.append(perm[mask])
     if return_inverse:
-        inv = empty(n, dtype=_np.int64, device=ar.device)
+        inv = empty(n, dtype=_np.int64, device=device)
         if n:
             inv[perm] = cumsum(mask) - 1
-        ret.append(reshape(inv, inverse_shape))
+        ret.append(inv if inverse_shape is None else reshape(inv, inverse_shape))
     if return_counts:
         starts = flatnonzero(mask)
-        ends = concatenate([starts[1:], asarray([n], dtype=_np.int64, device=ar.device)])
-        ret.append(ends - starts if n else zeros(0, dtype=_np.int64, device=ar.device))
+        ends = concatenate([starts[1:], asarray([n], dtype=_np.int64, device=device)])
+        ret.append(ends - starts if n else zeros(0, dtype=_np.int64, device=device))
     return ret
 
 
@@ -92,19 +100,8 @@ def _unique_rows(ar, axis, return_index, return_inverse, return_counts):
         mask = concatenate([ones(1, dtype=bool, device=ar.device), step])
     uniq = srt[mask]
     uniq = moveaxis(reshape(uniq, (uniq.shape[0],) + moved.shape[1:]), 0, axis)
-    ret = [uniq]
-    if return_index:
-        ret.append(perm[mask])
-    if return_inverse:
-        inv = empty(n, dtype=_np.int64, device=ar.device)
-        if n:
-            inv[perm] = cumsum(mask) - 1
-        ret.append(inv)
-    if return_counts:
-        starts = flatnonzero(mask)
-        ends = concatenate([starts[1:], asarray([n], dtype=_np.int64, device=ar.device)])
-        ret.append(ends - starts)
-    return ret
+    return [uniq] + _positions(mask, perm, n, ar.device, return_index, return_inverse,
+                               return_counts)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,

@@ -135,6 +135,17 @@ bool is_mask_key(PyObject* key) {
   return is_array(key) && nb::inst_ptr<Array>(key)->dtype == DType::Bool;
 }
 
+// One element of a device array, read by an all-integer key: a 0-d array (as CuPy's), but a
+// copy, as NumPy's scalar is, so that later writes to the array do not change it. From memory,
+// one device-to-device copy enqueued on the stream (no wait, no kernel); from a pending array, a
+// lazy copy node (bench/element_access_gpu.py).
+Array device_element(const Array& element) {
+  if (element.pending()) return copy(element);
+  Array out = Array::empty({}, element.dtype, element.device());
+  backend::copy_into(element, out);
+  return out;
+}
+
 nb::object getitem_general(nb::handle self, nb::handle key) {
   const Array& a = nb::cast<const Array&>(self);
   if (is_mask_key(key.ptr())) {
@@ -144,13 +155,15 @@ nb::object getitem_general(nb::handle self, nb::handle key) {
   nb::object r = parse_basic(a, key, &items) ? nb::cast(as_view_of(self, basic_index(a, items)))
                                              : advanced("getitem")(self, key);
   // An all-integer key (0-d integer arrays among them) reads one element: on the CPU NumPy's
-  // scalar, as NumPy returns; on a GPU a 0-d array, as CuPy's, that keeps the graph lazy.
-  if (a.device().is_cpu() && integer_only_key(key.ptr(), a.ndim())) {
+  // scalar, as NumPy returns; on a GPU a 0-d copy (device_element), unless the advanced path
+  // already made a fresh array.
+  if (integer_only_key(key.ptr(), a.ndim())) {
     const Array& e = nb::cast<const Array&>(r);
-    if (e.ndim() == 0) {
+    if (e.ndim() == 0 && a.device().is_cpu()) {
       eval(e, FlushReason::HostRead);
       return nb::steal(numpy_scalar(e.dtype, e.data()));
     }
+    if (e.ndim() == 0 && e.storage == a.storage) return nb::steal(new_array_object(device_element(e)));
   }
   return r;
 }
@@ -191,15 +204,8 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
         return numpy_scalar(a.dtype, a.storage->data() + k.byte_offset);
       }
       if (k.element) {
-        // On a device: a 0-d array (as CuPy's), but a copy, as NumPy's scalar is: later writes
-        // to `a` do not change it. From memory, one device-to-device copy enqueued on the stream
-        // (no wait, no kernel); from a pending array, a lazy copy node
-        // (bench/element_access_gpu.py).
-        Array element = a.view(std::move(k.shape), std::move(k.strides), k.byte_offset);
-        if (a.pending()) return new_array_object(copy(element));
-        Array out = Array::empty({}, a.dtype, a.device());
-        backend::copy_into(element, out);
-        return new_array_object(std::move(out));
+        return new_array_object(
+            device_element(a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
       }
       return new_array_object(
           as_view_of(self, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
