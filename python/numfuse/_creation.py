@@ -91,6 +91,10 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     ``numpy.asarray(a, order=order)`` does: a view that shares (and keeps alive) its memory, so
     that writes on either side are seen by the other. A device array is copied to the host.
     """
+    if out is None:  # the common case, a CPU array already laid out as asked, in one call
+        res = _core._host_view_if_laid_out(a, order)
+        if res is not None:
+            return res
     if isinstance(a, ndarray):
         if a.device == "cpu":  # its host view is its memory
             res = _np.asarray(a._host_view(), order=order)

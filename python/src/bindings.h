@@ -55,6 +55,10 @@ PyObject* numpy_scalar(DType d, const void* p);
 bool numpy_scalar_value(PyObject* o, DType* d, const void** value);
 // Whether o is a 0-d NumPy array of an integer dtype (an integer index to NumPy).
 bool is_numpy_integer_0d(PyObject* o);
+// A numpy.ndarray viewing `data` (dtype `d`, strides in bytes) whose base is `owner` (a new
+// reference, stolen: released with the view, or at once when making it fails). Python error on failure.
+PyObject* numpy_view_of(void* data, DType d, int ndim, const int64_t* shape, const int64_t* strides,
+                        bool writeable, PyObject* owner);
 
 // numpy, imported once.
 nb::module_& numpy();
