@@ -195,3 +195,44 @@ def test_express_lane_agrees_with_numpy(seed):
         for w, g in zip(wanted, gotten):
             assert not g._pending, case  # small: computed in the call
             harness.compare(numpy.asarray(w), harness.to_numpy(nf, g), path=case)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_reduction_lane_agrees_with_numpy(seed):
+    """Random reductions of small materialised arrays (the reductions' express lane): NumPy's
+    values, dtypes, errors and floating-point reports, axis and keepdims included."""
+    import warnings
+    rng = numpy.random.default_rng(1000 + seed)
+    for _ in range(10):
+        name = str(rng.choice(["sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "mean", "var", "std"]))
+        dt = str(rng.choice(["bool", "int8", "uint16", "int64", "float16", "float32", "float64", "complex128"]))
+        shape = tuple(int(s) for s in rng.integers(0, 4, rng.integers(0, 4)))
+        kind = str(rng.choice(["contiguous", "contiguous", "strided", "reversed"]))
+        x = _express_operand(rng, kind, dt, shape) if shape else _express_operand(rng, "0d", dt, shape)
+        kwargs = {}
+        if x.ndim and rng.random() < 0.6:
+            kwargs["axis"] = int(rng.integers(-x.ndim, x.ndim))
+        if name not in ("argmax", "argmin") and rng.random() < 0.4:
+            kwargs["keepdims"] = True
+        mode = str(rng.choice(["ignore", "warn", "raise"]))
+        outcome = {}
+        for label, xp in (("numpy", numpy), ("numfuse", nf)):
+            a = materialised(x) if xp is nf else x
+            with warnings.catch_warnings(record=True) as caught, xp.errstate(all=mode):
+                warnings.simplefilter("always")
+                try:
+                    r = getattr(xp, name)(a, **kwargs)
+                    # NumPy divides a 0-d mean as a scalar ("in scalar divide"); numfuse keeps
+                    # 0-d arrays ("in divide"): the same report otherwise.
+                    outcome[label] = ("ok", r, sorted({(w.category.__name__, str(w.message).replace("scalar ", ""))
+                                                       for w in caught}))
+                except Exception as e:  # noqa: BLE001 - the class is compared with NumPy's
+                    outcome[label] = ("error", type(e).__name__, None)
+        want, got = outcome["numpy"], outcome["numfuse"]
+        case = f"{name}({kind} {dt} {shape}, {kwargs}) errstate={mode}"
+        assert got[0] == want[0], (case, want, got)
+        if want[0] == "error":
+            assert got[1] == want[1], case
+            continue
+        assert got[2] == want[2], case
+        harness.compare(numpy.asarray(want[1]), harness.to_numpy(nf, got[1]), path=case)

@@ -110,6 +110,11 @@ class Backend {
     return false;
   }
 
+  // The same for a reduction: `spec` of the small materialised host array `in` into `out` (fresh,
+  // C-contiguous, the reduced dims kept as 1). False, with nothing reported, when the loop raised
+  // a floating-point flag or the device has no such path.
+  virtual bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) { return false; }
+
   // ---- nodes
   // Evaluates `node` with the function registered for its kind. An elementwise kind without one
   // runs as a program of one step (single_node_program); any other raises NotImplementedError.

@@ -8,6 +8,7 @@
 #include "numfuse/backend/cpu/nodes_cpu.h"
 #include "numfuse/backend/cpu/mask_cpu.h"
 #include "numfuse/backend/cpu/nonzero_cpu.h"
+#include "numfuse/backend/cpu/reduce_cpu.h"
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
@@ -87,6 +88,15 @@ class CpuBackend final : public Backend {
     if (n == 0) return true;
     fp_hw_take();  // flags left by earlier work on this thread are not this op's
     loop(in, step, out, n);
+    return fp_hw_take() == 0;
+  }
+  bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) override {
+    fp_hw_take();  // earlier work's flags are not this reduction's
+    if (spec.op == ReduceOp::Var) {
+      variance(spec, in, out);
+    } else {
+      reduce(spec, in, out);
+    }
     return fp_hw_take() == 0;
   }
 
