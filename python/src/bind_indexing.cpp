@@ -215,8 +215,7 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
         return new_array_object(
             device_element(a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
       }
-      return new_array_object(
-          as_view_of(self, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
+      return new_view_object(self, std::move(k.shape), std::move(k.strides), k.byte_offset);
     }
     return getitem_general(self, key).release().ptr();
   } catch (...) {
