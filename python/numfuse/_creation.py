@@ -28,7 +28,7 @@ def _default_float(dtype):
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """numpy.asarray: numfuse arrays pass through; anything else is copied in."""
     if isinstance(a, ndarray):
-        out = a if dtype is None else a.astype(dtype, copy=False)
+        out = a if dtype is None or _np.dtype(dtype) == a.dtype else a.astype(dtype, copy=False)
         if copy:
             out = out.copy() if out is a else out
         elif copy is False and out is not a:
