@@ -2,7 +2,6 @@
 (stride_tricks, scimath, array_utils ...), typing, ctypeslib, and the host-only families (dates,
 matrix, ma, rec, strings, polynomial)."""
 import ctypes
-import warnings
 
 import numpy
 import pytest
@@ -233,7 +232,7 @@ def test_core_is_numpys_shim():
 
 def test_host_family_names_are_numpys():
     for name in ("datetime64", "timedelta64", "datetime_data", "busdaycalendar", "matrix",
-                 "recarray", "record", "ma", "rec", "char", "strings", "polynomial", "f2py"):
+                 "recarray", "record", "ma", "rec", "char", "strings", "f2py"):
         assert getattr(nf, name) is getattr(numpy, name), name
 
 
@@ -273,17 +272,3 @@ def test_matrix_functions_give_numpy_matrices(device, dtype):
     b = nf.bmat([[a, a], [a, a]])
     numpy.testing.assert_array_equal(b, numpy.bmat([[host, host], [host, host]]))
     assert type(b) is numpy.matrix
-
-
-def test_polynomial_classes_accept_numfuse_arrays(device):
-    coef = nf.asarray([1.0, -2.0, 0.5], device=device)
-    x = nf.linspace(-1, 1, 7, device=device)
-    for cls in (numpy.polynomial.Polynomial, numpy.polynomial.Chebyshev,
-                numpy.polynomial.Legendre, numpy.polynomial.Hermite):
-        p = getattr(nf.polynomial, cls.__name__)(coef)
-        numpy.testing.assert_allclose(numpy.asarray(p(x)), cls(nf.asnumpy(coef))(nf.asnumpy(x)))
-        fit = cls.fit(x, x * x, 2)
-        numpy.testing.assert_allclose(fit(nf.asnumpy(x)), nf.asnumpy(x) ** 2, atol=1e-12)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert nf.polynomial.polynomial.polyval(2.0, coef) == pytest.approx(-1.0)

@@ -1,5 +1,5 @@
 """NumPy's families whose data numfuse arrays cannot hold: dates and times, matrices, masked and
-record arrays, strings, numpy.polynomial, f2py and the numpy.core shim.
+record arrays, strings, f2py and the numpy.core shim.
 
 numfuse has no datetime64/timedelta64, string, object or structured dtype (creating such an
 array raises TypeError naming the dtype), so these names are NumPy's own and run on the host:
@@ -9,9 +9,8 @@ array raises TypeError naming the dtype), so these names are NumPy's own and run
   isnat of a numfuse array raises NumPy's TypeError (numfuse arrays are never datetimes).
 - matrix is numpy.matrix: asmatrix and bmat give numpy.matrix of the host values
   (docs/decisions.md, "matrix"): matrix semantics (2-d only, * is matmul) stay NumPy's.
-- ma, rec (recarray, record), char, strings, f2py, polynomial, core are NumPy's modules.
-  numpy.polynomial's classes accept numfuse coefficients and points (read through __array__)
-  and compute on the host.
+- ma, rec (recarray, record), char, strings, f2py, core are NumPy's modules. (numfuse.polynomial
+  is numfuse's own: numpy.polynomial over numfuse points, python/numfuse/polynomial/.)
 """
 import functools
 
@@ -22,15 +21,14 @@ from ._creation import asarray, asnumpy
 
 __all__ = ["datetime64", "timedelta64", "isnat", "datetime_as_string", "datetime_data",
            "busday_count", "busday_offset", "is_busday", "busdaycalendar", "matrix", "asmatrix",
-           "bmat", "ma", "rec", "recarray", "record", "char", "strings", "f2py", "polynomial",
-           "core"]
+           "bmat", "ma", "rec", "recarray", "record", "char", "strings", "f2py", "core"]
 
 datetime64, timedelta64 = _np.datetime64, _np.timedelta64
 datetime_data = _np.datetime_data
 busdaycalendar = _np.busdaycalendar
 matrix = _np.matrix
 recarray, record = _np.recarray, _np.record
-ma, rec, char, strings, polynomial = _np.ma, _np.rec, _np.char, _np.strings, _np.polynomial
+ma, rec, char, strings = _np.ma, _np.rec, _np.char, _np.strings
 f2py = _np.f2py
 core = _np.core  # NumPy 2's backward-compatibility shim (its own DeprecationWarnings)
 
