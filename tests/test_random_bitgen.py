@@ -86,6 +86,13 @@ def test_results_are_numfuse_arrays_and_generators_are_generators(bitgen):
     rs = nf.random.RandomState(getattr(nf.random, bitgen)(1))
     assert isinstance(rs, nf.random.RandomState) and isinstance(rs.rand(2), nf.ndarray)
     assert nf.random.bit_generator is numpy.random.bit_generator
+    # results own their memory (taken from NumPy's fresh array on the CPU): writable, independent
+    a, b = g.random((2, 3)), g.random((2, 3))
+    before = nf.asnumpy(b).copy()
+    a[...] = 7.0
+    a += 1
+    assert numpy.all(nf.asnumpy(a) == 8.0) and numpy.array_equal(nf.asnumpy(b), before)
+    assert a.flags.writeable and a.flags.c_contiguous and a.shape == (2, 3)
 
 
 @pytest.mark.parametrize("bitgen", BIT_GENERATORS)

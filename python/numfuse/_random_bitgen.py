@@ -13,6 +13,7 @@ isinstance(g, numfuse.random.Generator) holds for either kind of generator.
 """
 import numpy as _np
 
+from . import _core
 from ._core import ndarray
 from ._creation import asarray, asnumpy
 
@@ -27,7 +28,17 @@ def _to_host(v):
 
 
 def _to_numfuse(res):
-    return asarray(res) if isinstance(res, _np.ndarray) else res
+    if not isinstance(res, _np.ndarray):
+        return res  # Python and NumPy scalars, bytes: as NumPy returns them
+    if (res.size and res.flags.c_contiguous and res.flags.writeable
+            and _core.default_device() == "cpu"):
+        # A fresh NumPy result nothing else holds: the numfuse array takes its memory, no copy
+        # (bind_memmap.cpp keeps the buffer alive with the array).
+        try:
+            return _core._wrap_host_memory(res, res.dtype).reshape(res.shape)
+        except TypeError:  # a dtype numfuse does not hold: asarray says which
+            pass
+    return asarray(res)
 
 
 def _delegate(name):
