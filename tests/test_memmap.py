@@ -112,6 +112,8 @@ def test_copy_to_the_default_device(path, device):
     m = nf.memmap(path, dtype=numpy.float64, mode="r+")
     d = nf.asarray(m, device=device)
     assert d.device == device
-    m[...] = d + 1
+    m[...] = d + 1  # the write-back of a device copy
+    m += d
+    assert m.device == "cpu"
     m.flush()
-    numpy.testing.assert_array_equal(numpy.fromfile(path), numpy.arange(5.0) + 1)
+    numpy.testing.assert_array_equal(numpy.fromfile(path), 2 * numpy.arange(5.0) + 1)

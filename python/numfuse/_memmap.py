@@ -17,6 +17,7 @@ import numpy as _np
 
 from . import _core
 from ._core import ndarray
+from ._creation import asarray
 
 __all__ = ["memmap"]
 
@@ -47,7 +48,7 @@ class memmap(ndarray):
         self._host.flush()
 
     def __setitem__(self, key, value):
-        ndarray.__setitem__(self, key, value)
+        ndarray.__setitem__(self, key, _on_cpu(value))
         _core.eval(self)
 
     def __del__(self):
@@ -63,11 +64,19 @@ class memmap(ndarray):
         return repr(self._host)  # NumPy's repr of the same memory (memmap([...], dtype=...))
 
 
+def _on_cpu(value):
+    """A GPU operand written into the mapping comes to the host first (the explicit write-back
+    of a memmap read into device memory)."""
+    if isinstance(value, ndarray) and value.device != "cpu":
+        return asarray(value, device="cpu")
+    return value
+
+
 def _in_place(name):
     op = getattr(ndarray, name)
 
     def method(self, other):
-        res = op(self, other)
+        res = op(self, _on_cpu(other))
         _core.eval(self)
         return res
     method.__name__ = name
