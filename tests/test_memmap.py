@@ -110,7 +110,7 @@ def test_the_mapping_outlives_the_memmap_object(path):
 def test_copy_to_the_default_device(path, device):
     numpy.arange(5.0).tofile(path)
     m = nf.memmap(path, dtype=numpy.float64, mode="r+")
-    d = nf.asarray(m, device=device)
+    d = nf.asarray(m, device=device, copy=True)  # a copy on the CPU too
     assert d.device == device
     m[...] = d + 1  # the write-back of a device copy
     m += d
