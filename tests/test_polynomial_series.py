@@ -69,11 +69,18 @@ def test_class_fit(xp, kind):
 
 @pytest.mark.parametrize("args", [(numpy.ones((2, 2)), numpy.ones(2), 1), (numpy.ones(3), numpy.ones(4), 1),
                                   (numpy.ones(3), numpy.ones(3), -1), (numpy.ones(3), numpy.ones(3), 1.5),
-                                  (numpy.ones(0), numpy.ones(0), 1)], ids=str)
+                                  (numpy.ones(0), numpy.ones(0), 1), (numpy.float64(1.0), numpy.ones(1), 1)],
+                         ids=str)
 @oracle()
 def test_fit_errors(xp, args):
     x, y, deg = args
     return xp.polynomial.chebyshev.chebfit(xp.asarray(x), xp.asarray(y), deg)
+
+
+@oracle(rtol=1e-9)
+def test_fit_mixes_lists_and_arrays(xp):
+    return xp.polynomial.chebyshev.chebfit([0.0, 1.0, 2.0, 3.5], xp.asarray([1.0, 2.0, 3.0, 3.0]), 2,
+                                           w=[1.0, 2.0, 1.0, 0.5])
 
 
 def test_rank_warning_and_classes(device):

@@ -61,8 +61,13 @@ def vander(kind, x, deg):
 def fit(vander_f, x, y, deg, rcond=None, full=False, w=None):
     """numpy.polynomial.polyutils._fit over numfuse arrays: the same checks, column scaling,
     rank warning and results; the coefficients are a numfuse array."""
-    x = _as_points(x) if isinstance(x, ndarray) or _np.ndim(x) else asarray(x) + 0.0
-    y = (y if isinstance(y, ndarray) else asarray(y)) + 0.0
+    dev = next(v.device for v in (x, y, w) if isinstance(v, ndarray))  # lists join it there
+
+    def on_dev(v):
+        return v if isinstance(v, ndarray) else asarray(v, device=dev)
+
+    x = on_dev(x) + 0.0
+    y = on_dev(y) + 0.0
     deg = _np.asarray(deg)
     if deg.ndim > 1 or deg.dtype.kind not in "iu" or deg.size == 0:
         raise TypeError("deg must be an int or non-empty 1-D array of int")
@@ -84,10 +89,10 @@ def fit(vander_f, x, y, deg, rcond=None, full=False, w=None):
         deg = _np.sort(deg)
         lmax = int(deg[-1])
         order = len(deg)
-        van = vander_f(x, lmax)[:, asarray(deg)]
+        van = vander_f(x, lmax)[:, asarray(deg, device=x.device)]
     lhs, rhs = van.T, y.T
     if w is not None:
-        w = (w if isinstance(w, ndarray) else asarray(w)) + 0.0
+        w = on_dev(w) + 0.0
         if w.ndim != 1:
             raise TypeError("expected 1D vector for w")
         if len(x) != len(w):
@@ -104,8 +109,9 @@ def fit(vander_f, x, y, deg, rcond=None, full=False, w=None):
     c, resids, rank, s = lstsq(lhs.T / scl, rhs.T, rcond)
     c = (c.T / scl).T
     if deg.ndim > 0:
-        cc = zeros((lmax + 1, c.shape[1]) if c.ndim == 2 else (lmax + 1,), dtype=c.dtype)
-        cc[asarray(deg)] = c
+        cc = zeros((lmax + 1, c.shape[1]) if c.ndim == 2 else (lmax + 1,), dtype=c.dtype,
+                   device=c.device)
+        cc[asarray(deg, device=c.device)] = c
         c = cc
     if rank != order and not full:
         warnings.warn("The fit may be poorly conditioned", _np.exceptions.RankWarning,
