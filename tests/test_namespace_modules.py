@@ -196,7 +196,8 @@ def test_stride_tricks_broadcast_is_numfuses():
 # ---- typing, ctypeslib, core ------------------------------------------------------------------
 
 def test_typing_names_are_numpys():
-    for name in ("ArrayLike", "DTypeLike", "NDArray", "NBitBase"):
+    assert {"ArrayLike", "DTypeLike", "NDArray"} <= set(nf.typing.__all__)
+    for name in numpy.typing.__all__:
         assert getattr(nf.typing, name) is getattr(numpy.typing, name)
 
 
@@ -224,6 +225,7 @@ def test_ctypeslib_as_array_copies_into_numfuse():
                                      numpy.ctypeslib.as_array(ptr, (2, 2)))
 
 
+@pytest.mark.skipif(not hasattr(numpy, "core"), reason="the installed NumPy removed numpy.core")
 def test_core_is_numpys_shim():
     assert nf.core is numpy.core
 
@@ -233,7 +235,8 @@ def test_core_is_numpys_shim():
 def test_host_family_names_are_numpys():
     for name in ("datetime64", "timedelta64", "datetime_data", "busdaycalendar", "matrix",
                  "recarray", "record", "ma", "rec", "char", "strings", "f2py"):
-        assert getattr(nf, name) is getattr(numpy, name), name
+        if hasattr(numpy, name):  # those the installed NumPy has
+            assert getattr(nf, name) is getattr(numpy, name), name
 
 
 @pytest.mark.parametrize("dtype", ["M8[D]", "m8[s]"])

@@ -23,14 +23,12 @@ __all__ = ["datetime64", "timedelta64", "isnat", "datetime_as_string", "datetime
            "busday_count", "busday_offset", "is_busday", "busdaycalendar", "matrix", "asmatrix",
            "bmat", "ma", "rec", "recarray", "record", "char", "strings", "f2py", "core"]
 
-datetime64, timedelta64 = _np.datetime64, _np.timedelta64
-datetime_data = _np.datetime_data
-busdaycalendar = _np.busdaycalendar
-matrix = _np.matrix
-recarray, record = _np.recarray, _np.record
-ma, rec, char, strings = _np.ma, _np.rec, _np.char, _np.strings
-f2py = _np.f2py
-core = _np.core  # NumPy 2's backward-compatibility shim (its own DeprecationWarnings)
+# NumPy's own objects (those the installed NumPy has: numfuse follows it)
+for _name in ("datetime64", "timedelta64", "datetime_data", "busdaycalendar", "matrix", "recarray",
+              "record", "ma", "rec", "char", "strings", "f2py",
+              "core"):  # core: NumPy 2's backward-compatibility shim (its own warnings)
+    if hasattr(_np, _name):
+        globals()[_name] = getattr(_np, _name)
 
 
 def _host(v):
@@ -73,3 +71,6 @@ def asmatrix(data, dtype=None):
 def bmat(obj, ldict=None, gdict=None):
     """numpy.bmat with numfuse blocks read to the host: a numpy.matrix."""
     return _np.bmat(_host(obj) if not isinstance(obj, str) else obj, ldict, gdict)
+
+
+__all__ = [n for n in __all__ if hasattr(_np, n)]  # numfuse follows the installed NumPy

@@ -22,36 +22,25 @@ from ._shape import vstack
 from ._flatiter import flatiter  # noqa: F401  (the type of numfuse_array.flat)
 
 __all__ = [
-    "False_", "True_", "ScalarType", "little_endian", "typecodes", "sctypeDict", "long", "ulong",
-    "bytes_", "str_", "void", "object_", "character", "flexible", "longdouble", "clongdouble",
-    "exceptions", "dtypes", "typename", "getbufsize", "setbufsize", "get_include", "info",
-    "common_type", "mintypecode", "einsum_path", "isfortran", "row_stack", "show_config",
+    "get_include", "common_type", "mintypecode", "einsum_path", "isfortran", "row_stack", "show_config",
     "show_runtime", "test", "fromregex", "nested_iters", "flatiter", "from_dlpack",
 ]
 
-False_, True_ = _np.False_, _np.True_
-ScalarType = _np.ScalarType
-little_endian = _np.little_endian
-typecodes = _np.typecodes
-sctypeDict = _np.sctypeDict
-long, ulong = _np.long, _np.ulong  # noqa: A001
-# The scalar types numfuse arrays cannot hold: the same NumPy type objects, so that isinstance and
-# issubdtype checks behave; numfuse.zeros(3, numfuse.str_) raises TypeError naming the dtype.
-bytes_, str_, void, object_ = _np.bytes_, _np.str_, _np.void, _np.object_
-character, flexible = _np.character, _np.flexible
-longdouble, clongdouble = _np.longdouble, _np.clongdouble
-for _name in ("float96", "float128", "complex192", "complex256"):  # platform-dependent names
+# NumPy's own objects, under their names: constants, the scalar types numfuse arrays cannot hold
+# (numfuse.zeros(3, numfuse.str_) raises TypeError naming the dtype; isinstance and issubdtype
+# checks behave), numpy.exceptions and numpy.dtypes, and NumPy's ufunc buffer size (numfuse's
+# kernels have no such buffer: kept so that programs that tune it keep running). Only the names
+# the installed NumPy has: numfuse follows it (the filter at the end drops the functions below
+# that NumPy no longer has, e.g. a removed row_stack).
+_NUMPY_OWN = ["False_", "True_", "ScalarType", "little_endian", "typecodes", "sctypeDict", "long",
+              "ulong", "bytes_", "str_", "void", "object_", "character", "flexible", "longdouble",
+              "clongdouble", "float96", "float128", "complex192", "complex256", "exceptions",
+              "dtypes", "typename", "getbufsize", "setbufsize", "info"]
+for _name in _NUMPY_OWN:
     if hasattr(_np, _name):
         globals()[_name] = getattr(_np, _name)
-        __all__.append(_name)
-
-exceptions = _np.exceptions
-dtypes = _np.dtypes
-typename = _np.typename
-# NumPy's ufunc buffer size; numfuse's kernels have no such buffer, so this is NumPy's setting
-# only (kept so that programs that tune it keep running).
-getbufsize, setbufsize = _np.getbufsize, _np.setbufsize
-info = _np.info
+        if _name not in __all__:
+            __all__.append(_name)
 
 
 def get_include():
@@ -195,3 +184,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
     host = _np.from_dlpack(x, copy=copy)
     return asarray(host) if device is None else asarray(host, device=device)
 
+
+for _name in list(__all__):  # numfuse follows the installed NumPy's namespace
+    if not hasattr(_np, _name):
+        __all__.remove(_name)
+        globals().pop(_name, None)

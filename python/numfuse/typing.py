@@ -1,6 +1,7 @@
-"""numfuse.typing: numpy.typing's names (NDArray, ArrayLike, DTypeLike, NBitBase). Annotations
-only: a numfuse array is accepted wherever a program's checker takes ArrayLike through
-__array__; NDArray names numpy.ndarray, as in NumPy."""
-from numpy.typing import ArrayLike, DTypeLike, NBitBase, NDArray
+"""numfuse.typing: numpy.typing's names (NDArray, ArrayLike, DTypeLike ...). Annotations only: a
+numfuse array is accepted wherever a program's checker takes ArrayLike through __array__;
+NDArray names numpy.ndarray, as in NumPy."""
+import numpy.typing as _npt
 
-__all__ = ["ArrayLike", "DTypeLike", "NBitBase", "NDArray"]
+__all__ = list(_npt.__all__)
+globals().update({_name: getattr(_npt, _name) for _name in __all__})

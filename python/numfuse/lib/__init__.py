@@ -9,14 +9,10 @@ import numpy.lib as _nplib
 
 from . import array_utils, scimath, stride_tricks  # noqa: F401
 
-mixins = _nplib.mixins
-NumpyVersion = _nplib.NumpyVersion
-format = _nplib.format  # noqa: A001
-npyio = _nplib.npyio
-introspect = _nplib.introspect
-Arrayterator = _nplib.Arrayterator
-add_docstring, add_newdoc = _nplib.add_docstring, _nplib.add_newdoc
-tracemalloc_domain = _nplib.tracemalloc_domain
+# NumPy's own (those the installed NumPy has: numfuse follows it)
+for _name in ("mixins", "NumpyVersion", "format", "npyio", "introspect", "Arrayterator",
+              "add_docstring", "add_newdoc", "tracemalloc_domain"):
+    if hasattr(_nplib, _name):
+        globals()[_name] = getattr(_nplib, _name)
 
-__all__ = ["Arrayterator", "add_docstring", "add_newdoc", "array_utils", "format", "introspect",
-           "mixins", "NumpyVersion", "npyio", "scimath", "stride_tricks", "tracemalloc_domain"]
+__all__ = [n for n in getattr(_nplib, "__all__", ()) if n in globals()]
