@@ -80,6 +80,8 @@ def test_randomstate_streams_are_numpys(xp, bitgen, draw):
 def test_results_are_numfuse_arrays_and_generators_are_generators(bitgen):
     g = nf.random.Generator(getattr(nf.random, bitgen)(1))
     assert isinstance(g, nf.random.Generator)
+    assert isinstance(g.bit_generator, nf.random.BitGenerator)
+    assert isinstance(nf.random.Philox(1), nf.random.BitGenerator)
     assert isinstance(g.random(3), nf.ndarray) and isinstance(g.random(), float)
     assert g.bit_generator.__class__ is getattr(numpy.random, bitgen)
     assert getattr(nf.random, bitgen) is getattr(numpy.random, bitgen)

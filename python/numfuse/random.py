@@ -12,6 +12,7 @@ Shapes, dtypes, return types (a Python float for ``rand()``, a NumPy scalar for
 in _random_dists.py, the multivariate draws, permutations and choice(p=, replace=False) in
 _random_multi.py; SeedSequence is NumPy's own class (the same entropy gives the same state).
 """
+import abc
 import math
 import operator
 import threading
@@ -78,8 +79,12 @@ def _host(x):
     return _np.asarray(x._host_read() if isinstance(x, ndarray) else x, dtype=_np.float64)
 
 
-class BitGenerator:
-    """The base of numfuse's bit generators (there is one: Philox)."""
+class BitGenerator(abc.ABC):
+    """The base of numfuse's bit generators: Philox, and NumPy's (registered below), so that
+    isinstance(PCG64(), numfuse.random.BitGenerator) holds as in NumPy."""
+
+
+BitGenerator.register(NumpyBitGenerator)
 
 
 class Philox(BitGenerator):
@@ -352,7 +357,7 @@ def default_rng(seed=None):
     generator, a Generator, or None)."""
     if isinstance(seed, Generator):
         return seed
-    if isinstance(seed, BitGenerator) and not isinstance(seed, Philox):
+    if isinstance(seed, BitGenerator) and not isinstance(seed, (Philox, NumpyBitGenerator)):
         raise TypeError(f"numfuse.random has no bit generator {type(seed).__name__}")
     return Generator(seed)
 
