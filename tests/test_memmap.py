@@ -67,8 +67,8 @@ def test_read_only_and_copy_on_write(path):
 def test_writes_through_views_and_out_land(path, lazy_graph):
     m = nf.memmap(path, dtype=numpy.float64, mode="w+", shape=(6,))
     view = m[2:]
-    view[...] = nf.arange(4.0) * 3
-    nf.multiply(nf.arange(2.0), 5, out=m[:2])
+    view[...] = nf.arange(4.0, device="cpu") * 3  # a memmap is a CPU array
+    nf.multiply(nf.arange(2.0, device="cpu"), 5, out=m[:2])
     del m  # the memmap's deletion computes what is pending into the mapping
     numpy.testing.assert_array_equal(numpy.fromfile(path), [0, 5, 0, 3, 6, 9])
     view[0] = -1
