@@ -21,10 +21,9 @@ from ._creation import asarray, asnumpy
 from ._shape import vstack
 from ._flatiter import flatiter  # noqa: F401  (the type of numfuse_array.flat)
 
-__all__ = [
-    "get_include", "common_type", "mintypecode", "einsum_path", "isfortran", "row_stack", "show_config",
-    "show_runtime", "test", "fromregex", "nested_iters", "flatiter", "from_dlpack",
-]
+__all__ = ["get_include", "common_type", "mintypecode", "einsum_path", "isfortran", "row_stack",
+           "show_config", "show_runtime", "test", "fromregex", "nested_iters", "flatiter",
+           "from_dlpack"]
 
 # NumPy's own objects, under their names: constants, the scalar types numfuse arrays cannot hold
 # (numfuse.zeros(3, numfuse.str_) raises TypeError naming the dtype; isinstance and issubdtype
