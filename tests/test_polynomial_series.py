@@ -93,7 +93,7 @@ def test_rank_warning_and_classes(device):
     assert type(r) is nf.polynomial.Chebyshev
     numpy.testing.assert_allclose(r.coef, [3.0, 6.0])
     y = p(nf.asarray(make_array((7,), numpy.dtype(numpy.float64)), device=device))
-    assert isinstance(y, nf.ndarray) and y.device == device
+    assert isinstance(y, nf.ndarray) and str(y.device).split(":")[0] == device  # "cuda:0"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert nf.polynomial.polynomial.polyval(2.0, [1.0, -2.0, 0.5]) == pytest.approx(-1.0)

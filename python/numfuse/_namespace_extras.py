@@ -22,8 +22,7 @@ from ._shape import vstack
 from ._flatiter import flatiter  # noqa: F401  (the type of numfuse_array.flat)
 
 __all__ = ["get_include", "common_type", "mintypecode", "einsum_path", "isfortran", "row_stack",
-           "show_config", "show_runtime", "test", "fromregex", "nested_iters", "flatiter",
-           "from_dlpack"]
+           "show_config", "show_runtime", "test", "fromregex", "nested_iters", "flatiter"]
 
 # NumPy's own objects, under their names: constants, the scalar types numfuse arrays cannot hold
 # (numfuse.zeros(3, numfuse.str_) raises TypeError naming the dtype; isinstance and issubdtype
@@ -166,22 +165,6 @@ def nested_iters(op, axes, flags=None, op_flags=None, op_dtypes=None, order="K",
         host.append(o)
     return _np.nested_iters(host if isinstance(op, (list, tuple)) else host[0], axes, flags,
                             op_flags, op_dtypes, order, casting, buffersize)
-
-
-def from_dlpack(x, /, *, device=None, copy=None):
-    """An array from a DLPack producer. numfuse arrays come back as they are (copy=True copies);
-    producers in host memory go through numpy.from_dlpack and then to numfuse's device (`device`
-    or the default). Device memory of other libraries cannot be imported yet: BufferError."""
-    if isinstance(x, ndarray):
-        if device is not None and device != x.device:
-            return asarray(x, device=device)
-        return x.copy() if copy else x
-    dl_device = getattr(x, "__dlpack_device__", None)
-    if dl_device is not None and int(dl_device()[0]) != 1:  # kDLCPU = 1
-        raise BufferError(f"numfuse.from_dlpack: the producer's memory is on DLPack device "
-                          f"{tuple(dl_device())}; numfuse imports only host (kDLCPU) memory yet")
-    host = _np.from_dlpack(x, copy=copy)
-    return asarray(host) if device is None else asarray(host, device=device)
 
 
 for _name in list(__all__):  # numfuse follows the installed NumPy's namespace
