@@ -81,4 +81,5 @@ NB_MODULE(_core, m) {
   bind_numerical(m);
   bind_construction(m);
   bind_errstate(m);
+  bind_memmap(m);
 }
