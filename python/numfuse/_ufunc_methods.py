@@ -208,6 +208,16 @@ def reduceat(self, array, indices, axis=0, dtype=None, out=None):
     for i in idx:
         if i < 0 or i >= n:
             raise IndexError(f"index {i} out-of-bounds in {self.__name__}.reduceat [0, {n})")
+    if a.device == "cpu":
+        # Host memory: NumPy's loop over the shared view (the segment loop below costs a Python
+        # iteration and a reduction per index: 1e4 segments of 1e6 elements 49 ms, NumPy 0.4 ms).
+        host_idx = asnumpy(indices) if isinstance(indices, ndarray) else indices  # NumPy's own reading
+        res = asarray(_numpy_ufunc(self).reduceat(asnumpy(a, order="K"), host_idx, axis=axis, dtype=dtype))
+        if out is not None:
+            target = out[0] if isinstance(out, tuple) else out
+            target[...] = res
+            return target
+        return res
     x = moveaxis(a, axis, 0)
     if dtype is not None:
         x = x.astype(dtype)
