@@ -165,13 +165,17 @@ def _program(xp, seed):
     dtype = numpy.dtype(rng.choice(["float64", "float32", "int64", "int32", "uint8", "bool", "complex128"]))
     shape = (rng.randint(1, 6), rng.randint(1, 9))
     a = _target(xp, rng.choice(["materialised", "copy", "expr", "view"]), shape, dtype, seed)
-    seen, readers = [], []
+    seen, readers, held = [], [], []
     for _ in range(rng.randint(5, 25)):
         i, j = rng.randrange(-shape[0], shape[0]), rng.randrange(-shape[1], shape[1])
         op = rng.choice(["read", "read", "write", "write_np", "row_read", "row_write", "slice_write",
-                         "reader", "iop_row", "read_back"])
+                         "reader", "iop_row", "read_back", "float_read", "hold"])
         if op == "read":
             seen.append(a[i, j])
+        elif op == "float_read" and dtype.kind != "c":
+            seen.append(float(a[i, j]))  # a GPU element read straight from its source
+        elif op == "hold":
+            held.append(a[i, j])  # read as a Python number at the end, after later writes
         elif op == "write":
             a[i, j] = rng.choice([1, 0, 3]) if dtype.kind in "iub" else rng.uniform(-4, 4)
         elif op == "write_np":
@@ -190,6 +194,7 @@ def _program(xp, seed):
             a[i, 1:] *= 2
         elif op == "read_back":
             seen.append(a[i, j] == a[i, j])
+    seen.extend(float(x) if dtype.kind != "c" else complex(x) for x in held)
     return [a, seen, readers]
 
 

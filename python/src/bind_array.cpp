@@ -6,6 +6,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/backend/backend.h"
 #include "numfuse/graph/eval.h"
+#include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/views.h"
 
@@ -60,7 +61,30 @@ char order_char(nb::handle obj, char none_means) {
 // conversion of a host view, with its warnings and errors.
 bool direct_scalar(const Array& a) { return a.ndim() == 0 && !is_complex(a.dtype); }
 
+// The element a pending 0-d device array copies, when it is a[i, j] of a materialised array
+// (device_element in bind_indexing.cpp makes a lazy copy node): its value is the source's, since
+// a write to the source would have evaluated the copy first. Empty otherwise.
+Array pending_element_source(const Array& a) {
+  if (a.ndim() != 0 || !a.pending()) return Array();
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());  // an evaluation may drop its inputs
+  const std::shared_ptr<Node> producer = a.storage->producer;
+  const auto* copy = dynamic_cast<const CopyNode*>(producer.get());
+  if (!copy || copy->done || copy->in_flight || copy->inputs.size() != 1) return Array();
+  const Array& src = copy->inputs[0];
+  if (src.ndim() != 0 || src.dtype != a.dtype || src.pending() || src.device() != a.device()) return Array();
+  return src;
+}
+
 Array host_scalar(const Array& a) {
+  if (!a.device().is_cpu()) {
+    // float(a[i, j]) on a GPU: one read of the element, no copy kernel first.
+    const Array src = pending_element_source(a);
+    if (src.storage) {
+      Array h = Array::empty({}, a.dtype, Device::cpu());
+      run_blocking([&] { backend::copy_into(src, h); });
+      return h;
+    }
+  }
   eval(a, FlushReason::HostRead);
   if (a.device().is_cpu()) return a;
   Array h = Array::empty({}, a.dtype, Device::cpu());
