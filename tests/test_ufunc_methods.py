@@ -242,6 +242,41 @@ def test_at_with_pending_and_overlapping_operands(device, case):
     run_both(body, device=device)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.complex128])
+@pytest.mark.parametrize("name", ["add", "subtract"])
+def test_at_with_heavily_repeated_indices(device, name, dtype):
+    """Past 16 repeats of an index a GPU sums each index's values at once (bincount) instead of a
+    round per repeat: NumPy's values up to the order of the additions."""
+    rng = numpy.random.default_rng(7)
+    idx = rng.integers(0, 50, 5000)
+    vals = rng.normal(size=idx.size).astype(dtype)
+    if numpy.dtype(dtype).kind == "c":
+        vals = vals + 1j * rng.normal(size=idx.size)
+
+    def body(xp):
+        a = xp.asarray(numpy.linspace(-3, 3, 60).astype(dtype))
+        getattr(xp, name).at(a, xp.asarray(idx), xp.asarray(vals))
+        return a
+    run_both(body, device=device, rtol=1e-4 if dtype == numpy.float32 else 1e-10)
+
+
+def test_binned_sum_of_at_matches_numpy():
+    """The binned path itself, on the CPU (where `at` runs NumPy's loop): float64 and complex."""
+    from numfuse import _ufunc_methods
+    nf = harness.numfuse_module()
+    rng = numpy.random.default_rng(3)
+    for dtype in (numpy.float64, numpy.complex128, numpy.float32):
+        idx = rng.integers(0, 20, 3000)
+        vals = (rng.normal(size=idx.size) + (1j * rng.normal(size=idx.size) if dtype == numpy.complex128 else 0)).astype(dtype)
+        for name in ("add", "subtract"):
+            want = numpy.linspace(-1, 1, 25).astype(dtype)
+            getattr(numpy, name).at(want, idx, vals)
+            got = nf.asarray(numpy.linspace(-1, 1, 25).astype(dtype), device="cpu")
+            _ufunc_methods._at_binned_sum(getattr(nf, name), got, nf.asarray(idx, device="cpu"),
+                                          nf.asarray(vals, device="cpu"))
+            harness.compare(want, nf.asnumpy(got), rtol=1e-4 if dtype == numpy.float32 else 1e-10)
+
+
 # ---- attributes ------------------------------------------------------------------------------
 
 def test_attributes_match_numpy():
