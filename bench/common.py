@@ -25,6 +25,16 @@ def add_module_arg(parser: argparse.ArgumentParser) -> None:
         help="module to benchmark as numfuse; 'numpy' gives a dry run of the script itself")
 
 
+def family_args(doc):
+    """The command line of the family benches (bench/*_cpu.py): --numfuse-module and --quick.
+    Returns (args, the numfuse module)."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_module_arg(p)
+    p.add_argument("--quick", action="store_true", help="small sizes (a dry run)")
+    args = p.parse_args()
+    return args, import_numfuse(args.numfuse_module)
+
+
 def import_numfuse(name: str = "numfuse"):
     """Imports the module that plays numfuse."""
     return importlib.import_module(name)

@@ -10,7 +10,6 @@ FLOPs are the conventional 5 n log2 n per complex transform (2.5 for real ones).
 Usage:
     PYTHONPATH=python python bench/fft_cpu.py [--quick]
 """
-import argparse
 import math
 import os
 import sys
@@ -51,11 +50,7 @@ def cases(rng, quick):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    common.add_module_arg(p)
-    p.add_argument("--quick", action="store_true", help="small sizes (a dry run)")
-    args = p.parse_args()
-    nf = common.import_numfuse(args.numfuse_module)
+    args, nf = common.family_args(__doc__)
     rng = numpy.random.default_rng(0)
     print(f"{'case':38s} {'numpy':>10s} {'numfuse':>10s} {'ratio':>6s} {'GFLOP/s nf':>10s}  agree")
     for name, fn, inputs, fl in cases(rng, args.quick):

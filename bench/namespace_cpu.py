@@ -10,7 +10,6 @@ of a memmap (the mapped pages, no copy). Times are medians of interleaved repeat
 Usage:
     PYTHONPATH=python python bench/namespace_cpu.py [--quick]
 """
-import argparse
 import os
 import sys
 import tempfile
@@ -50,11 +49,7 @@ def cases(rng, quick, tmp):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    common.add_module_arg(p)
-    p.add_argument("--quick", action="store_true", help="small sizes (a dry run)")
-    args = p.parse_args()
-    nf = common.import_numfuse(args.numfuse_module)
+    args, nf = common.family_args(__doc__)
     rng = numpy.random.default_rng(0)
     print(common.machine_line(nf))
     print(f"{'case':44s} {'numpy':>10s} {'numfuse':>10s} {'ratio':>6s}  agree")

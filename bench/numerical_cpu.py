@@ -10,7 +10,6 @@ repeats (common.measure_pair); the ratio is numpy_time / numfuse_time (> 1: numf
 Usage:
     PYTHONPATH=python python bench/numerical_cpu.py [--quick]
 """
-import argparse
 import os
 import sys
 
@@ -59,11 +58,7 @@ def cases(rng, quick):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    common.add_module_arg(p)
-    p.add_argument("--quick", action="store_true", help="small sizes (a dry run)")
-    args = p.parse_args()
-    nf = common.import_numfuse(args.numfuse_module)
+    args, nf = common.family_args(__doc__)
     rng = numpy.random.default_rng(0)
     print(f"{'case':44s} {'numpy':>10s} {'numfuse':>10s} {'ratio':>6s}  agree")
     for name, fn, inputs in cases(rng, args.quick):

@@ -150,9 +150,32 @@ def _express_operand(rng, kind, dtype, shape):
     return vals[:n].reshape(shape).copy()
 
 
-def _run_express(xp, op, x, y, mode):
-    with xp.errstate(all=mode):
-        return getattr(xp, op)(x, y)
+def _outcome(xp, mode, call):
+    """("ok", result, the warnings) or ("error", the exception's class name, None) of call()
+    under xp.errstate(all=mode). NumPy divides a 0-d mean as a scalar ("in scalar divide"), where
+    numfuse keeps 0-d arrays ("in divide"): the same report otherwise."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught, xp.errstate(all=mode):
+        warnings.simplefilter("always")
+        try:
+            r = call()
+        except Exception as e:  # noqa: BLE001 - the class is compared with NumPy's
+            return ("error", type(e).__name__, None)
+    return ("ok", r, sorted({(w.category.__name__, str(w.message).replace("scalar ", "")) for w in caught}))
+
+
+def _assert_same_outcome(want, got, case):
+    """The same class of error, or the same warnings and NumPy's values (every output)."""
+    assert got[0] == want[0], (case, want, got)
+    if want[0] == "error":
+        assert got[1] == want[1], case
+        return
+    assert got[2] == want[2], case  # the same warnings, at the call
+    wanted = want[1] if isinstance(want[1], tuple) else (want[1],)
+    gotten = got[1] if isinstance(got[1], tuple) else (got[1],)
+    for w, g in zip(wanted, gotten):
+        assert not g._pending, case  # small: computed in the call
+        harness.compare(numpy.asarray(w), harness.to_numpy(nf, g), path=case)
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -160,7 +183,6 @@ def test_express_lane_agrees_with_numpy(seed):
     """Random ufunc calls on small materialised operands, values and errors as NumPy's: the lane
     must give NumPy's dtype and value, and its floating-point reports (warn / raise / ignore) must
     come at the call as NumPy's do (the lane gives a flagged loop back to the node's path)."""
-    import warnings
     rng = numpy.random.default_rng(seed)
     for _ in range(12):
         op = str(rng.choice(EXPRESS_OPS))
@@ -172,36 +194,17 @@ def test_express_lane_agrees_with_numpy(seed):
         dts = [str(rng.choice(EXPRESS_DTYPES)) for _ in range(2)]
         x, y = (_express_operand(rng, k, d, shape) for k, d in zip(kinds, dts))
         mode = str(rng.choice(["ignore", "warn", "raise"]))
-        outcome = {}
-        for name, xp in (("numpy", numpy), ("numfuse", nf)):
-            a = x if not isinstance(x, numpy.ndarray) else (materialised(x) if xp is nf else x)
-            b = y if not isinstance(y, numpy.ndarray) else (materialised(y) if xp is nf else y)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    r = _run_express(xp, op, a, b, mode)
-                    outcome[name] = ("ok", r, sorted({str(w.message) for w in caught}))
-                except Exception as e:  # noqa: BLE001 - the class is compared with NumPy's
-                    outcome[name] = ("error", type(e).__name__, None)
-        want, got = outcome["numpy"], outcome["numfuse"]
-        case = f"{op}({kinds[0]} {dts[0]}, {kinds[1]} {dts[1]}) shape={shape} errstate={mode}"
-        assert got[0] == want[0], (case, want, got)
-        if want[0] == "error":
-            assert got[1] == want[1], case
-            continue
-        assert got[2] == want[2], case  # the same warnings, at the call
-        wanted = want[1] if isinstance(want[1], tuple) else (want[1],)
-        gotten = got[1] if isinstance(got[1], tuple) else (got[1],)
-        for w, g in zip(wanted, gotten):
-            assert not g._pending, case  # small: computed in the call
-            harness.compare(numpy.asarray(w), harness.to_numpy(nf, g), path=case)
+        operands = {"numpy": (x, y), "numfuse": tuple(materialised(v) if isinstance(v, numpy.ndarray) else v
+                                                      for v in (x, y))}
+        want, got = (_outcome(xp, mode, lambda xp=xp, k=k: getattr(xp, op)(*operands[k]))
+                     for k, xp in (("numpy", numpy), ("numfuse", nf)))
+        _assert_same_outcome(want, got, f"{op}({kinds[0]} {dts[0]}, {kinds[1]} {dts[1]}) shape={shape} errstate={mode}")
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_reduction_lane_agrees_with_numpy(seed):
     """Random reductions of small materialised arrays (the reductions' express lane): NumPy's
     values, dtypes, errors and floating-point reports, axis and keepdims included."""
-    import warnings
     rng = numpy.random.default_rng(1000 + seed)
     for _ in range(10):
         name = str(rng.choice(["sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "mean", "var", "std"]))
@@ -215,24 +218,7 @@ def test_reduction_lane_agrees_with_numpy(seed):
         if name not in ("argmax", "argmin") and rng.random() < 0.4:
             kwargs["keepdims"] = True
         mode = str(rng.choice(["ignore", "warn", "raise"]))
-        outcome = {}
-        for label, xp in (("numpy", numpy), ("numfuse", nf)):
-            a = materialised(x) if xp is nf else x
-            with warnings.catch_warnings(record=True) as caught, xp.errstate(all=mode):
-                warnings.simplefilter("always")
-                try:
-                    r = getattr(xp, name)(a, **kwargs)
-                    # NumPy divides a 0-d mean as a scalar ("in scalar divide"); numfuse keeps
-                    # 0-d arrays ("in divide"): the same report otherwise.
-                    outcome[label] = ("ok", r, sorted({(w.category.__name__, str(w.message).replace("scalar ", ""))
-                                                       for w in caught}))
-                except Exception as e:  # noqa: BLE001 - the class is compared with NumPy's
-                    outcome[label] = ("error", type(e).__name__, None)
-        want, got = outcome["numpy"], outcome["numfuse"]
-        case = f"{name}({kind} {dt} {shape}, {kwargs}) errstate={mode}"
-        assert got[0] == want[0], (case, want, got)
-        if want[0] == "error":
-            assert got[1] == want[1], case
-            continue
-        assert got[2] == want[2], case
-        harness.compare(numpy.asarray(want[1]), harness.to_numpy(nf, got[1]), path=case)
+        want = _outcome(numpy, mode, lambda: getattr(numpy, name)(x, **kwargs))
+        a = materialised(x)
+        got = _outcome(nf, mode, lambda: getattr(nf, name)(a, **kwargs))
+        _assert_same_outcome(want, got, f"{name}({kind} {dt} {shape}, {kwargs}) errstate={mode}")

@@ -114,31 +114,37 @@ __device__ __forceinline__ void nf_sm_load(const nf_t* src, int n, nf_t (&a)[NF_
   }
 }
 
+// Partial pivoting at step k (LAPACK's: the largest |re| + |im| of column k at or below row k, the
+// first of equals): swaps that row with row k, whole rows, and returns its index.
+__device__ __forceinline__ int nf_sm_pivot(nf_t (&a)[NF_SM_N][NF_SM_N], int k) {
+  int p = k;
+  nf_rt best = nf_sm_abs1(a[k][k]);
+#pragma unroll
+  for (int i = k + 1; i < NF_SM_N; ++i) {
+    const nf_rt v = nf_sm_abs1(a[i][k]);
+    if (v > best) best = v, p = i;
+  }
+#pragma unroll
+  for (int i = k + 1; i < NF_SM_N; ++i) {
+    if (i == p) {
+#pragma unroll
+      for (int j = 0; j < NF_SM_N; ++j) {
+        const nf_t t = a[k][j];
+        a[k][j] = a[i][j];
+        a[i][j] = t;
+      }
+    }
+  }
+  return p;
+}
+
 // LU with partial pivoting in place (LAPACK's getrf: L unit lower, U upper, whole rows swapped);
 // piv[k] is the row swapped with row k. Returns getrf's info: 0, or k+1 for the first zero pivot.
 __device__ __forceinline__ int nf_sm_lu(nf_t (&a)[NF_SM_N][NF_SM_N], int (&piv)[NF_SM_N]) {
   int info = 0;
 #pragma unroll
   for (int k = 0; k < NF_SM_N; ++k) {
-    int p = k;
-    nf_rt best = nf_sm_abs1(a[k][k]);
-#pragma unroll
-    for (int i = k + 1; i < NF_SM_N; ++i) {
-      const nf_rt v = nf_sm_abs1(a[i][k]);
-      if (v > best) best = v, p = i;
-    }
-    piv[k] = p;
-#pragma unroll
-    for (int i = k + 1; i < NF_SM_N; ++i) {
-      if (i == p) {
-#pragma unroll
-        for (int j = 0; j < NF_SM_N; ++j) {
-          const nf_t t = a[k][j];
-          a[k][j] = a[i][j];
-          a[i][j] = t;
-        }
-      }
-    }
+    piv[k] = nf_sm_pivot(a, k);
     if (a[k][k] == nf_t(0)) {
       if (info == 0) info = k + 1;
       continue;  // getf2 leaves the column as it is
@@ -192,25 +198,7 @@ __device__ __forceinline__ int nf_sm_invert(nf_t (&a)[NF_SM_N][NF_SM_N]) {
   int piv[NF_SM_N];
 #pragma unroll
   for (int k = 0; k < NF_SM_N; ++k) {
-    int p = k;
-    nf_rt best = nf_sm_abs1(a[k][k]);
-#pragma unroll
-    for (int i = k + 1; i < NF_SM_N; ++i) {
-      const nf_rt v = nf_sm_abs1(a[i][k]);
-      if (v > best) best = v, p = i;
-    }
-    piv[k] = p;
-#pragma unroll
-    for (int i = k + 1; i < NF_SM_N; ++i) {
-      if (i == p) {
-#pragma unroll
-        for (int j = 0; j < NF_SM_N; ++j) {
-          const nf_t t = a[k][j];
-          a[k][j] = a[i][j];
-          a[i][j] = t;
-        }
-      }
-    }
+    piv[k] = nf_sm_pivot(a, k);
     if (a[k][k] == nf_t(0)) {
       if (info == 0) info = k + 1;
       continue;  // singular: the host raises (or writes NaN); the values do not matter
