@@ -181,8 +181,18 @@ bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, 
                  const Shape& shape, Device device, Array* fresh) {
   if (!device.is_cpu()) return false;
   const GraphLimits& lim = graph_limits();
-  const int64_t n = numel(shape);
-  if (lim.immediate_max <= 0 || n > lim.immediate_max || lim.trace) return false;
+  if (lim.immediate_max <= 0 || lim.trace) return false;
+  // The element count without overflowing: a broadcast shape past int64 is refused later, at the
+  // node's size check, with NumPy's error.
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d == 0) {
+      n = 0;
+      break;
+    }
+    if (d > lim.immediate_max || n > lim.immediate_max / d) return false;
+    n *= d;
+  }
   const int nin = ufunc_nin(op), nout = ufunc_nout(op);
   Array scalars[2];  // weak scalars in their loop dtype (cached constants)
   const void* in[2];
