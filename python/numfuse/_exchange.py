@@ -144,9 +144,16 @@ def from_dlpack(x, /, *, device=None, copy=None):
     want = target if target is not None else source
     if want is None:
         raise BufferError(f"numfuse cannot read DLPack device {tuple(x.__dlpack_device__())}")
-    dl_device = _dl_device_of(want) if target is not None and want != source else None
-    capsule, honoured = _capsule_of(x, want if dl_device is not None else (source or "cpu"),
-                                    dl_device, copy)
+    if want != source:
+        if copy is False:
+            raise ValueError(f"the data is on {source} and device={target} needs a copy, "
+                             "and copy=False")
+        try:  # the producer moves it (DLPack 1.0's dl_device), else numfuse does
+            capsule, honoured = _capsule_of(x, want, _dl_device_of(want), copy)
+        except BufferError:
+            capsule, honoured = _capsule_of(x, source, None, None)
+    else:
+        capsule, honoured = _capsule_of(x, source, None, copy)
     return _finish(_core._dlpack_import(capsule), want, copy, honoured)
 
 
