@@ -191,14 +191,13 @@ def _cuda_array_interface(self):
     loans = _LOANS[key]
     if len(loans) < 2:  # one per writeability; more would only count the same loan again
         loans.append(loan)
-    itemsize = self.dtype.itemsize
     strides = None if self.flags.c_contiguous else tuple(self.strides)
     return {
         "shape": tuple(self.shape),
         "typestr": self.dtype.str,
         "descr": [("", self.dtype.str)],
         "data": (_core._data_ptr(self) if self.size else 0, not self.flags.writeable),
-        "strides": strides if itemsize else None,
+        "strides": strides,
         "version": 3,
         "stream": _core._exchange_stream(_device_index(self.device)),
     }
@@ -237,24 +236,23 @@ def is_foreign_array(a):
     if isinstance(a, (ndarray, _np.ndarray, _np.generic)):
         return False
     t = type(a)
-    return hasattr(t, "__cuda_array_interface__") or (
-        hasattr(t, "__dlpack__") and hasattr(t, "__dlpack_device__"))
+    if hasattr(t, "__dlpack__") and hasattr(t, "__dlpack_device__"):
+        return True
+    # Asked of the object: Numba sets it per instance, PyTorch's CPU tensors raise AttributeError.
+    return hasattr(a, "__cuda_array_interface__")
 
 
 def borrow(a, device, copy):
     """asarray of a foreign array: its memory, or a copy where the device asks for one. With
     device=None a GPU array stays on its GPU, host memory goes to the default device."""
     target = _device_name(device)
-    if hasattr(type(a), "__dlpack__"):
+    if hasattr(type(a), "__dlpack__") and hasattr(type(a), "__dlpack_device__"):
         source = _device_of_dl(a.__dlpack_device__())
-    else:
-        source = "cuda"  # only the CUDA array interface: device memory
-    if target is None:
-        target = source if source not in (None, "cpu") else _core.default_device()
-    if hasattr(type(a), "__dlpack__") and source is not None:
+        if target is None:
+            target = source if source not in (None, "cpu") else _core.default_device()
         return from_dlpack(a, device=None if target == source else target, copy=copy)
-    out = from_cuda_array_interface(a)
-    if out.device != target:
+    out = from_cuda_array_interface(a)  # only the CUDA array interface: device memory
+    if target is not None and out.device != target:
         if copy is False:
             raise ValueError("Unable to avoid copy while creating an array as requested.")
         return _core.to_device(out, target)

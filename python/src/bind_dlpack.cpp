@@ -325,8 +325,9 @@ void bind_dlpack(nb::module_& m) {
   // An array over CUDA memory another library owns (__cuda_array_interface__): `owner` is kept
   // alive until numfuse is done with the memory. strides in bytes, None for C order.
   m.def("_wrap_cuda_memory",
-        [](uintptr_t ptr, const Shape& shape, nb::handle strides, nb::handle dtype, bool readonly,
+        [](uintptr_t ptr, nb::handle shape_obj, nb::handle strides, nb::handle dtype, bool readonly,
            nb::handle owner) {
+          const Shape shape = py_shape(shape_obj);
           DType dt = dtype_from_py(dtype);
           const int64_t item = static_cast<int64_t>(itemsize(dt));
           Strides st(shape.size());
@@ -353,7 +354,7 @@ void bind_dlpack(nb::module_& m) {
                               !readonly, lent);
         },
         nb::arg("ptr"), nb::arg("shape"), nb::arg("strides").none(), nb::arg("dtype"),
-        nb::arg("readonly"), nb::arg("owner"));
+        nb::arg("readonly"), nb::arg("owner").none());
   // numfuse's next work on `device` waits for the producer's `stream` (CUDA array interface).
   m.def("_wait_for_external_stream", [](int device, uintptr_t stream) {
     nb::gil_scoped_release release;
