@@ -244,6 +244,21 @@ def test_dlpack_device(device):
     assert nf.from_dlpack(a).__dlpack_device__() == a.__dlpack_device__()
 
 
+def test_dlpack_stream_argument(device):
+    a = nf.ones(3, device=device)
+    if device == "cpu":
+        for stream in (1, -1, np.int64(2)):
+            with pytest.raises(RuntimeError, match="stream"):
+                a.__dlpack__(stream=stream)
+        return
+    for stream in (None, 1, 2, -1, np.int64(1)):
+        b = nf.from_dlpack(a.__dlpack__(stream=stream, max_version=(1, 0)))
+        assert numfuse_address(b) == numfuse_address(a)
+    for stream in (0, -2, "1"):
+        with pytest.raises(ValueError, match="stream"):
+            a.__dlpack__(stream=stream)
+
+
 def test_dlpack_argument_errors():
     a = nf.arange(3.0)
     with pytest.raises(RuntimeError, match="stream"):

@@ -8,6 +8,7 @@ pending readers of it are computed first, and new ones when they are recorded, s
 evaluation never reads a value NumPy's eager order would not (docs/decisions.md, "Interop").
 """
 import enum
+import operator
 import weakref
 
 import numpy as _np
@@ -80,6 +81,8 @@ def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None
     """
     copy = _check_copy(copy)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
+    # A consumer of 1.0 gets a capsule that says 1.0 (1.x minor versions share one layout).
+    minor = int(max_version[1]) if versioned and tuple(max_version)[0] == 1 else 1
     target = self.device
     if dl_device is not None:
         target = _device_of_dl(dl_device)
@@ -101,12 +104,17 @@ def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None
         stream = -1
     elif stream is None:
         stream = _LEGACY_DEFAULT_STREAM
-    elif not isinstance(stream, int) or stream < -1:
-        raise ValueError(f"stream must be an integer >= -1 (a CUDA stream), not {stream!r}")
-    elif stream == 0:
+    else:
+        try:
+            stream = operator.index(stream)
+        except TypeError:
+            raise ValueError(f"stream must be an integer >= -1 (a CUDA stream), not {stream!r}") from None
+        if stream < -1:
+            raise ValueError(f"stream must be an integer >= -1 (a CUDA stream), not {stream}")
+    if stream == 0:
         raise ValueError("stream=0 is ambiguous for CUDA and not allowed: 1 is the legacy default "
                          "stream, 2 the per-thread default stream")
-    return _core._dlpack_export(arr, versioned, copied, stream)
+    return _core._dlpack_export(arr, versioned, copied, stream, max(minor, 0))
 
 
 def _capsule_of(x, consumer_device, dl_device, copy):

@@ -83,7 +83,8 @@ void capsule_destructor(PyObject* cap) {
 
 // The capsule of `a` (already on the device the consumer asked for). `stream` is the consumer's
 // (-1: it asks for no synchronisation; CUDA arrays only, the Python side checks the rest).
-nb::object dlpack_export(const Array& a, bool versioned, bool copied, int64_t stream) {
+// `minor`: the DLPack 1.x minor version the consumer reads at most (the layout is the same).
+nb::object dlpack_export(const Array& a, bool versioned, bool copied, int64_t stream, uint32_t minor) {
   if (!versioned && !a.writeable) {
     buffer_error("a read-only array cannot be exported as a legacy DLPack capsule (no read-only "
                  "flag before DLPack 1.0): ask for max_version=(1, 0) or later");
@@ -115,7 +116,7 @@ nb::object dlpack_export(const Array& a, bool versioned, bool copied, int64_t st
   t.byte_offset = 0;
   void* managed = nullptr;
   if (versioned) {
-    ex->versioned.version = {dl::kMajor, dl::kMinor};
+    ex->versioned.version = {dl::kMajor, std::min(minor, dl::kMinor)};
     ex->versioned.manager_ctx = ex.get();
     ex->versioned.deleter = delete_versioned;
     ex->versioned.flags = (a.writeable ? 0 : dl::kFlagReadOnly) | (copied ? dl::kFlagIsCopied : 0);
@@ -320,7 +321,7 @@ Array dlpack_import(nb::handle capsule) {
 
 void bind_dlpack(nb::module_& m) {
   m.def("_dlpack_export", &dlpack_export, nb::arg("a"), nb::arg("versioned"),
-        nb::arg("copied"), nb::arg("stream"));
+        nb::arg("copied"), nb::arg("stream"), nb::arg("minor") = dl::kMinor);
   m.def("_dlpack_import", &dlpack_import, nb::arg("capsule"));
   // An array over CUDA memory another library owns (__cuda_array_interface__): `owner` is kept
   // alive until numfuse is done with the memory. strides in bytes, None for C order.
