@@ -391,3 +391,24 @@ def test_round_trips_keep_values_layout_and_memory(case, max_version):
     cap = b.__dlpack__(max_version=max_version)
     y = nf.from_dlpack(cap)
     np.testing.assert_array_equal(np.asarray(y), x)
+
+
+def test_borrowed_memory_given_back_from_evaluations_in_threads():
+    # A borrowed buffer whose last user is an evaluation (which runs without the GIL) is given
+    # back through the interpreter's pending calls: no deadlock, and every reference returns.
+    import threading
+    x = np.arange(2_000_000.0)
+    before = sys.getrefcount(x)
+
+    def work(k):
+        for i in range(20):
+            nf.eval(nf.from_dlpack(x) * k + i)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    gc.collect()
+    assert sys.getrefcount(x) == before
+    np.testing.assert_array_equal(np.asarray(nf.from_dlpack(x)[:3] * 2), [0, 2, 4])

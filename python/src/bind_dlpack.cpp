@@ -188,6 +188,16 @@ struct Lent {
   PyObject* owner = nullptr;  // a __cuda_array_interface__ exporter, kept alive
 };
 
+// The producer's deleter and the owner's reference, with the GIL held.
+int release_to_owner(void* p) {
+  auto* lent = static_cast<Lent*>(p);
+  if (lent->versioned && lent->versioned->deleter) lent->versioned->deleter(lent->versioned);
+  if (lent->legacy && lent->legacy->deleter) lent->legacy->deleter(lent->legacy);
+  Py_XDECREF(lent->owner);
+  delete lent;
+  return 0;
+}
+
 void give_back(void* p) {
   auto* lent = static_cast<Lent*>(p);
   if (lent->cuda_device >= 0 && cuda::cuda_available()) {
@@ -196,17 +206,25 @@ void give_back(void* p) {
     } catch (...) {
     }
   }
-  // Producers' deleters (NumPy's, PyTorch's) take the GIL themselves, a Python owner needs it:
-  // taken here too (it nests). After the interpreter is gone nothing may run: the memory leaks.
   const bool python_needed = lent->versioned || lent->legacy || lent->owner;
-  if (python_needed && python_alive()) {
-    PyGILState_STATE g = PyGILState_Ensure();
-    if (lent->versioned && lent->versioned->deleter) lent->versioned->deleter(lent->versioned);
-    if (lent->legacy && lent->legacy->deleter) lent->legacy->deleter(lent->legacy);
-    Py_XDECREF(lent->owner);
+  if (!python_needed) {
+    delete lent;
+    return;
+  }
+  // After the interpreter is gone nothing may run: the memory leaks.
+  if (!python_alive()) return;
+  if (PyGILState_Check()) {
+    release_to_owner(lent);
+    return;
+  }
+  // A thread without the GIL (an evaluation that released it, a worker) may hold the graph's
+  // lock, which a thread holding the GIL may be waiting for: waiting for the GIL here could
+  // deadlock. The interpreter runs the release at its next pending-call check instead.
+  if (Py_AddPendingCall(release_to_owner, lent) != 0) {
+    PyGILState_STATE g = PyGILState_Ensure();  // the queue is full: take the GIL after all
+    release_to_owner(lent);
     PyGILState_Release(g);
   }
-  delete lent;
 }
 
 Device device_from_dl(const dl::Device& d) {
