@@ -381,8 +381,11 @@ void bind_dlpack(nb::module_& m) {
   });
   // The stream numfuse enqueues on now for `device`, as the protocols name it (1: legacy default).
   m.def("_exchange_stream", [](int device) { return cuda::exchange_stream(device); });
-  // The address of element 0 (the array must be materialised).
-  m.def("_data_ptr", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.data()); });
+  // The address of element 0 (a pending array is computed first: only then has it memory).
+  m.def("_data_ptr", [](const Array& a) {
+    eval(a, FlushReason::Explicit);
+    return reinterpret_cast<uintptr_t>(a.data());
+  });
 }
 
 }  // namespace nf::py
