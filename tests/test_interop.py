@@ -415,3 +415,23 @@ def test_borrowed_memory_given_back_from_evaluations_in_threads():
     gc.collect()
     assert sys.getrefcount(x) == before
     np.testing.assert_array_equal(np.asarray(nf.from_dlpack(x)[:3] * 2), [0, 2, 4])
+
+
+class _RefusesToMove(_OnlyDLPack):
+    """A producer that cannot export to another device and says so with its own exception."""
+
+    def __dlpack__(self, *, dl_device=None, **kwargs):
+        if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
+            raise RuntimeError("cannot export to another device")
+        return self._x.__dlpack__(**kwargs)
+
+
+def test_from_dlpack_moves_what_the_producer_cannot():
+    x = np.arange(4.0)
+    if not harness.cuda_available(nf):
+        with pytest.raises(nf.cuda.CUDAError):  # numfuse's own copy is tried, and fails here
+            nf.from_dlpack(_RefusesToMove(x), device="cuda")
+        return
+    a = nf.from_dlpack(_RefusesToMove(x), device="cuda")
+    assert a.device == "cuda:0"
+    np.testing.assert_array_equal(nf.asnumpy(a), x)
