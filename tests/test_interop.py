@@ -435,3 +435,14 @@ def test_from_dlpack_moves_what_the_producer_cannot():
     a = nf.from_dlpack(_RefusesToMove(x), device="cuda")
     assert a.device == "cuda:0"
     np.testing.assert_array_equal(nf.asnumpy(a), x)
+
+
+def test_asarray_of_a_foreign_array_with_its_own_dtype():
+    x = np.arange(6, dtype=np.int32)
+    foreign = _OnlyDLPack(x)
+    same = nf.asarray(foreign, dtype=np.int32, device="cpu")
+    assert numfuse_address(same) == numpy_address(x)
+    assert numfuse_address(nf.asarray(foreign, dtype=np.int32, device="cpu", copy=False)) == numpy_address(x)
+    copied = nf.asarray(foreign, dtype=np.int32, device="cpu", copy=True)
+    assert numfuse_address(copied) != numpy_address(x)
+    np.testing.assert_array_equal(np.asarray(copied), x)

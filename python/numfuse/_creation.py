@@ -36,14 +36,15 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         if device is not None:
             out = _core.to_device(out, device)
         return out
-    cast = dtype is not None and _np.dtype(dtype) != getattr(a, "dtype", None)
     if _exchange.is_foreign_array(a):  # CuPy, PyTorch, JAX...: their memory where it can be
-        if copy is False and cast:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-        out = _exchange.borrow(a, device, None if cast else copy)
-        return out.astype(dtype) if cast else out
+        out = _exchange.borrow(a, device, copy if dtype is None else None)
+        if dtype is not None and _np.dtype(dtype) != out.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return out.astype(dtype)
+        return out.copy() if copy and dtype is not None else out
     if copy is False:
-        if isinstance(a, _np.ndarray) and not cast:
+        if isinstance(a, _np.ndarray) and (dtype is None or _np.dtype(dtype) == a.dtype):
             return _exchange.share_numpy(a, device)
         raise ValueError("Unable to avoid copy while creating an array as requested.")
     return _core.asarray(a, dtype, device)
