@@ -45,6 +45,7 @@ SANITIZE ?= address,undefined
 SANITIZE_PYTESTS ?= tests/test_indexing.py tests/test_shape.py tests/test_lazy.py \
   tests/test_sizes.py tests/test_reduction_edges.py tests/test_sort.py tests/test_sets.py \
   tests/test_numerical.py tests/test_construction.py tests/test_ndarray_members.py \
+  tests/test_memmap.py \
   $(wildcard tests/test_*fuzz*.py)
 # allocator_may_return_null: the size tests ask NumPy for impossible arrays, which must give
 # MemoryError, not an ASan abort. libstdc++ is preloaded with libasan: the interpreter does not

@@ -12,6 +12,7 @@ Shapes, dtypes, return types (a Python float for ``rand()``, a NumPy scalar for
 in _random_dists.py, the multivariate draws, permutations and choice(p=, replace=False) in
 _random_multi.py; SeedSequence is NumPy's own class (the same entropy gives the same state).
 """
+import abc
 import math
 import operator
 import threading
@@ -23,6 +24,8 @@ from ._core import ndarray
 from ._creation import asarray
 from ._random_dists import Distributions
 from ._random_multi import Multivariate
+from ._random_bitgen import (MT19937, PCG64, PCG64DXSM, SFC64, HostGeneratorDraws,
+                             HostRandomStateDraws, NumpyBitGenerator, bit_generator)
 
 # The distributions RandomState and the module share with Generator (their legacy functions).
 _LEGACY_FORWARDED = [
@@ -36,7 +39,8 @@ _LEGACY_FORWARDED = [
 __all__ = ["Generator", "RandomState", "SeedSequence", "BitGenerator", "Philox", "default_rng",
            "seed", "random", "rand", "randn", "uniform", "normal", "randint", "random_integers",
            "standard_normal", "random_sample", "sample", "ranf", "choice", "get_state",
-           "set_state"] + _LEGACY_FORWARDED
+           "set_state", "MT19937", "PCG64", "PCG64DXSM", "SFC64", "bit_generator",
+           "get_bit_generator", "set_bit_generator"] + _LEGACY_FORWARDED
 
 SeedSequence = _np.random.SeedSequence  # NumPy's algorithm itself
 
@@ -75,8 +79,12 @@ def _host(x):
     return _np.asarray(x._host_read() if isinstance(x, ndarray) else x, dtype=_np.float64)
 
 
-class BitGenerator:
-    """The base of numfuse's bit generators (there is one: Philox)."""
+class BitGenerator(abc.ABC):
+    """The base of numfuse's bit generators: Philox, and NumPy's (registered below), so that
+    isinstance(PCG64(), numfuse.random.BitGenerator) holds as in NumPy."""
+
+
+BitGenerator.register(NumpyBitGenerator)
 
 
 class Philox(BitGenerator):
@@ -143,6 +151,12 @@ class Generator(Distributions, Multivariate):
     _stream = _forward("_stream")
     _offset = _forward("_offset")
     _lock = _forward("_lock")
+
+    def __new__(cls, seed=None, stream=0):
+        # NumPy's bit generators give NumPy's own streams, drawn on the host (_random_bitgen.py)
+        if cls is Generator and isinstance(seed, (NumpyBitGenerator, _np.random.Generator)):
+            cls = _HostGenerator
+        return super().__new__(cls)
 
     def __init__(self, seed=None, stream=0):
         self._bit_generator = seed if isinstance(seed, Philox) else Philox(seed, stream=stream)
@@ -343,7 +357,7 @@ def default_rng(seed=None):
     generator, a Generator, or None)."""
     if isinstance(seed, Generator):
         return seed
-    if isinstance(seed, BitGenerator) and not isinstance(seed, Philox):
+    if isinstance(seed, BitGenerator) and not isinstance(seed, (Philox, NumpyBitGenerator)):
         raise TypeError(f"numfuse.random has no bit generator {type(seed).__name__}")
     return Generator(seed)
 
@@ -351,9 +365,21 @@ def default_rng(seed=None):
 class RandomState:
     """numpy.random's legacy interface (RandomState) over the same Philox generator."""
 
+    def __new__(cls, seed=None):
+        if cls is RandomState and isinstance(seed, NumpyBitGenerator):
+            cls = _HostRandomState  # NumPy's legacy stream over NumPy's bit generator
+        return super().__new__(cls)
+
     def __init__(self, seed=None):
+        if isinstance(seed, Philox):  # set_bit_generator(Philox(...))
+            self._gen = Generator(seed)
+            return
         self._gen = Generator(None)
         self.seed(seed)
+
+    @property
+    def bit_generator(self):
+        return self._gen.bit_generator
 
     def seed(self, seed=None):
         if seed is not None:
@@ -442,21 +468,45 @@ for _name in _LEGACY_FORWARDED:
     setattr(RandomState, _name, _legacy(_name))
 
 
+class _HostGenerator(HostGeneratorDraws, Generator):
+    """Generator(PCG64(seed)) and friends: NumPy's Generator on the host (_random_bitgen.py)."""
+
+
+class _HostRandomState(HostRandomStateDraws, RandomState):
+    """RandomState(MT19937(seed)) and friends: NumPy's RandomState on the host."""
+
+
 _global = RandomState()
 
-seed = _global.seed
-random = _global.random
-random_sample = _global.random_sample
-ranf = _global.ranf
-sample = _global.sample
-rand = _global.rand
-randn = _global.randn
-standard_normal = _global.standard_normal
-uniform = _global.uniform
-normal = _global.normal
-randint = _global.randint
-random_integers = _global.random_integers
-choice = _global.choice
-get_state = _global.get_state
-set_state = _global.set_state
-globals().update({_name: getattr(_global, _name) for _name in _LEGACY_FORWARDED})
+
+def get_bit_generator():
+    """The bit generator of the module's global RandomState (numfuse's Philox unless
+    set_bit_generator gave another)."""
+    return _global.bit_generator
+
+
+def set_bit_generator(bitgen):
+    """The module's functions (rand, normal, seed ...) draw from `bitgen` from now on: a numfuse
+    Philox, or one of NumPy's bit generators (then NumPy's legacy streams, on the host)."""
+    global _global
+    if not isinstance(bitgen, (Philox, NumpyBitGenerator)):
+        raise TypeError(f"set_bit_generator needs a bit generator, got {type(bitgen).__name__}")
+    _global = RandomState(bitgen)
+
+
+_GLOBAL_FUNCTIONS = ["seed", "random", "random_sample", "ranf", "sample", "rand", "randn",
+                     "standard_normal", "uniform", "normal", "randint", "random_integers", "choice",
+                     "get_state", "set_state"] + _LEGACY_FORWARDED
+
+
+def _global_function(name):
+    # Looked up at each call: set_bit_generator replaces the global RandomState, and a function
+    # imported before (from numfuse.random import rand) must follow it, as NumPy's does.
+    def function(*args, **kwargs):
+        return getattr(_global, name)(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = getattr(RandomState, name).__doc__
+    return function
+
+
+globals().update({_name: _global_function(_name) for _name in _GLOBAL_FUNCTIONS})

@@ -82,4 +82,5 @@ NB_MODULE(_core, m) {
   bind_construction(m);
   bind_dlpack(m);
   bind_errstate(m);
+  bind_memmap(m);
 }
