@@ -36,6 +36,8 @@ from ._bits import *  # noqa: F401,F403
 from ._pad import pad  # noqa: F401  (the statistic and ramp modes, over _shape.pad)
 from . import _ufunc_methods  # noqa: F401  (attaches ufunc.outer, .at, .reduceat, ... once)
 from ._array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
+from ._exchange import from_dlpack  # noqa: F401
+from ._interop import get_array_module  # noqa: F401
 from . import _methods  # noqa: F401  (attaches the Python-level methods to ndarray, once)
 from . import cuda  # noqa: F401
 from ._namespace_extras import *  # noqa: F401,F403  (the rest of NumPy's top-level names)

@@ -11,7 +11,7 @@ import operator
 
 import numpy as _np
 
-from . import _core
+from . import _core, _exchange
 from ._core import ndarray
 
 __all__ = [
@@ -36,7 +36,16 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         if device is not None:
             out = _core.to_device(out, device)
         return out
+    if _exchange.is_foreign_array(a):  # CuPy, PyTorch, JAX...: their memory where it can be
+        out = _exchange.borrow(a, device, copy if dtype is None else None)
+        if dtype is not None and _np.dtype(dtype) != out.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return out.astype(dtype)
+        return out.copy() if copy and dtype is not None else out
     if copy is False:
+        if isinstance(a, _np.ndarray) and (dtype is None or _np.dtype(dtype) == a.dtype):
+            return _exchange.share_numpy(a, device)
         raise ValueError("Unable to avoid copy while creating an array as requested.")
     return _core.asarray(a, dtype, device)
 

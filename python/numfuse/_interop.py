@@ -51,4 +51,10 @@ def __array_function__(self, func, types, args, kwargs):
     return ours(*args, **kwargs)
 
 
+def get_array_module(*args):
+    """numfuse when any argument is a numfuse array, else numpy (CuPy's get_array_module), for
+    code written once for both: ``xp = numfuse.get_array_module(x)``."""
+    return _numfuse() if any(isinstance(a, ndarray) for a in args) else _np
+
+
 PROTOCOLS = {"__array_ufunc__": __array_ufunc__, "__array_function__": __array_function__}

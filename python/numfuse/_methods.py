@@ -9,6 +9,7 @@ from ._array_api import array_namespace_method
 from ._core import ndarray
 from ._files import METHODS as _FILE_METHODS
 from ._indexing import compress, nonzero, put, take
+from ._exchange import METHODS as _EXCHANGE_METHODS
 from ._interop import PROTOCOLS
 from ._linalg import _matmul_i, dot
 from ._ndarray import METHODS as _NDARRAY_METHODS
@@ -59,6 +60,7 @@ TABLE = {
     **_REDUCTION_METHODS,
     **_SORT_METHODS,
     **PROTOCOLS,
+    **_EXCHANGE_METHODS,
     "__matmul__": _matmul,
     "__rmatmul__": _rmatmul,
     "__imatmul__": _matmul_i,

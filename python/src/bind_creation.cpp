@@ -105,6 +105,8 @@ void bind_creation(nb::module_& m) {
   m.def("set_num_threads", &cpu::set_num_threads);
   m.def("default_device", [] { return default_device().str(); });
   m.def("set_default_device", [](const std::string& s) { set_default_device(parse_device(s)); });
+  m.def("push_thread_device", [](const std::string& s) { push_thread_device(parse_device(s)); });
+  m.def("pop_thread_device", &pop_thread_device);
 }
 
 }  // namespace nf::py

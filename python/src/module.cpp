@@ -80,6 +80,7 @@ NB_MODULE(_core, m) {
   bind_statistics(m);
   bind_numerical(m);
   bind_construction(m);
+  bind_dlpack(m);
   bind_errstate(m);
   bind_memmap(m);
 }

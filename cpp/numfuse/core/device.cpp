@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 #include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
@@ -46,7 +47,22 @@ void init_default(DefaultDevice& s) {
 
 }  // namespace
 
+namespace {
+thread_local std::vector<Device> t_devices;  // pushed by `with numfuse.cuda.Device(i):`
+}  // namespace
+
+void push_thread_device(Device d) {
+  check_device_usable(d);
+  t_devices.push_back(d);
+}
+
+void pop_thread_device() {
+  if (t_devices.empty()) throw ValueError("no device to pop: the thread's device stack is empty");
+  t_devices.pop_back();
+}
+
 Device default_device() {
+  if (!t_devices.empty()) return t_devices.back();
   DefaultDevice& s = state();
   std::call_once(s.once, [&] { init_default(s); });
   if (!s.error.empty() && !s.explicit_set) throw ValueError(s.error);

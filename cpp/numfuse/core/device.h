@@ -22,6 +22,11 @@ struct Device {
 // ValueError here (at first use, never at import) until set_default_device is called.
 Device default_device();
 void set_default_device(Device d);
+// `with numfuse.cuda.Device(i):` on the calling thread: new arrays go to cuda:i until the matching
+// pop (a stack per thread, as CuPy's current device; other threads keep the process default).
+void push_thread_device(Device d);
+// Throws ValueError when the calling thread has none pushed.
+void pop_thread_device();
 // Throws (CUDAError: no usable CUDA; ValueError: no such device) unless `d` can hold arrays.
 void check_device_usable(Device d);
 // Parses "cpu", "cuda", "cuda:1"; throws ValueError otherwise.

@@ -6,6 +6,7 @@ the calls that need a device raise ``CUDAError`` saying why.
 import os as _os
 import sys as _sys
 
+from .. import _core
 from .._core import cuda as _c
 from . import runtime  # noqa: F401
 
@@ -83,12 +84,19 @@ class Device:
         return hash(("cuda", self.id))
 
     def __enter__(self):
+        # As CuPy: the device is current for the thread's CUDA work, and new arrays go to it.
         prev = _c.get_device()
         _c.set_device(self.id)
+        try:
+            _core.push_thread_device(f"cuda:{self.id}")
+        except BaseException:
+            _c.set_device(prev)
+            raise
         self._stack.append(prev)
         return self
 
     def __exit__(self, *exc):
+        _core.pop_thread_device()
         _c.set_device(self._stack.pop())
         return False
 

@@ -236,18 +236,20 @@ void set_current_device(int device) {
   t_current_device = device;
 }
 
+CUcontext primary_context(int device) {
+  const DriverApi& d = driver();
+  std::lock_guard<std::mutex> lock(g_ctx_mutex);
+  if (g_contexts.empty()) g_contexts.assign(state().count, nullptr);
+  check_device(device);
+  if (!g_contexts[device]) {
+    check(d.DevicePrimaryCtxRetain(&g_contexts[device], device), "cuDevicePrimaryCtxRetain");
+  }
+  return g_contexts[device];
+}
+
 void activate(int device) {
   const DriverApi& d = driver();
-  CUcontext ctx = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_ctx_mutex);
-    if (g_contexts.empty()) g_contexts.assign(state().count, nullptr);
-    check_device(device);
-    if (!g_contexts[device]) {
-      check(d.DevicePrimaryCtxRetain(&g_contexts[device], device), "cuDevicePrimaryCtxRetain");
-    }
-    ctx = g_contexts[device];
-  }
+  CUcontext ctx = primary_context(device);
   // Asked every time rather than cached: libraries (cuBLAS, user code) may switch contexts.
   CUcontext cur = nullptr;
   check(d.CtxGetCurrent(&cur), "cuCtxGetCurrent");

@@ -55,6 +55,12 @@ namespace nf::cuda {
   X(ModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction*, CUmodule, const char*))   \
   X(ModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                        \
   X(FuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, CUfunction_attribute, int))  \
+  X(PointerGetAttribute, "cuPointerGetAttribute", CUresult,                                     \
+    (void*, CUpointer_attribute, CUdeviceptr))                                                   \
+  X(DeviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult, (int*, CUdevice, CUdevice))         \
+  X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", CUresult, (CUcontext, unsigned))               \
+  X(MemcpyPeerAsync, "cuMemcpyPeerAsync", CUresult,                                              \
+    (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))                         \
   X(LaunchKernel, "cuLaunchKernel", CUresult,                                                    \
     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
      void**, void**))
@@ -142,6 +148,8 @@ int driver_version();
 // The calling thread's current device (0 unless set; as cudaSetDevice, per thread).
 int current_device();
 void set_current_device(int device);
+// `device`'s primary context (retained on first use, once per process, one per device).
+CUcontext primary_context(int device);
 // Makes `device`'s primary context current on the calling thread (retained once per process).
 void activate(int device);
 // Waits for all work on the device.

@@ -3,6 +3,7 @@
 #include "numfuse/backend/cuda/transfer.h"
 
 #include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cuda/exchange.h"
 #include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/memory.h"
@@ -55,6 +56,22 @@ void device_to_host(const Array& src, const Array& dst) {
   cpu::copy_cast(host, dst);
 }
 
+// Between two GPUs: one peer copy of src's bytes (made dense on its own device first), then
+// broadcast / cast / scatter into dst's strides on dst's device. cuMemcpyPeerAsync goes over
+// NVLink or PCIe directly where peer access is possible and is staged by the driver otherwise.
+void device_to_device(const Array& src, const Array& dst, FpState cast_state) {
+  Array dense = src;
+  if (!src.c_contiguous()) {
+    dense = Array::empty(src.shape, src.dtype, src.device());
+    cuda::copy_on_device(src, dense);
+  }
+  const bool direct = src.dtype == dst.dtype && src.shape == dst.shape && dst.c_contiguous();
+  Array landed = direct ? dst : Array::empty(src.shape, src.dtype, dst.device());
+  cuda::copy_peer(dptr(landed), dst.device().index, dptr(dense), src.device().index,
+                  landed.nbytes());
+  if (!direct) cuda::copy_on_device(landed, dst, cast_state);
+}
+
 }  // namespace
 
 void copy_between(const Array& src, const Array& dst) {
@@ -73,10 +90,7 @@ void copy_between(const Array& src, const Array& dst) {
   } else if (sd.is_cpu()) {
     host_to_device(src, dst, cast_state);
   } else {
-    // Between two GPUs: through the host (peer copies are not wired up yet).
-    Array host = Array::empty(src.shape, src.dtype, Device::cpu());
-    device_to_host(src, host);
-    host_to_device(host, dst, cast_state);
+    device_to_device(src, dst, cast_state);
   }
 }
 
