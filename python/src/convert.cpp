@@ -480,8 +480,18 @@ nb::object host_numpy_view(const Array& a, HostUse use) {
   // NumPy's C API makes the view (~0.1 us; a DLPack round trip through nanobind cost ~0.5 us),
   // with NumPy's own descriptors (int64 prints as int64, not as C long long).
   const bool writeable = a.writeable && use == HostUse::Export;
-  Strides byte_strides = a.strides;  // numfuse's are in elements, NumPy's in bytes
-  for (int64_t& s : byte_strides) s *= static_cast<int64_t>(itemsize(a.dtype));
+  // numfuse's strides are in elements, NumPy's in bytes. A stride that does not fit in bytes can
+  // only be one that never moves (an extent of 1, an empty array): NumPy gets 0 there.
+  Strides byte_strides = a.strides;
+  const bool empty = a.size() == 0;
+  for (size_t d = 0; d < byte_strides.size(); ++d) {
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(byte_strides[d], static_cast<int64_t>(itemsize(a.dtype)), &bytes)) {
+      if (!empty && a.shape[d] > 1) throw ValueError("strides too large for a NumPy view");
+      bytes = 0;
+    }
+    byte_strides[d] = bytes;
+  }
   nb::object out = nb::steal(numpy_view_of(a.data(), a.dtype, static_cast<int>(a.ndim()), a.shape.data(),
                                            byte_strides.data(), writeable, owner.release().ptr()));
   // A read-only view whose base is not an ndarray may have WRITEABLE set back by its user; an
