@@ -38,6 +38,7 @@ from . import _ufunc_methods  # noqa: F401  (attaches ufunc.outer, .at, .reducea
 from ._array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
 from . import _methods  # noqa: F401  (attaches the Python-level methods to ndarray, once)
 from . import cuda  # noqa: F401
+from ._kernels import RawKernel, RawModule  # noqa: F401
 
 __version__ = "0.1.0"
 
