@@ -39,6 +39,7 @@ from ._array_api import __array_api_version__, __array_namespace_info__  # noqa:
 from . import _methods  # noqa: F401  (attaches the Python-level methods to ndarray, once)
 from . import cuda  # noqa: F401
 from ._kernels import RawKernel, RawModule  # noqa: F401
+from ._elementwise_kernel import ElementwiseKernel  # noqa: F401
 
 __version__ = "0.1.0"
 

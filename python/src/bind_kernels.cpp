@@ -15,6 +15,7 @@
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/user_kernels.h"
 #include "numfuse/graph/eval.h"
+#include "numfuse/ops/user_elementwise.h"
 
 namespace nf::py {
 
@@ -343,6 +344,22 @@ size_t limit_of(nb::handle h) {
   return 0;
 }
 
+// A handle on an interned user element-wise definition (ir/user_elementwise.h).
+struct ElementwiseDef {
+  const UserElementwiseDef* def = nullptr;
+};
+
+UserElementwiseDef::Role role_from(const std::string& r) {
+  using R = UserElementwiseDef::Role;
+  if (r == "in") return R::In;
+  if (r == "raw_view") return R::RawView;
+  if (r == "raw_ptr") return R::RawPtr;
+  if (r == "raw_size") return R::RawSize;
+  if (r == "size") return R::Size;
+  if (r == "out_init") return R::OutInit;
+  throw ValueError("unknown argument role '" + r + "'");
+}
+
 }  // namespace
 
 void bind_kernels(nb::module_& parent) {
@@ -412,6 +429,44 @@ void bind_kernels(nb::module_& parent) {
         if (device < 0) device = current_device();
         set_function_attribute(f.get(device), attribute, value);
       }, nb::arg("attribute"), nb::arg("value"), nb::arg("device") = -1);
+
+  nb::class_<ElementwiseDef>(m, "ElementwiseDef")
+      .def("__init__", [](ElementwiseDef* self, const std::string& name,
+                          const std::vector<std::tuple<std::string, std::string, nb::object>>& args,
+                          const std::vector<std::string>& out_names,
+                          const std::vector<std::pair<std::string, nb::object>>& typedefs,
+                          const std::string& operation, const std::string& preamble,
+                          const std::string& loop_prep) {
+        UserElementwiseDef d;
+        d.name = name;
+        for (const auto& [role, arg_name, raw_dtype] : args) {
+          UserElementwiseDef::Arg a;
+          a.role = role_from(role);
+          a.name = arg_name;
+          if (!raw_dtype.is_none()) a.raw_dtype = dtype_from_py(raw_dtype);
+          d.args.push_back(a);
+        }
+        d.out_names = out_names;
+        for (const auto& [t, dt] : typedefs) d.typedefs.emplace_back(t, dtype_from_py(dt));
+        d.operation = operation;
+        d.preamble = preamble;
+        d.loop_prep = loop_prep;
+        new (self) ElementwiseDef{intern_user_elementwise(std::move(d))};
+      })
+      .def_prop_ro("id", [](const ElementwiseDef& d) { return d.def->id; });
+  m.def("elementwise", [](const ElementwiseDef& d, const std::vector<Array>& args, nb::list out_dtypes,
+                          nb::handle shape, const std::vector<std::optional<Array>>& outs) {
+    std::vector<DType> dts;
+    for (nb::handle h : out_dtypes) dts.push_back(dtype_from_py(h));
+    return user_elementwise(d.def, args, dts, py_shape(shape), outs);
+  }, nb::arg("definition"), nb::arg("args"), nb::arg("out_dtypes"), nb::arg("shape"), nb::arg("outs"));
+
+  // The device address of a CUDA array's first element, evaluating it first (a raw parameter's).
+  m.def("device_pointer", [](const Array& a) {
+    if (a.device().is_cpu()) throw CUDAError("a numfuse array on the CPU has no device address");
+    eval(a, FlushReason::Explicit);
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(a.data()));
+  }, nb::arg("array"));
 
   m.def("launch", &launch, nb::arg("function"), nb::arg("grid"), nb::arg("block"), nb::arg("args"),
         nb::arg("shared_mem") = 0, nb::arg("stream").none() = nb::none());

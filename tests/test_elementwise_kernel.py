@@ -1,0 +1,154 @@
+"""numfuse.ElementwiseKernel (CuPy's API) as a node of the lazy graph: values against NumPy on the
+GPU (the `device` fixture's cuda), fusion with the element-wise ops around it (one group), and
+the errors every machine sees (construction, argument counts, types, CUDAError without a GPU).
+The generated fused source is compile-checked by NVRTC and run on the CUDA emulator in
+cpp/tests/test_user_elementwise.cpp.
+"""
+import numpy as np
+import pytest
+
+import numfuse as nf
+
+
+def _gpu(device):
+    if device != "cuda":
+        pytest.skip("ElementwiseKernel runs CUDA C++: the cuda device only")
+
+
+def _on(a):
+    return nf.asarray(a, device="cuda")
+
+
+# ---- everywhere --------------------------------------------------------------------------------
+
+def test_construction_never_fails_and_parses_parameters():
+    k = nf.ElementwiseKernel("float32 x, T y, raw T r", "T z", "z = x * y + r[0]", "fma")
+    assert [p.name for p in k.in_params] == ["x", "y", "r"]
+    assert [p.raw for p in k.in_params] == [False, False, True]
+    assert k.in_params[0].dtype == np.float32 and k.in_params[1].dtype is None
+    assert k.nin == 3 and k.nout == 1
+    nf.ElementwiseKernel("T x", "T y", "this is not C++")  # compiled at the first GPU call only
+
+
+def test_bad_parameter_lists_are_value_errors():
+    with pytest.raises(ValueError, match="parameter names repeat"):
+        nf.ElementwiseKernel("T x, T x", "T y", "y = x")
+    with pytest.raises(ValueError, match="cannot read the parameter"):
+        nf.ElementwiseKernel("x", "T y", "y = x")
+    with pytest.raises(ValueError, match="cannot be raw"):
+        nf.ElementwiseKernel("T x", "raw T y", "y[i] = x")
+
+
+def test_argument_count_and_unbound_placeholder_are_type_errors():
+    k = nf.ElementwiseKernel("T x, T y", "T z", "z = x + y", "add2")
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        k(nf.zeros(3))
+    k2 = nf.ElementwiseKernel("T x", "U z", "z = x", "cast")
+    with pytest.raises(TypeError, match="cannot determine the type 'U' of 'z'"):
+        k2(nf.zeros(3))
+
+
+def test_call_without_a_gpu_is_a_cuda_error():
+    if nf.cuda.is_available():
+        pytest.skip("a GPU is present")
+    k = nf.ElementwiseKernel("T x", "T y", "y = x * 2", "double_it")
+    with pytest.raises(nf.cuda.CUDAError, match="double_it"):
+        k(nf.arange(4.0))
+
+
+# ---- on a GPU -------------------------------------------------------------------------------------
+
+def test_values_broadcasting_and_placeholders(device):
+    _gpu(device)
+    rng = np.random.default_rng(1)
+    x = rng.random((4, 5), dtype=np.float32)
+    y = rng.random(5)
+    k = nf.ElementwiseKernel("float32 x, T y", "T z", "z = x * y + 1", "fma1")
+    got = k(_on(x), _on(y))
+    assert got.dtype == np.float64 and got.shape == (4, 5)
+    np.testing.assert_allclose(nf.asnumpy(got), x.astype(np.float64) * y + 1, rtol=1e-15)
+
+
+def test_scalars_take_the_placeholder_bound_by_arrays(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x, T a", "T z", "z = a * x", "scale")
+    x = np.arange(6, dtype=np.float32)
+    got = k(_on(x), 2.5)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(nf.asnumpy(got), x * np.float32(2.5))
+
+
+def test_index_size_and_raw_parameters(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x, raw T r", "T z",
+                             "z = x + r[(i + 1) % r.size()] + (T)_ind.size()", "shift_add")
+    x = np.arange(7.0)
+    r = np.arange(3.0) * 10
+    got = nf.asnumpy(k(_on(x), _on(r)))
+    idx = (np.arange(7) + 1) % 3
+    np.testing.assert_array_equal(got, x + r[idx] + 7)
+
+
+def test_outputs_given_are_written_and_read(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "T y", "y += x", "accumulate")
+    y = _on(np.ones(5))
+    res = k(_on(np.arange(5.0)), y)
+    assert res is y or nf.asnumpy(res).tolist() == nf.asnumpy(y).tolist()
+    np.testing.assert_array_equal(nf.asnumpy(y), np.arange(5.0) + 1)
+
+
+def test_multiple_outputs_and_no_return(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "T s, T d", "s = x + x; d = x * x", "two")
+    s, d = k(_on(np.arange(4.0)))
+    np.testing.assert_array_equal(nf.asnumpy(s), np.arange(4.0) * 2)
+    np.testing.assert_array_equal(nf.asnumpy(d), np.arange(4.0) ** 2)
+    k2 = nf.ElementwiseKernel("T x", "T y", "y = x", "copy_nr", no_return=True)
+    assert k2(_on(np.arange(3.0))) is None
+
+
+def test_size_without_arrays(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("", "int64 y", "y = i * i", "squares")
+    np.testing.assert_array_equal(nf.asnumpy(k(size=10)), np.arange(10) ** 2)
+    with pytest.raises(ValueError, match="size="):
+        k()
+
+
+def test_fuses_with_the_ops_around_it(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "T y", "y = x * x", "square")
+    x = _on(np.arange(1000.0))
+    y = k(nf.sin(x)) * 2 + 1
+    plan = nf.explain(y)
+    assert "in 1 group(s)" in plan, plan
+    assert "square" in plan
+    np.testing.assert_allclose(nf.asnumpy(y), np.sin(np.arange(1000.0)) ** 2 * 2 + 1, rtol=1e-14)
+
+
+def test_pending_readers_see_old_values_of_a_given_output(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "T y", "y = x", "assign")
+    y = _on(np.zeros(4))
+    before = y + 1  # pending, reads the old y
+    k(_on(np.arange(4.0)), y)
+    np.testing.assert_array_equal(nf.asnumpy(before), np.ones(4))
+    np.testing.assert_array_equal(nf.asnumpy(y), np.arange(4.0))
+
+
+def test_compile_error_names_the_operation(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "T y", "y = x * undefined_thing", "broken")
+    with pytest.raises(nf.cuda.CompileError, match="undefined_thing"):
+        nf.asnumpy(k(_on(np.arange(3.0))))
+
+
+def test_type_errors_name_the_parameter(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x, T y", "T z", "z = x + y", "add_same")
+    with pytest.raises(TypeError, match="parameter 'y'"):
+        k(_on(np.zeros(3)), _on(np.zeros(3, np.float32)))
+    k2 = nf.ElementwiseKernel("int32 x", "int32 z", "z = x", "ints")
+    with pytest.raises(TypeError, match="parameter 'x'"):
+        k2(_on(np.zeros(3)))
