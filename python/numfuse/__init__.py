@@ -40,6 +40,7 @@ from . import _methods  # noqa: F401  (attaches the Python-level methods to ndar
 from . import cuda  # noqa: F401
 from ._kernels import RawKernel, RawModule  # noqa: F401
 from ._elementwise_kernel import ElementwiseKernel  # noqa: F401
+from ._reduction_kernel import ReductionKernel  # noqa: F401
 
 __version__ = "0.1.0"
 

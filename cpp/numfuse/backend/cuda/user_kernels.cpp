@@ -1,8 +1,11 @@
 #include "numfuse/backend/cuda/user_kernels.h"
 
+#include <sys/stat.h>
+
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
 #include "numfuse/backend/cuda/launch.h"
+#include "numfuse/backend/cuda/library_search.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -12,6 +15,21 @@ std::string user_module_arch(int device) {
   if (!cuda_available()) return "sm_90";
   return device_arch(device < 0 ? current_device() : device);
 }
+
+namespace {
+
+// CUDA 13 keeps CCCL (<cuda/std/complex>, <cub/...>, <thrust/...>) under include/cccl: users'
+// sources include those headers as nvcc finds them, so the folder is on their include path.
+std::vector<std::string> with_cccl_includes(std::vector<std::string> options) {
+  for (const auto& dir : cuda_include_dirs()) {
+    struct stat st {};
+    const std::string cccl = dir + "/cccl";
+    if (::stat(cccl.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) options.push_back("--include-path=" + cccl);
+  }
+  return options;
+}
+
+}  // namespace
 
 UserModule::UserModule(std::string source, std::vector<std::string> name_expressions,
                        std::vector<std::string> options)
@@ -44,7 +62,7 @@ const CompiledKernel& UserModule::compile(const std::string& arch_in) {
   // The name expressions travel one a line as the cache's kernel name (nvrtc.h).
   std::string names;
   for (size_t i = 0; i < exprs_.size(); ++i) (i ? names += '\n' : names) += exprs_[i];
-  auto compiled = compiled_kernel(source_, names, arch, options_);
+  auto compiled = compiled_kernel(source_, names, arch, with_cccl_includes(options_));
   std::lock_guard<std::mutex> lock(mutex_);
   return *by_arch_.emplace(arch, std::move(compiled)).first->second;
 }

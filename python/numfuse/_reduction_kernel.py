@@ -1,0 +1,181 @@
+"""numfuse.ReductionKernel: CuPy's user-defined reductions.
+
+``ReductionKernel('T x', 'T y', 'x * x', 'a + b', 'y = sqrt(a)', '0', 'l2norm')`` maps each
+element (map_expr), combines the mapped values with reduce_expr (over ``a`` and ``b``, starting
+from identity), and writes each result through post_map_expr (``a`` the reduced value). A call
+``k(*args, out=None, axis=None, keepdims=False, stream=None)`` broadcasts the inputs, reduces the
+given axes (all by default), and launches one generated CUDA kernel (a block per output element,
+a shared-memory tree inside it) through the RawKernel path: the inputs are evaluated first and
+the output is ordered with the lazy graph as any kernel-written array is.
+"""
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_tuple
+
+from ._core import ndarray as _ndarray
+from ._creation import asarray, ascontiguousarray, empty
+from ._elementwise_kernel import _parse_params, _is_scalar
+from ._kernels import launch as _launch
+from ._shape import broadcast_to, moveaxis, reshape
+
+__all__ = ["ReductionKernel"]
+
+_CTYPES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
+           "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int",
+           "int64": "long long", "uint64": "unsigned long long", "float16": "__half",
+           "float32": "float", "float64": "double", "complex64": "cuda::std::complex<float>",
+           "complex128": "cuda::std::complex<double>"}
+_THREADS = 256
+
+
+def _ctype(dtype):
+    return _CTYPES[_np.dtype(dtype).name]
+
+
+class ReductionKernel:
+    """A user-defined reduction (CuPy's ReductionKernel); see the module docstring."""
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, reduce_dims=True, preamble="", options=()):
+        self.in_params = _parse_params(in_params, False)
+        self.out_params = _parse_params(out_params, True)
+        if len(self.out_params) != 1:
+            raise ValueError(f"ReductionKernel '{name}' takes one output parameter, got {len(self.out_params)}")
+        if any(p.raw for p in self.in_params):
+            raise ValueError(f"ReductionKernel '{name}': raw parameters are not supported")
+        self.map_expr, self.reduce_expr, self.post_map_expr = map_expr, reduce_expr, post_map_expr
+        self.identity, self.name, self.reduce_type = identity, name, reduce_type
+        self.preamble, self.options = preamble, tuple(options)
+        self.nin = len(self.in_params)
+
+    def __repr__(self):
+        return f"<numfuse.ReductionKernel '{self.name}'>"
+
+    def _source(self, in_dtypes, scalar, out_dtype, reduce_dtype, typedefs):
+        entry = self.name if self.name.isidentifier() else "nf_reduction"
+        params = []
+        loads = []
+        for p, dt, is_scalar in zip(self.in_params, in_dtypes, scalar):
+            if is_scalar:
+                params.append(f"const {_ctype(dt)} {p.name}")
+            else:
+                params.append(f"const {_ctype(dt)}* __restrict__ nf_in_{p.name}")
+                loads.append(f"      const {_ctype(dt)} {p.name} = nf_in_{p.name}[_j];")
+        out = self.out_params[0]
+        params += [f"{_ctype(out_dtype)}* __restrict__ nf_out", "long long nf_nout", "long long nf_nred"]
+        heads = []
+        if any(_np.dtype(d).kind == "c" for d in list(in_dtypes) + [out_dtype, reduce_dtype]):
+            heads.append("#include <cuda/std/complex>")
+        if any(_np.dtype(d) == _np.float16 for d in list(in_dtypes) + [out_dtype, reduce_dtype]):
+            heads.append("#include <cuda_fp16.h>")
+        tdefs = "\n".join(f"typedef {_ctype(d)} {t};" for t, d in typedefs)
+        rt = _ctype(reduce_dtype)
+        src = f"""{chr(10).join(heads)}
+{tdefs}
+typedef {rt} _type_reduce;
+{self.preamble}
+extern "C" __global__ void {entry}({", ".join(params)}) {{
+  __shared__ _type_reduce nf_s[{_THREADS}];
+  for (long long nf_o = blockIdx.x; nf_o < nf_nout; nf_o += gridDim.x) {{
+    _type_reduce nf_acc = _type_reduce({self.identity});
+    for (long long nf_r = threadIdx.x; nf_r < nf_nred; nf_r += blockDim.x) {{
+      const long long _j = nf_o * nf_nred + nf_r;
+{chr(10).join(loads)}
+      const _type_reduce a = nf_acc, b = (_type_reduce)({self.map_expr});
+      nf_acc = ({self.reduce_expr});
+    }}
+    nf_s[threadIdx.x] = nf_acc;
+    __syncthreads();
+    for (int nf_w = {_THREADS} / 2; nf_w > 0; nf_w >>= 1) {{
+      if (threadIdx.x < nf_w) {{
+        const _type_reduce a = nf_s[threadIdx.x], b = nf_s[threadIdx.x + nf_w];
+        nf_s[threadIdx.x] = ({self.reduce_expr});
+      }}
+      __syncthreads();
+    }}
+    if (threadIdx.x == 0) {{
+      const _type_reduce a = nf_s[0];
+      {_ctype(out_dtype)}& {out.name} = nf_out[nf_o];
+      {self.post_map_expr};
+    }}
+    __syncthreads();
+  }}
+}}
+"""
+        return src, entry
+
+    def __call__(self, *args, out=None, axis=None, keepdims=False, stream=None):
+        if len(args) != self.nin:
+            raise TypeError(f"ReductionKernel '{self.name}' takes {self.nin} inputs, {len(args)} given")
+        args = list(args)
+        bound = {}
+        for k, (p, a) in enumerate(zip(self.in_params, args)):
+            if _is_scalar(a):
+                continue
+            if not isinstance(a, _ndarray):
+                a = args[k] = asarray(a)
+            if p.dtype is None:
+                have = bound.setdefault(p.type_name, a.dtype)
+                if have != a.dtype:
+                    raise TypeError(f"ReductionKernel '{self.name}': parameter '{p.name}' is "
+                                    f"{p.type_name} = {have}, got an array of {a.dtype}")
+        outp = self.out_params[0]
+        if out is not None and outp.dtype is None:
+            bound.setdefault(outp.type_name, out.dtype)
+        for p, a in zip(self.in_params, args):
+            if _is_scalar(a) and p.dtype is None and p.type_name not in bound:
+                bound[p.type_name] = _np.asarray(a).dtype
+
+        def dtype_of(p):
+            if p.dtype is not None:
+                return p.dtype
+            if p.type_name not in bound:
+                raise TypeError(f"ReductionKernel '{self.name}': cannot determine the type "
+                                f"'{p.type_name}' of '{p.name}'")
+            return bound[p.type_name]
+
+        arrays = [a for a in args if not _is_scalar(a)]
+        if not arrays:
+            raise ValueError(f"ReductionKernel '{self.name}': at least one input must be an array")
+        shape = _np.broadcast_shapes(*[a.shape for a in arrays])
+        axes = tuple(range(len(shape))) if axis is None else normalize_axis_tuple(axis, len(shape))
+        kept = [d for d in range(len(shape)) if d not in axes]
+        out_shape = tuple(1 if d in axes else shape[d] for d in range(len(shape))) if keepdims \
+            else tuple(shape[d] for d in kept)
+        n_out = int(_np.prod([shape[d] for d in kept], dtype=_np.int64))
+        n_red = int(_np.prod([shape[d] for d in axes], dtype=_np.int64))
+        out_dtype = dtype_of(outp)
+        reduce_dtype = _np.dtype(self.reduce_type) if self.reduce_type is not None else out_dtype
+        device = arrays[0].device
+
+        kernel_args, in_dtypes, scalar = [], [], []
+        for p, a in zip(self.in_params, args):
+            dt = dtype_of(p)
+            in_dtypes.append(dt)
+            if _is_scalar(a):
+                scalar.append(True)
+                kernel_args.append(_np.asarray(a).astype(dt)[()])
+                continue
+            scalar.append(False)
+            if a.dtype != dt:
+                a = a.astype(dt)
+            # Kept axes first, reduced axes last, C order: element (o, r) at o * n_red + r.
+            a = moveaxis(broadcast_to(a, shape), axes, tuple(range(len(kept), len(shape))))
+            kernel_args.append(ascontiguousarray(a))
+        if out is None:
+            out = empty(out_shape, dtype=out_dtype, device=device)
+        else:
+            if not isinstance(out, _ndarray) or out.shape != out_shape or out.dtype != out_dtype:
+                raise ValueError(f"ReductionKernel '{self.name}': out must be a numfuse.ndarray of "
+                                 f"shape {out_shape} and dtype {out_dtype}")
+        if n_out == 0:
+            return out
+        target = out if out.flags.c_contiguous else empty(out_shape, dtype=out_dtype, device=device)
+        typedefs = sorted(bound.items())
+        src, entry = self._source(in_dtypes, scalar, out_dtype, reduce_dtype, typedefs)
+        grid = min(n_out, 1 << 20)
+        _launch(src, entry, (grid,), (_THREADS,),
+                tuple(kernel_args) + (reshape(target, (-1,)), n_out, n_red), stream=stream,
+                options=("-std=c++17",) + self.options)
+        if target is not out:
+            out[...] = target
+        return out
