@@ -302,3 +302,17 @@ def test_pycuda_mem_alloc_program(device):
     scale(a_gpu, numpy.float32(0.5), n, block=(16, 1, 1), grid=(1, 1))
     cuda.memcpy_dtoh(a_doubled, a_gpu)
     np.testing.assert_array_equal(a_doubled, 2 * a)
+
+
+@pytest.mark.parametrize("program", ["pycuda_multiply_them.py", "pycuda_mem_alloc.py"])
+def test_pycuda_example_programs_run(device, program):
+    _gpu(device)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", program)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    if program == "pycuda_multiply_them.py":
+        assert set(out.stdout.replace("[", " ").replace("]", " ").split()) <= {"0.", "-0."}, out.stdout
+    else:
+        assert "back to a: True" in out.stdout, out.stdout

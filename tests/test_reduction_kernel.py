@@ -57,3 +57,13 @@ def test_max_with_identity_scalars_and_out(device):
     assert res is out
     with pytest.raises(ValueError, match="out must be"):
         k(nf.asarray(x, device="cuda"), np.float32(2), axis=1, out=nf.empty(3, dtype=np.float32, device="cuda"))
+
+
+def test_two_pass_reduction_of_few_long_rows(device):
+    _gpu(device)
+    x = np.random.default_rng(4).random((2, 3_000_000))
+    k = nf.ReductionKernel(*L2)
+    np.testing.assert_allclose(nf.asnumpy(k(nf.asarray(x, device="cuda"), axis=1)),
+                               np.sqrt(np.sum(x * x, axis=1)), rtol=1e-12)
+    np.testing.assert_allclose(float(nf.asnumpy(k(nf.asarray(x, device="cuda")))),
+                               np.sqrt(np.sum(x * x)), rtol=1e-12)

@@ -14,7 +14,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from ._core import ndarray as _ndarray
 from ._creation import asarray, ascontiguousarray, empty
 from ._elementwise_kernel import _parse_params, _is_scalar
-from ._kernels import launch as _launch
+from ._kernels import RawModule
 from ._shape import broadcast_to, moveaxis, reshape
 
 __all__ = ["ReductionKernel"]
@@ -25,6 +25,8 @@ _CTYPES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int
            "float32": "float", "float64": "double", "complex64": "cuda::std::complex<float>",
            "complex128": "cuda::std::complex<double>"}
 _THREADS = 256
+_FUNCTIONS = {}  # (source, options) -> {entry: kernel}
+_FILL_BLOCKS = 132 * 8  # blocks that keep an H100's 132 SMs busy
 
 
 def _ctype(dtype):
@@ -51,53 +53,90 @@ class ReductionKernel:
         return f"<numfuse.ReductionKernel '{self.name}'>"
 
     def _source(self, in_dtypes, scalar, out_dtype, reduce_dtype, typedefs):
+        """(source, entry): `entry` reduces in one pass (a block per output); `entry`_partial
+        and `entry`_final in two (blocks per output write partial values, then one block per
+        output combines them), for few long reductions."""
         entry = self.name if self.name.isidentifier() else "nf_reduction"
-        params = []
-        loads = []
+        params, loads = [], []
         for p, dt, is_scalar in zip(self.in_params, in_dtypes, scalar):
             if is_scalar:
                 params.append(f"const {_ctype(dt)} {p.name}")
             else:
                 params.append(f"const {_ctype(dt)}* __restrict__ nf_in_{p.name}")
                 loads.append(f"      const {_ctype(dt)} {p.name} = nf_in_{p.name}[_j];")
-        out = self.out_params[0]
-        params += [f"{_ctype(out_dtype)}* __restrict__ nf_out", "long long nf_nout", "long long nf_nred"]
+        ins = ", ".join(params) + (", " if params else "")
+        loads = "\n".join(loads)
+        out, ot = self.out_params[0], _ctype(out_dtype)
         heads = []
-        if any(_np.dtype(d).kind == "c" for d in list(in_dtypes) + [out_dtype, reduce_dtype]):
+        every = list(in_dtypes) + [out_dtype, reduce_dtype]
+        if any(_np.dtype(d).kind == "c" for d in every):
             heads.append("#include <cuda/std/complex>")
-        if any(_np.dtype(d) == _np.float16 for d in list(in_dtypes) + [out_dtype, reduce_dtype]):
+        if any(_np.dtype(d) == _np.float16 for d in every):
             heads.append("#include <cuda_fp16.h>")
         tdefs = "\n".join(f"typedef {_ctype(d)} {t};" for t, d in typedefs)
-        rt = _ctype(reduce_dtype)
-        src = f"""{chr(10).join(heads)}
-{tdefs}
-typedef {rt} _type_reduce;
-{self.preamble}
-extern "C" __global__ void {entry}({", ".join(params)}) {{
-  __shared__ _type_reduce nf_s[{_THREADS}];
-  for (long long nf_o = blockIdx.x; nf_o < nf_nout; nf_o += gridDim.x) {{
-    _type_reduce nf_acc = _type_reduce({self.identity});
-    for (long long nf_r = threadIdx.x; nf_r < nf_nred; nf_r += blockDim.x) {{
+        # The elements of range [lo, hi) of output nf_o, mapped and combined into nf_acc.
+        accumulate = f"""    _type_reduce nf_acc = _type_reduce({self.identity});
+    for (long long nf_r = nf_lo + threadIdx.x; nf_r < nf_hi; nf_r += blockDim.x) {{
       const long long _j = nf_o * nf_nred + nf_r;
-{chr(10).join(loads)}
+{loads}
       const _type_reduce a = nf_acc, b = (_type_reduce)({self.map_expr});
       nf_acc = ({self.reduce_expr});
     }}
-    nf_s[threadIdx.x] = nf_acc;
-    __syncthreads();
-    for (int nf_w = {_THREADS} / 2; nf_w > 0; nf_w >>= 1) {{
-      if (threadIdx.x < nf_w) {{
-        const _type_reduce a = nf_s[threadIdx.x], b = nf_s[threadIdx.x + nf_w];
-        nf_s[threadIdx.x] = ({self.reduce_expr});
-      }}
-      __syncthreads();
-    }}
-    if (threadIdx.x == 0) {{
-      const _type_reduce a = nf_s[0];
-      {_ctype(out_dtype)}& {out.name} = nf_out[nf_o];
+    nf_acc = nf_block_reduce(nf_acc, nf_s);"""
+        finish = f"""    if (threadIdx.x == 0) {{
+      const _type_reduce a = nf_acc;
+      {ot}& {out.name} = nf_out[nf_o];
       {self.post_map_expr};
+    }}"""
+        src = f"""{chr(10).join(heads)}
+{tdefs}
+typedef {_ctype(reduce_dtype)} _type_reduce;
+{self.preamble}
+// Every thread's value combined over the block (all threads call it).
+__device__ _type_reduce nf_block_reduce(_type_reduce nf_v, _type_reduce* nf_s) {{
+  nf_s[threadIdx.x] = nf_v;
+  __syncthreads();
+  for (int nf_w = {_THREADS} / 2; nf_w > 0; nf_w >>= 1) {{
+    if (threadIdx.x < nf_w) {{
+      const _type_reduce a = nf_s[threadIdx.x], b = nf_s[threadIdx.x + nf_w];
+      nf_s[threadIdx.x] = ({self.reduce_expr});
     }}
     __syncthreads();
+  }}
+  const _type_reduce nf_r = nf_s[0];
+  __syncthreads();
+  return nf_r;
+}}
+extern "C" __global__ void {entry}({ins}{ot}* __restrict__ nf_out, long long nf_nout, long long nf_nred) {{
+  __shared__ _type_reduce nf_s[{_THREADS}];
+  for (long long nf_o = blockIdx.x; nf_o < nf_nout; nf_o += gridDim.x) {{
+    const long long nf_lo = 0, nf_hi = nf_nred;
+{accumulate}
+{finish}
+  }}
+}}
+extern "C" __global__ void {entry}_partial({ins}_type_reduce* __restrict__ nf_part, long long nf_nout,
+                                           long long nf_nred, long long nf_bpo) {{
+  __shared__ _type_reduce nf_s[{_THREADS}];
+  const long long nf_chunk = (nf_nred + nf_bpo - 1) / nf_bpo;
+  for (long long nf_g = blockIdx.x; nf_g < nf_nout * nf_bpo; nf_g += gridDim.x) {{
+    const long long nf_o = nf_g / nf_bpo, nf_lo = (nf_g % nf_bpo) * nf_chunk;
+    const long long nf_hi = nf_lo + nf_chunk < nf_nred ? nf_lo + nf_chunk : nf_nred;
+{accumulate}
+    if (threadIdx.x == 0) nf_part[nf_g] = nf_acc;
+  }}
+}}
+extern "C" __global__ void {entry}_final(const _type_reduce* __restrict__ nf_part, {ot}* __restrict__ nf_out,
+                                         long long nf_nout, long long nf_bpo) {{
+  __shared__ _type_reduce nf_s[{_THREADS}];
+  for (long long nf_o = blockIdx.x; nf_o < nf_nout; nf_o += gridDim.x) {{
+    _type_reduce nf_acc = _type_reduce({self.identity});
+    for (long long nf_r = threadIdx.x; nf_r < nf_bpo; nf_r += blockDim.x) {{
+      const _type_reduce a = nf_acc, b = nf_part[nf_o * nf_bpo + nf_r];
+      nf_acc = ({self.reduce_expr});
+    }}
+    nf_acc = nf_block_reduce(nf_acc, nf_s);
+{finish}
   }}
 }}
 """
@@ -172,10 +211,23 @@ extern "C" __global__ void {entry}({", ".join(params)}) {{
         target = out if out.flags.c_contiguous else empty(out_shape, dtype=out_dtype, device=device)
         typedefs = sorted(bound.items())
         src, entry = self._source(in_dtypes, scalar, out_dtype, reduce_dtype, typedefs)
-        grid = min(n_out, 1 << 20)
-        _launch(src, entry, (grid,), (_THREADS,),
-                tuple(kernel_args) + (reshape(target, (-1,)), n_out, n_red), stream=stream,
-                options=("-std=c++17",) + self.options)
+        fns = _FUNCTIONS.get((src, self.options))
+        if fns is None:  # one NVRTC compilation for the three entry points
+            module = RawModule(code=src, options=("-std=c++17",) + self.options)
+            fns = _FUNCTIONS[(src, self.options)] = {
+                e: module.get_function(e) for e in (entry, entry + "_partial", entry + "_final")}
+        flat = reshape(target, (-1,))
+        # Blocks per output: enough blocks to fill the GPU when the outputs are few and long.
+        bpo = int(min(max(n_red // (_THREADS * 32), 1), max(_FILL_BLOCKS // n_out, 1), 1024))
+        if bpo == 1:
+            fns[entry]((min(n_out, 1 << 20),), (_THREADS,), tuple(kernel_args) + (flat, n_out, n_red),
+                       stream=stream)
+        else:
+            part = empty(n_out * bpo, dtype=reduce_dtype, device=device)
+            fns[entry + "_partial"]((min(n_out * bpo, 1 << 20),), (_THREADS,),
+                                    tuple(kernel_args) + (part, n_out, n_red, bpo), stream=stream)
+            fns[entry + "_final"]((min(n_out, 1 << 20),), (_THREADS,), (part, flat, n_out, bpo),
+                                  stream=stream)
         if target is not out:
             out[...] = target
         return out
