@@ -152,3 +152,13 @@ def test_type_errors_name_the_parameter(device):
     k2 = nf.ElementwiseKernel("int32 x", "int32 z", "z = x", "ints")
     with pytest.raises(TypeError, match="parameter 'x'"):
         k2(_on(np.zeros(3)))
+
+
+def test_fuses_into_a_reduction(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "T y", "y = x * (T)(i % 3)", "weighted")
+    h = np.random.default_rng(5).random((30, 400))
+    x = _on(h)
+    w = (np.arange(h.size) % 3).reshape(h.shape)
+    np.testing.assert_allclose(float(nf.asnumpy(nf.sum(k(x)))), np.sum(h * w), rtol=1e-12)
+    np.testing.assert_allclose(nf.asnumpy(nf.sum(k(x), axis=0)), np.sum(h * w, axis=0), rtol=1e-12)

@@ -10,6 +10,7 @@
 
 #include "cuda_emulator.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ir/user_elementwise.h"
 #include "nvrtc_check.h"
@@ -114,4 +115,18 @@ TEST(UserElementwise, EmulatedKernelComputesTheOperationFusedWithTheSquare) {
       EXPECT_EQ(u.out.data_as<double>()[i], z * z) << "element " << i << " of " << n;
     }
   }
+}
+
+TEST(UserElementwise, ReductionPrologueCompiles) {
+  // sum(k(x) ** 2): the user step runs in the fused reduction kernel, reading the position.
+  UserProgram u = make_program(kOperation, 5000);
+  u.program.outputs.clear();
+  u.program.reduced = ProgramValue{-1, 1, 0};
+  ReduceSpec spec;
+  spec.op = ReduceOp::Sum;
+  spec.loop = DType::Float64;
+  spec.axes = {true};
+  FusedReduceKernel k = generate_reduce_fused(spec, u.program, 132);
+  EXPECT_NE(k.body.find(kOperation), std::string::npos);
+  expect_nvrtc_compiles(std::string(kKernelPrelude) + k.body, "user_reduce.cu");
 }

@@ -423,11 +423,14 @@ void bind_kernels(nb::module_& parent) {
       .def("attribute", [](Function& f, int attribute, int device) {
         if (device < 0) device = current_device();
         CUfunction fn = f.get(device);
+        activate(device);
         return function_attribute(fn, attribute);
       }, nb::arg("attribute"), nb::arg("device") = -1)
       .def("set_attribute", [](Function& f, int attribute, int value, int device) {
         if (device < 0) device = current_device();
-        set_function_attribute(f.get(device), attribute, value);
+        CUfunction fn = f.get(device);
+        activate(device);
+        set_function_attribute(fn, attribute, value);
       }, nb::arg("attribute"), nb::arg("value"), nb::arg("device") = -1);
 
   nb::class_<ElementwiseDef>(m, "ElementwiseDef")
