@@ -285,13 +285,12 @@ void launch(Function& f, nb::handle grid_h, nb::handle block_h, nb::handle args_
     device = stream_h.is_none() ? current_device() : nb::cast<Stream&>(stream_h).device();
   }
   if (!arrays.empty()) {
-    // The kernel may write every array it is given: NumPy's write rules of the graph.
-    std::vector<Array> all;
-    all.reserve(arrays.size());
-    for (auto& p : arrays) all.push_back(p.second);
-    eval(all, FlushReason::Explicit);
+    // The kernel may write every array it is given: NumPy's write rules of the graph. A loop of
+    // launches on materialised arrays that nothing pending reads skips the graph's lock (a
+    // racing reader recorded by another thread is unordered with this launch in any case).
     for (auto& p : arrays) {
-      prepare_write(p.second);
+      const Storage* st = p.second.storage.get();
+      if (st->producer || !st->readers.empty()) prepare_write(p.second);
       CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(p.second.data());
       std::memcpy(storage[p.first].data(), &ptr, 8);
     }
