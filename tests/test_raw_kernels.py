@@ -136,6 +136,35 @@ def test_compilation_is_cached():
 
 
 @needs_nvrtc
+def test_compiled_kernels_are_read_back_from_the_disk_cache(tmp_path):
+    src = ADD + "\n// disk cache test %d\n" % os.getpid()
+    before_dir = nf.cuda._c.kernel_cache_dir()
+    try:
+        nf.cuda._c.set_kernel_cache_dir(str(tmp_path))
+        nf.RawKernel(src, "add").compile()
+        assert any(tmp_path.iterdir())  # a file was written
+        nf.cuda._c.set_kernel_cache_dir(str(tmp_path))  # forgets what memory held
+        nf.cuda._c.reset_kernel_cache_stats()
+        nf.RawKernel(src, "add").compile()
+        stats = nf.cuda.kernel_cache_stats()
+        assert stats["disk_hits"] == 1 and stats["compilations"] == 0
+    finally:
+        nf.cuda._c.set_kernel_cache_dir(before_dir)
+
+
+@needs_nvrtc
+def test_module_from_a_cubin_or_a_source_file(tmp_path):
+    cubin = tmp_path / "add.cubin"
+    cubin.write_bytes(nf.cuda._c.compile_to_cubin(ADD, "add", "sm_90", []))
+    m = nf.RawModule(path=cubin)
+    assert m.code is None and m.get_function("add").lowered_name() == "add"
+    cu = tmp_path / "t.cu"
+    cu.write_text(TEMPLATES)
+    m2 = nf.RawModule(path=str(cu), name_expressions=["scale<float>"])
+    assert m2._lowered_name("scale<float>").startswith("_Z")
+
+
+@needs_nvrtc
 def test_options_reach_nvrtc():
     src = "extern \"C\" __global__ void k(int* x) {\n#ifndef MY_FLAG\n#error no flag\n#endif\n}\n"
     with pytest.raises(nf.cuda.CompileError, match="no flag"):
@@ -316,3 +345,17 @@ def test_pycuda_example_programs_run(device, program):
         assert set(out.stdout.replace("[", " ").replace("]", " ").split()) <= {"0.", "-0."}, out.stdout
     else:
         assert "back to a: True" in out.stdout, out.stdout
+
+
+def test_launch_from_a_cubin_file_and_the_internal_entry_point(device, tmp_path):
+    _gpu(device)
+    arch = nf.cuda._c.device_arch(nf.cuda.get_device_id())
+    cubin = tmp_path / "add.cubin"
+    cubin.write_bytes(nf.cuda._c.compile_to_cubin(ADD, "add", arch, []))
+    x = nf.arange(100, dtype=np.float32, device="cuda")
+    z = nf.empty(100, dtype=np.float32, device="cuda")
+    nf.RawModule(path=cubin).get_function("add")(1, 128, (x, x, z, np.int32(100)))
+    np.testing.assert_array_equal(nf.asnumpy(z), np.arange(100, dtype=np.float32) * 2)
+    _kernels.launch(ADD, "add", 1, 128, (z, x, z, 100))  # source, signature-typed scalar
+    _kernels.launch(cubin.read_bytes(), "add", (1, 1), (128,), (z, x, z, np.int32(100)))
+    np.testing.assert_array_equal(nf.asnumpy(z), np.arange(100, dtype=np.float32) * 4)
