@@ -56,6 +56,30 @@ def test_call_without_a_gpu_is_a_cuda_error():
         k(nf.arange(4.0))
 
 
+FUSED_OPTIONS = ("-std=c++17", "--fmad=false")  # those of numfuse's fused kernels
+
+
+@pytest.mark.skipif(not nf.cuda.nvrtc_available(), reason="NVRTC not found")
+@pytest.mark.parametrize("params, outs, operation, args, kwargs", [
+    ("float32 x, T y", "T z", "z = x * y + 1", lambda: (nf.zeros((4, 5), np.float32), nf.zeros(5)), {}),
+    ("T x, T a", "T z", "z = a * x", lambda: (nf.zeros(6, np.float32), 2.5), {}),
+    ("T x, raw T r", "T z", "z = x + r[(i + 1) % r.size()] + (T)_ind.size()",
+     lambda: (nf.zeros(7), nf.zeros(3)), {}),
+    ("T x", "T y", "y += x", lambda: (nf.zeros(5), nf.ones(5)), {}),
+    ("T x", "T s, T d", "s = x + x; d = x * x", lambda: (nf.zeros(4, np.int16),), {}),
+    ("", "int64 y", "y = i * i", lambda: (), {"size": 10}),
+    ("T x, bool m", "T y", "y = m ? x : T(0)", lambda: (nf.zeros((3, 1), np.complex64), np.bool_(True)), {}),
+    ("T x", "T y", "y = x * 2", lambda: (nf.zeros(8, np.float16),), {}),
+])
+def test_fused_source_of_a_call_compiles_with_nvrtc(params, outs, operation, args, kwargs):
+    # The whole front end (parsing, placeholders, scalars, raw arrays, given outputs) down to the
+    # generated kernel a GPU would compile, checked here by NVRTC.
+    k = nf.ElementwiseKernel(params, outs, operation, "checked")
+    src = k._cuda_source(*args(), **kwargs)
+    assert operation in src
+    nf.RawKernel(src, "nf_fused", options=FUSED_OPTIONS).compile()
+
+
 # ---- on a GPU -------------------------------------------------------------------------------------
 
 def test_values_broadcasting_and_placeholders(device):

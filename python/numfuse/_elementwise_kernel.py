@@ -98,6 +98,21 @@ class ElementwiseKernel:
         return d
 
     def __call__(self, *args, size=None, block_size=None, stream=None):
+        definition, step_args, out_dtypes, shape, outs = self._prepare(args, size, on_device=True)
+        results = _k.elementwise(definition, step_args, out_dtypes, shape, outs)
+        if self.no_return:
+            return None
+        if self.nout == 1 and not self.return_tuple:
+            return results[0]
+        return tuple(results)
+
+    def _cuda_source(self, *args, size=None):
+        """The fused CUDA source a GPU would compile for this call alone, built from arrays of
+        any device (a raw array's address is 0 here): for NVRTC checks without a GPU."""
+        definition, step_args, out_dtypes, shape, _ = self._prepare(args, size, on_device=False)
+        return _k.elementwise_source(definition, step_args, out_dtypes, shape)
+
+    def _prepare(self, args, size, on_device):
         if self.after_loop:
             raise NotImplementedError(f"ElementwiseKernel '{self.name}': after_loop is not supported "
                                       "(the operation runs inside a fused kernel, per element)")
@@ -177,7 +192,7 @@ class ElementwiseKernel:
                 step_args.append(a)
                 continue
             a = ascontiguousarray(a)
-            ptr = _k.device_pointer(a) if a.size else 0
+            ptr = _k.device_pointer(a) if a.size and on_device else 0
             view = a.reshape(-1)[:1].reshape(()) if a.size else asarray(_np.zeros((), dt), device="cpu")
             step_args += [view, asarray(_np.uint64(ptr), device="cpu"),
                           asarray(_np.int64(a.size), device="cpu")]
@@ -193,9 +208,4 @@ class ElementwiseKernel:
         typedefs = sorted(bound.items())
         raw_dtypes = [dtype_of(p) for p in self.in_params if p.raw]
         _, definition = self._definition(typedefs, given, raw_dtypes)
-        results = _k.elementwise(definition, step_args, out_dtypes, shape, outs)
-        if self.no_return:
-            return None
-        if self.nout == 1 and not self.return_tuple:
-            return results[0]
-        return tuple(results)
+        return definition, step_args, out_dtypes, shape, outs

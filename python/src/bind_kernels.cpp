@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "bindings.h"
+#include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
@@ -462,6 +463,30 @@ void bind_kernels(nb::module_& parent) {
     for (nb::handle h : out_dtypes) dts.push_back(dtype_from_py(h));
     return user_elementwise(d.def, args, dts, py_shape(shape), outs);
   }, nb::arg("definition"), nb::arg("args"), nb::arg("out_dtypes"), nb::arg("shape"), nb::arg("outs"));
+
+  // The fused CUDA source of one user step over host arrays standing in for device ones (its
+  // outputs host arrays too): what a GPU would compile, for NVRTC checks on machines without one.
+  m.def("elementwise_source", [](const ElementwiseDef& d, const std::vector<Array>& args,
+                                 nb::list out_dtypes, nb::handle shape_h) {
+    const Shape shape = py_shape(shape_h);
+    auto node = std::make_shared<UserElementwiseNode>();
+    node->def = d.def;
+    node->device = Device::cuda(0);
+    for (const Array& a : args) node->in_loop.push_back(a.dtype);
+    GroupProgram p;
+    p.shape = shape;
+    p.device = Device::cuda(0);
+    p.leaves = args;
+    for (nb::handle h : out_dtypes) node->out_loop.push_back(dtype_from_py(h));
+    ProgramStep step{node.get(), node->op(), {}};
+    for (int l = 0; l < static_cast<int>(args.size()); ++l) step.args.push_back(ProgramValue{l});
+    p.steps.push_back(step);
+    for (size_t j = 0; j < node->out_loop.size(); ++j) {
+      p.outputs.push_back({ProgramValue{-1, 0, static_cast<int>(j)},
+                           Array::empty(shape, node->out_loop[j], Device::cpu())});
+    }
+    return std::string(kKernelPrelude) + generate_elementwise(p).body;
+  }, nb::arg("definition"), nb::arg("args"), nb::arg("out_dtypes"), nb::arg("shape"));
 
   // The device address of a CUDA array's first element, evaluating it first (a raw parameter's).
   m.def("device_pointer", [](const Array& a) {
