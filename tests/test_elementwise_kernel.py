@@ -35,8 +35,6 @@ def test_bad_parameter_lists_are_value_errors():
         nf.ElementwiseKernel("T x, T x", "T y", "y = x")
     with pytest.raises(ValueError, match="cannot read the parameter"):
         nf.ElementwiseKernel("x", "T y", "y = x")
-    with pytest.raises(ValueError, match="cannot be raw"):
-        nf.ElementwiseKernel("T x", "raw T y", "y[i] = x")
 
 
 def test_argument_count_and_unbound_placeholder_are_type_errors():
@@ -78,6 +76,22 @@ def test_fused_source_of_a_call_compiles_with_nvrtc(params, outs, operation, arg
     src = k._cuda_source(*args(), **kwargs)
     assert operation in src
     nf.RawKernel(src, "nf_fused", options=FUSED_OPTIONS).compile()
+
+
+@pytest.mark.skipif(not nf.cuda.nvrtc_available(), reason="NVRTC not found")
+@pytest.mark.parametrize("params, outs, operation, extra, args", [
+    ("T x", "raw T y", "y[_ind.size() - 1 - i] = x", {}, lambda: (nf.zeros(5), nf.zeros(5))),
+    ("T x, raw T r", "T y", "y = x + r[0]", {"after_loop": "if (threadIdx.x == 0) { }"},
+     lambda: (nf.zeros(5, np.float32), nf.zeros(2, np.float32))),
+    ("T x", "raw U y", "y[i] = (U)x", {}, lambda: (nf.zeros(3, np.complex64), nf.zeros(3, np.complex128))),
+])
+def test_standalone_kernels_compile_with_nvrtc(params, outs, operation, extra, args):
+    # Raw outputs and after_loop: a kernel of its own, not a fused step.
+    k = nf.ElementwiseKernel(params, outs, operation, "alone", **extra)
+    assert k._standalone
+    src = k._cuda_source(*args())
+    assert operation in src and "alone(" in src
+    nf.RawKernel(src, "alone", options=("-std=c++17",)).compile()
 
 
 # ---- on a GPU -------------------------------------------------------------------------------------
@@ -186,3 +200,16 @@ def test_fuses_into_a_reduction(device):
     w = (np.arange(h.size) % 3).reshape(h.shape)
     np.testing.assert_allclose(float(nf.asnumpy(nf.sum(k(x)))), np.sum(h * w), rtol=1e-12)
     np.testing.assert_allclose(nf.asnumpy(nf.sum(k(x), axis=0)), np.sum(h * w, axis=0), rtol=1e-12)
+
+
+def test_raw_output_scatters_as_its_own_kernel(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x", "raw T y", "y[_ind.size() - 1 - i] = x * 2", "reverse2")
+    x = _on(np.arange(6.0))
+    y = nf.zeros(6, device="cuda")
+    before = y + 1  # pending: reads the zeros
+    k(x, y)
+    np.testing.assert_array_equal(nf.asnumpy(y), np.arange(6.0)[::-1] * 2)
+    np.testing.assert_array_equal(nf.asnumpy(before), np.ones(6))
+    with pytest.raises(TypeError, match="raw output 'y' must be given"):
+        k(x)

@@ -15,8 +15,9 @@ import numpy as _np
 
 from ._core import kernels as _k
 from ._core import ndarray as _ndarray
-from ._creation import asarray, ascontiguousarray
-from ._kernels import _C_TYPES
+from ._creation import asarray, ascontiguousarray, empty
+from ._kernels import _C_TYPES, RawKernel, _cuda_type, _type_headers
+from ._shape import broadcast_to
 
 __all__ = ["ElementwiseKernel"]
 
@@ -40,8 +41,6 @@ class _Param:
             self.dtype = _np.dtype(_C_TYPES[self.type_name])
         else:
             self.dtype = None  # a placeholder
-        if self.raw and is_output:
-            raise ValueError(f"output parameter '{self.name}' cannot be raw")
 
 
 def _parse_params(text, is_output):
@@ -71,6 +70,10 @@ class ElementwiseKernel:
         self.nin, self.nout = len(self.in_params), len(self.out_params)
         self.nargs = self.nin + self.nout
         self._defs = {}
+        # Raw outputs (scattered writes) and after_loop have no place in a fused element-wise
+        # step: such kernels run as a kernel of their own (_standalone_call).
+        self._standalone = bool(after_loop) or any(p.raw for p in self.out_params)
+        self._functions = {}
 
     def __repr__(self):
         return f"<numfuse.ElementwiseKernel '{self.name}'>"
@@ -98,8 +101,12 @@ class ElementwiseKernel:
         return d
 
     def __call__(self, *args, size=None, block_size=None, stream=None):
-        definition, step_args, out_dtypes, shape, outs = self._prepare(args, size, on_device=True)
-        results = _k.elementwise(definition, step_args, out_dtypes, shape, outs)
+        r = self._resolve(args, size)
+        if self._standalone:
+            results = _standalone_call(self, r, stream)
+        else:
+            definition, step_args, out_dtypes, shape, outs = self._prepare(r, on_device=True)
+            results = _k.elementwise(definition, step_args, out_dtypes, shape, outs)
         if self.no_return:
             return None
         if self.nout == 1 and not self.return_tuple:
@@ -109,13 +116,14 @@ class ElementwiseKernel:
     def _cuda_source(self, *args, size=None):
         """The fused CUDA source a GPU would compile for this call alone, built from arrays of
         any device (a raw array's address is 0 here): for NVRTC checks without a GPU."""
-        definition, step_args, out_dtypes, shape, _ = self._prepare(args, size, on_device=False)
+        r = self._resolve(args, size)
+        if self._standalone:
+            return _standalone_source(self, r)[0]
+        definition, step_args, out_dtypes, shape, _ = self._prepare(r, on_device=False)
         return _k.elementwise_source(definition, step_args, out_dtypes, shape)
 
-    def _prepare(self, args, size, on_device):
-        if self.after_loop:
-            raise NotImplementedError(f"ElementwiseKernel '{self.name}': after_loop is not supported "
-                                      "(the operation runs inside a fused kernel, per element)")
+    def _resolve(self, args, size):
+        """The call's arguments checked and typed: a _Resolved."""
         if len(args) not in (self.nin, self.nargs):
             raise TypeError(f"ElementwiseKernel '{self.name}' takes {self.nin} inputs (or {self.nargs} "
                             f"with the outputs), {len(args)} given")
@@ -167,27 +175,33 @@ class ElementwiseKernel:
                 raise ValueError(f"ElementwiseKernel '{self.name}': size= is for kernels without "
                                  "non-raw array arguments")
             shape = _np.broadcast_shapes(*[a.shape for a in arrays])
-        elif any(o is not None for o in outs):
-            shape = next(o for o in outs if o is not None).shape
+        elif any(o is not None and not p.raw for p, o in zip(self.out_params, outs)):
+            shape = next(o for p, o in zip(self.out_params, outs) if o is not None and not p.raw).shape
         elif size is not None:
             shape = (int(size),)
         else:
             raise ValueError(f"ElementwiseKernel '{self.name}': the index space is unknown: give "
                              "size= when no argument is a non-raw array")
         n = int(_np.prod(shape, dtype=_np.int64))
+        for p, o in zip(self.out_params, outs):
+            if o is not None and o.dtype != dtype_of(p):
+                raise TypeError(f"ElementwiseKernel '{self.name}': output '{p.name}' is "
+                                f"{dtype_of(p)}, got an array of {o.dtype}")
+            if o is None and p.raw:
+                raise TypeError(f"ElementwiseKernel '{self.name}': raw output '{p.name}' must be given")
+        return _Resolved(ins, outs, bound, [dtype_of(p) for p in self.in_params],
+                         [dtype_of(p) for p in self.out_params], tuple(shape), n)
 
+    def _prepare(self, r, on_device):
+        """The fused node's definition and step arguments for a resolved call."""
+        ins, outs, n, shape = r.ins, r.outs, r.n, r.shape
         step_args = []
-        for p, a in zip(self.in_params, ins):
-            dt = dtype_of(p)
+        for p, a, dt in zip(self.in_params, ins, r.in_dtypes):
             if _is_scalar(a):
                 step_args.append(asarray(_np.asarray(a).astype(dt) if isinstance(a, _np.generic) else
                                          _np.array(a, dtype=dt), device="cpu"))
                 continue
-            if a.dtype != dt:
-                if not _np.can_cast(a.dtype, dt, "same_kind"):
-                    raise TypeError(f"ElementwiseKernel '{self.name}': parameter '{p.name}' is "
-                                    f"{dt}, got an array of {a.dtype} (not a same-kind cast)")
-                a = a.astype(dt)
+            a = _cast_input(self.name, p, a, dt)
             if not p.raw:
                 step_args.append(a)
                 continue
@@ -197,15 +211,124 @@ class ElementwiseKernel:
             step_args += [view, asarray(_np.uint64(ptr), device="cpu"),
                           asarray(_np.int64(a.size), device="cpu")]
         step_args.append(asarray(_np.int64(n), device="cpu"))
-        out_dtypes = [dtype_of(p) for p in self.out_params]
         given = [o is not None for o in outs]
-        for p, o in zip(self.out_params, outs):
-            if o is not None:
-                if o.dtype != dtype_of(p):
-                    raise TypeError(f"ElementwiseKernel '{self.name}': output '{p.name}' is "
-                                    f"{dtype_of(p)}, got an array of {o.dtype}")
-                step_args.append(o)
-        typedefs = sorted(bound.items())
-        raw_dtypes = [dtype_of(p) for p in self.in_params if p.raw]
-        _, definition = self._definition(typedefs, given, raw_dtypes)
-        return definition, step_args, out_dtypes, shape, outs
+        step_args += [o for o in outs if o is not None]
+        raw_dtypes = [dt for p, dt in zip(self.in_params, r.in_dtypes) if p.raw]
+        _, definition = self._definition(sorted(r.bound.items()), given, raw_dtypes)
+        return definition, step_args, r.out_dtypes, shape, outs
+
+
+class _Resolved:
+    """A call's arguments, checked and typed (ElementwiseKernel._resolve)."""
+
+    def __init__(self, ins, outs, bound, in_dtypes, out_dtypes, shape, n):
+        self.ins, self.outs, self.bound = ins, outs, bound
+        self.in_dtypes, self.out_dtypes, self.shape, self.n = in_dtypes, out_dtypes, shape, n
+
+
+def _cast_input(kernel_name, p, a, dt):
+    if a.dtype == dt:
+        return a
+    if not _np.can_cast(a.dtype, dt, "same_kind"):
+        raise TypeError(f"ElementwiseKernel '{kernel_name}': parameter '{p.name}' is {dt}, got an "
+                        f"array of {a.dtype} (not a same-kind cast)")
+    return a.astype(dt)
+
+
+_THREADS = 256
+
+
+def _standalone_source(k, r):
+    """(source, entry) of a kernel of its own for a call of `k`: non-raw arrays contiguous over
+    the index space (element i at [i]), raw ones as {pointer, size}, scalars by value."""
+    entry = k.name if k.name.isidentifier() else "nf_elementwise"
+    params, locals_, loads = [], [], []
+    for p, a, dt in zip(k.in_params, r.ins, r.in_dtypes):
+        t = _cuda_type(dt)
+        if p.raw:
+            params += [f"{t}* nf_rawp_{p.name}", f"long long nf_raws_{p.name}"]
+            locals_.append(f"  const nf_user_raw<{t}> {p.name}{{nf_rawp_{p.name}, nf_raws_{p.name}}};")
+        elif _is_scalar(a):
+            params.append(f"const {t} {p.name}")
+        else:
+            params.append(f"const {t}* __restrict__ nf_in_{p.name}")
+            loads.append(f"    const {t} {p.name} = nf_in_{p.name}[i];")
+    for p, dt in zip(k.out_params, r.out_dtypes):
+        t = _cuda_type(dt)
+        if p.raw:
+            params += [f"{t}* nf_rawp_{p.name}", f"long long nf_raws_{p.name}"]
+            locals_.append(f"  const nf_user_raw<{t}> {p.name}{{nf_rawp_{p.name}, nf_raws_{p.name}}};")
+        else:
+            params.append(f"{t}* nf_out_{p.name}")
+            loads.append(f"    {t}& {p.name} = nf_out_{p.name}[i];")
+    typedefs = "\n".join(f"typedef {_cuda_type(d)} {t};" for t, d in sorted(r.bound.items()))
+    src = f"""{_type_headers(list(r.in_dtypes) + list(r.out_dtypes))}
+{typedefs}
+struct nf_user_ind {{
+  long long n;
+  __device__ long long size() const {{ return n; }}
+}};
+template <class T> struct nf_user_raw {{
+  T* p;
+  long long n;
+  __device__ T& operator[](long long j) const {{ return p[j]; }}
+  __device__ long long size() const {{ return n; }}
+}};
+{k.preamble}
+extern "C" __global__ void {entry}({", ".join(params + ["long long nf_n"])}) {{
+{chr(10).join(locals_)}
+  const nf_user_ind _ind{{nf_n}};
+  {k.loop_prep};
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nf_n;
+       i += (long long)blockDim.x * gridDim.x) {{
+{chr(10).join(loads)}
+    {k.operation};
+  }}
+  {k.after_loop};
+}}
+"""
+    return src, entry
+
+
+def _standalone_call(k, r, stream):
+    """Runs a call of `k` as a kernel of its own (raw outputs, after_loop), ordered with the
+    lazy graph as a RawKernel launch is; returns the outputs."""
+    src, entry = _standalone_source(k, r)
+    fn = k._functions.get(src)
+    if fn is None:
+        fn = k._functions[src] = RawKernel(src, entry, options=("-std=c++17",))
+    args, outs, copy_back = [], [], []
+    for p, a, dt in zip(k.in_params, r.ins, r.in_dtypes):
+        if _is_scalar(a):
+            args.append(_np.asarray(a).astype(dt)[()])
+            continue
+        a = _cast_input(k.name, p, a, dt)
+        if p.raw:
+            args += [ascontiguousarray(a), _np.int64(a.size)]
+        else:
+            args.append(ascontiguousarray(broadcast_to(a, r.shape)))
+    for p, o, dt in zip(k.out_params, r.outs, r.out_dtypes):
+        if p.raw:
+            args += [o, _np.int64(o.size)]  # must be contiguous: checked by the launch's pointer
+            outs.append(o)
+            continue
+        if o is None:
+            o = empty(r.shape, dtype=dt, device=next(
+                (a.device for a in r.ins if isinstance(a, _ndarray)), None))
+        if tuple(o.shape) != r.shape:
+            raise ValueError(f"ElementwiseKernel '{k.name}': output '{p.name}' has shape {o.shape}, "
+                             f"the index space is {r.shape}")
+        target = o if o.flags.c_contiguous else ascontiguousarray(o)
+        if target is not o:
+            copy_back.append((o, target))
+        args.append(target)
+        outs.append(o)
+    for p, o in zip(k.out_params, r.outs):
+        if p.raw and not o.flags.c_contiguous:
+            raise ValueError(f"ElementwiseKernel '{k.name}': raw output '{p.name}' must be C-contiguous")
+    if r.n:
+        fn((min((r.n + _THREADS - 1) // _THREADS, 1 << 20),), (_THREADS,), tuple(args) + (r.n,),
+           stream=stream)
+    for o, target in copy_back:
+        o[...] = target
+    return outs

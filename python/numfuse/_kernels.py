@@ -17,6 +17,8 @@ bool -> bool, complex -> complex<double>).
 import os
 import re
 
+import numpy as _np
+
 from ._core import kernels as _k
 
 __all__ = ["RawKernel", "RawModule"]
@@ -44,6 +46,29 @@ _C_TYPES = {
     "cuFloatComplex": "complex64", "complex<double>": "complex128",
     "thrust::complex<double>": "complex128", "cuDoubleComplex": "complex128",
 }
+# NumPy dtype -> the C++ type generated kernels of users' code spell it with.
+_CUDA_TYPES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
+               "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int",
+               "int64": "long long", "uint64": "unsigned long long", "float16": "__half",
+               "float32": "float", "float64": "double",
+               "complex64": "cuda::std::complex<float>", "complex128": "cuda::std::complex<double>"}
+
+
+def _cuda_type(dtype):
+    return _CUDA_TYPES[_np.dtype(dtype).name]
+
+
+def _type_headers(dtypes):
+    """The #include lines the types of `dtypes` need."""
+    kinds = {_np.dtype(d).name for d in dtypes}
+    heads = []
+    if kinds & {"complex64", "complex128"}:
+        heads.append("#include <cuda/std/complex>")
+    if "float16" in kinds:
+        heads.append("#include <cuda_fp16.h>")
+    return "\n".join(heads)
+
+
 _QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"}
 
 

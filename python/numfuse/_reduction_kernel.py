@@ -14,23 +14,14 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from ._core import ndarray as _ndarray
 from ._creation import asarray, ascontiguousarray, empty
 from ._elementwise_kernel import _parse_params, _is_scalar
-from ._kernels import RawModule
+from ._kernels import RawModule, _cuda_type as _ctype, _type_headers
 from ._shape import broadcast_to, moveaxis, reshape
 
 __all__ = ["ReductionKernel"]
 
-_CTYPES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
-           "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int",
-           "int64": "long long", "uint64": "unsigned long long", "float16": "__half",
-           "float32": "float", "float64": "double", "complex64": "cuda::std::complex<float>",
-           "complex128": "cuda::std::complex<double>"}
 _THREADS = 256
 _FUNCTIONS = {}  # (source, options) -> {entry: kernel}
 _FILL_BLOCKS = 132 * 8  # blocks that keep an H100's 132 SMs busy
-
-
-def _ctype(dtype):
-    return _CTYPES[_np.dtype(dtype).name]
 
 
 class ReductionKernel:
@@ -67,12 +58,7 @@ class ReductionKernel:
         ins = ", ".join(params) + (", " if params else "")
         loads = "\n".join(loads)
         out, ot = self.out_params[0], _ctype(out_dtype)
-        heads = []
-        every = list(in_dtypes) + [out_dtype, reduce_dtype]
-        if any(_np.dtype(d).kind == "c" for d in every):
-            heads.append("#include <cuda/std/complex>")
-        if any(_np.dtype(d) == _np.float16 for d in every):
-            heads.append("#include <cuda_fp16.h>")
+        heads = _type_headers(list(in_dtypes) + [out_dtype, reduce_dtype])
         tdefs = "\n".join(f"typedef {_ctype(d)} {t};" for t, d in typedefs)
         # The elements of range [lo, hi) of output nf_o, mapped and combined into nf_acc.
         accumulate = f"""    _type_reduce nf_acc = _type_reduce({self.identity});
@@ -88,7 +74,7 @@ class ReductionKernel:
       {ot}& {out.name} = nf_out[nf_o];
       {self.post_map_expr};
     }}"""
-        src = f"""{chr(10).join(heads)}
+        src = f"""{heads}
 {tdefs}
 typedef {_ctype(reduce_dtype)} _type_reduce;
 {self.preamble}
