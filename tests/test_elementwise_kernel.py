@@ -213,3 +213,25 @@ def test_raw_output_scatters_as_its_own_kernel(device):
     np.testing.assert_array_equal(nf.asnumpy(before), np.ones(6))
     with pytest.raises(TypeError, match="raw output 'y' must be given"):
         k(x)
+
+
+PREAMBLE = "template <class T> __device__ T sq(T v) { return v * v; }"
+
+
+@pytest.mark.skipif(not nf.cuda.nvrtc_available(), reason="NVRTC not found")
+def test_preamble_and_loop_prep_reach_the_fused_source():
+    k = nf.ElementwiseKernel("T x", "T y", "y = sq(x) + c", "with_preamble", preamble=PREAMBLE,
+                             loop_prep="const T c = 1")
+    src = k._cuda_source(nf.zeros(4))
+    assert PREAMBLE in src
+    nf.RawKernel(src, "nf_fused", options=FUSED_OPTIONS).compile()
+
+
+def test_two_kernels_sharing_a_preamble_fuse(device):
+    _gpu(device)
+    k1 = nf.ElementwiseKernel("T x", "T y", "y = sq(x)", "sq1", preamble=PREAMBLE)
+    k2 = nf.ElementwiseKernel("T x", "T y", "y = sq(x) + 1", "sq2", preamble=PREAMBLE)
+    x = _on(np.arange(5.0))
+    y = k2(k1(x))
+    assert "in 1 group(s)" in nf.explain(y)
+    np.testing.assert_array_equal(nf.asnumpy(y), np.arange(5.0) ** 4 + 1)

@@ -34,13 +34,13 @@ std::string function_name(size_t st) { return "nf_user_" + std::to_string(st); }
 
 std::string user_step_definitions(const GroupProgram& p) {
   std::string out;
-  std::set<int> preambles;
+  std::set<std::string> preambles;  // by text: two kernels may share one preamble
   for (size_t st = 0; st < p.steps.size(); ++st) {
     const ProgramStep& step = p.steps[st];
     if (step.op.kind != ElementwiseOp::Kind::User) continue;
     const UserElementwiseDef& d = *step.op.user;
     if (out.empty()) out += kUserHelpers;
-    if (!d.preamble.empty() && preambles.insert(d.id).second) {
+    if (!d.preamble.empty() && preambles.insert(d.preamble).second) {
       out += "// preamble of " + d.name + "\n" + d.preamble + "\n";
     }
     std::string params, locals;
@@ -73,7 +73,7 @@ std::string user_step_definitions(const GroupProgram& p) {
       out += std::string("  typedef ") + cuda_compute_type(t.second) + " " + t.first + ";\n";
     }
     out += locals;
-    if (!d.loop_prep.empty()) out += "  " + d.loop_prep + "\n";
+    if (!d.loop_prep.empty()) out += "  " + d.loop_prep + ";\n";
     out += "  " + d.operation + ";\n}\n";
   }
   return out;
