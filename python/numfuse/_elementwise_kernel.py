@@ -9,6 +9,7 @@ broadcast together; ``raw`` parameters are whole arrays indexed by ``name[j]`` (
 Outputs are allocated, or given after the inputs (their current values are what the operation
 reads). Without a GPU a call raises numfuse.cuda.CUDAError; construction never fails.
 """
+import math
 import re
 
 import numpy as _np
@@ -182,7 +183,7 @@ class ElementwiseKernel:
         else:
             raise ValueError(f"ElementwiseKernel '{self.name}': the index space is unknown: give "
                              "size= when no argument is a non-raw array")
-        n = int(_np.prod(shape, dtype=_np.int64))
+        n = math.prod(shape)
         for p, o in zip(self.out_params, outs):
             if o is not None and o.dtype != dtype_of(p):
                 raise TypeError(f"ElementwiseKernel '{self.name}': output '{p.name}' is "
