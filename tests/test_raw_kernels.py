@@ -359,3 +359,12 @@ def test_launch_from_a_cubin_file_and_the_internal_entry_point(device, tmp_path)
     _kernels.launch(ADD, "add", 1, 128, (z, x, z, 100))  # source, signature-typed scalar
     _kernels.launch(cubin.read_bytes(), "add", (1, 1), (128,), (z, x, z, np.int32(100)))
     np.testing.assert_array_equal(nf.asnumpy(z), np.arange(100, dtype=np.float32) * 4)
+
+
+@needs_nvrtc
+def test_pycuda_prepare_accepts_struct_letters_and_numpy_types():
+    f = nf.cuda.SourceModule("__global__ void f(float* a, int n) { }").get_function("f")
+    assert f.prepare("Pi") is f
+    assert f.prepare([np.intp, np.int32]) is f
+    with pytest.raises(ValueError, match="unknown argument type"):
+        f.prepare("Px")

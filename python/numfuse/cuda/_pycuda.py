@@ -106,6 +106,10 @@ class Function:
         convert Python scalars to them and check the count."""
         specs = []
         for n, ch in enumerate(arg_types):
+            if not isinstance(ch, str):  # a NumPy type; numpy.intp stands for a pointer, as in PyCUDA
+                dt = _np.dtype(ch)
+                specs.append((f"arg{n}", "p", "") if dt == _np.intp else (f"arg{n}", "s", dt.name))
+                continue
             if ch not in _STRUCT_TYPES:
                 raise ValueError(f"prepare: unknown argument type {ch!r} (one of {''.join(_STRUCT_TYPES)})")
             kind, dt = _STRUCT_TYPES[ch]
