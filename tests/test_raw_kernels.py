@@ -75,6 +75,10 @@ def test_kernel_signature_is_found_among_other_functions():
     assert _kernels._kernel_params("__global__ void k() {}", "k") == []
     assert _kernels._kernel_params("__global__ void k(void) {}", "k") == []
     assert _kernels._kernel_params(ADD, "missing") is None
+    declared = 'extern "C" __global__ void add(const float* x, const float* y, float* z, int n);\n' + ADD
+    assert _kernels._kernel_params(declared, "add") == _kernels._kernel_params(ADD, "add")
+    overloads = "__global__ void k(int* x) {}\n__global__ void k(float* x, int n) {}\n"
+    assert _kernels._kernel_params(overloads, "k") is None
 
 
 def test_call_without_a_gpu_raises_cuda_error_naming_why():

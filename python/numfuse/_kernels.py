@@ -124,7 +124,8 @@ def _kernel_params(code, name):
         inside = code[m.end():i - 1].strip()
         found.append([] if inside in ("", "void") else
                      [_param_spec(p, k) for k, p in enumerate(_split_top_level(inside))])
-    return found[0] if len(found) == 1 else None
+    # A declaration and its definition read alike; overloads and templates are left unknown.
+    return found[0] if found and all(f == found[0] for f in found) else None
 
 
 def _stream_handle(stream):
