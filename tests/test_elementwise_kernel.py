@@ -235,3 +235,15 @@ def test_two_kernels_sharing_a_preamble_fuse(device):
     y = k2(k1(x))
     assert "in 1 group(s)" in nf.explain(y)
     np.testing.assert_array_equal(nf.asnumpy(y), np.arange(5.0) ** 4 + 1)
+
+
+@pytest.mark.skipif(not nf.cuda.nvrtc_available(), reason="NVRTC not found")
+def test_fused_source_of_pending_arguments():
+    # Pending inputs (a GPU's zeros, a large CPU expression) are evaluated before their
+    # addresses are taken (issue 14's first GPU run crashed here).
+    k = nf.ElementwiseKernel("T x, raw T r", "T y", "y = x + r[0]", "pending_in")
+    x = nf.arange(10**5, dtype=np.float64) * 2.0
+    r = nf.zeros(10**5) + 1.0
+    assert nf.pending_node_count() >= 1
+    src = k._cuda_source(x, r)
+    nf.RawKernel(src, "nf_fused", options=FUSED_OPTIONS).compile()

@@ -111,13 +111,14 @@ std::string param_label(const Function& f, size_t i) {
 
 // A Python int, float, bool or complex stored as `d`; TypeError when it does not fit the kind
 // (a float for an int parameter), OverflowError when out of range.
-void store_python_scalar(PyObject* o, DType d, unsigned char* slot, const std::string& what) {
+// `f` and `i` name the parameter in errors (the label is built only then: a launch's host cost).
+void store_python_scalar(PyObject* o, DType d, unsigned char* slot, const Function& f, size_t i) {
   const bool is_bool_obj = PyBool_Check(o);
   const bool is_int_obj = !is_bool_obj && PyLong_Check(o);
   const bool is_float_obj = PyFloat_Check(o);
   const bool is_complex_obj = PyComplex_Check(o);
   auto refuse = [&] {
-    throw TypeError(what + " is " + dtype_name(d) + ", got a Python " + Py_TYPE(o)->tp_name);
+    throw TypeError(param_label(f, i) + " is " + dtype_name(d) + ", got a Python " + Py_TYPE(o)->tp_name);
   };
   if (is_bool(d)) {
     if (!is_bool_obj) refuse();
@@ -134,7 +135,10 @@ void store_python_scalar(PyObject* o, DType d, unsigned char* slot, const std::s
     }
     int64_t v = py_to_int64(nb::handle(o));
     auto fits = [&](int64_t lo, int64_t hi) {
-      if (v < lo || v > hi) throw OverflowError(what + " is " + dtype_name(d) + ": " + std::to_string(v) + " is out of its range");
+      if (v < lo || v > hi) {
+        throw OverflowError(param_label(f, i) + " is " + dtype_name(d) + ": " + std::to_string(v) +
+                            " is out of its range");
+      }
     };
     switch (d) {
       case DType::Int8: fits(INT8_MIN, INT8_MAX); { int8_t x = int8_t(v); std::memcpy(slot, &x, 1); } break;
@@ -259,17 +263,17 @@ void launch(Function& f, nb::handle grid_h, nb::handle block_h, nb::handle args_
     PyObject* o = a.ptr();
     if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) {
       if (kind == 's') {
-        store_python_scalar(o, spec->dtype, slot, param_label(f, i));
+        store_python_scalar(o, spec->dtype, slot, f, i);
       } else if (kind == 'p') {
         if (!PyLong_Check(o) || PyBool_Check(o)) {
           throw TypeError(param_label(f, i) + " is a pointer, got a Python " + Py_TYPE(o)->tp_name);
         }
-        store_python_scalar(o, DType::UInt64, slot, param_label(f, i));
+        store_python_scalar(o, DType::UInt64, slot, f, i);
       } else {
         // CuPy's typing: int -> long long, float -> double, bool -> bool, complex -> complex<double>.
         DType as = PyBool_Check(o) ? DType::Bool : PyLong_Check(o) ? DType::Int64
                  : PyFloat_Check(o) ? DType::Float64 : DType::Complex128;
-        store_python_scalar(o, as, slot, param_label(f, i));
+        store_python_scalar(o, as, slot, f, i);
       }
       continue;
     }
@@ -469,6 +473,9 @@ void bind_kernels(nb::module_& parent) {
   m.def("elementwise_source", [](const ElementwiseDef& d, const std::vector<Array>& args,
                                  nb::list out_dtypes, nb::handle shape_h) {
     const Shape shape = py_shape(shape_h);
+    // Leaves must be in memory (their addresses become parameters; nothing is read): a GPU's
+    // pending arrays are evaluated first.
+    eval(args, FlushReason::Explicit);
     auto node = std::make_shared<UserElementwiseNode>();
     node->def = d.def;
     node->device = Device::cuda(0);
