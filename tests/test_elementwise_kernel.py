@@ -244,6 +244,6 @@ def test_fused_source_of_pending_arguments():
     k = nf.ElementwiseKernel("T x, raw T r", "T y", "y = x + r[0]", "pending_in")
     x = nf.arange(10**5, dtype=np.float64) * 2.0
     r = nf.zeros(10**5) + 1.0
-    assert nf.pending_node_count() >= 1
+    assert x._pending and r._pending
     src = k._cuda_source(x, r)
     nf.RawKernel(src, "nf_fused", options=FUSED_OPTIONS).compile()
