@@ -84,6 +84,7 @@ def test_fused_source_of_a_call_compiles_with_nvrtc(params, outs, operation, arg
     ("T x, raw T r", "T y", "y = x + r[0]", {"after_loop": "if (threadIdx.x == 0) { }"},
      lambda: (nf.zeros(5, np.float32), nf.zeros(2, np.float32))),
     ("T x", "raw U y", "y[i] = (U)x", {}, lambda: (nf.zeros(3, np.complex64), nf.zeros(3, np.complex128))),
+    ("T x, raw T y", "", "y[i] = x", {"no_return": True}, lambda: (nf.zeros(4), nf.zeros(4))),
 ])
 def test_standalone_kernels_compile_with_nvrtc(params, outs, operation, extra, args):
     # Raw outputs and after_loop: a kernel of its own, not a fused step.
@@ -247,3 +248,11 @@ def test_fused_source_of_pending_arguments():
     assert x._pending and r._pending
     src = k._cuda_source(x, r)
     nf.RawKernel(src, "nf_fused", options=FUSED_OPTIONS).compile()
+
+
+def test_writes_through_a_raw_input_without_outputs(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x, raw T y", "", "y[i] = x + 1", "put_plus1", no_return=True)
+    y = nf.zeros(5, device="cuda")
+    assert k(_on(np.arange(5.0)), y) is None
+    np.testing.assert_array_equal(nf.asnumpy(y), np.arange(5.0) + 1)

@@ -71,9 +71,10 @@ class ElementwiseKernel:
         self.nin, self.nout = len(self.in_params), len(self.out_params)
         self.nargs = self.nin + self.nout
         self._defs = {}
-        # Raw outputs (scattered writes) and after_loop have no place in a fused element-wise
-        # step: such kernels run as a kernel of their own (_standalone_call).
-        self._standalone = bool(after_loop) or any(p.raw for p in self.out_params)
+        # Raw outputs (scattered writes), after_loop, and kernels without outputs (whose effect
+        # can only be writes through raw inputs) have no place in a fused element-wise step: such
+        # kernels run as a kernel of their own (_standalone_call), launched at the call.
+        self._standalone = bool(after_loop) or not self.out_params or any(p.raw for p in self.out_params)
         self._functions = {}
 
     def __repr__(self):
