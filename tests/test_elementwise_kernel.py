@@ -256,3 +256,13 @@ def test_writes_through_a_raw_input_without_outputs(device):
     y = nf.zeros(5, device="cuda")
     assert k(_on(np.arange(5.0)), y) is None
     np.testing.assert_array_equal(nf.asnumpy(y), np.arange(5.0) + 1)
+
+
+@pytest.mark.parametrize("operation, writes", [
+    ("y = x + r[i]", False), ("y = r[i] == x", False), ("r[i] = x; y = x", True),
+    ("r[i % 3] += x; y = x", True), ("atomicAdd(&r[0], x); y = x", True), ("++r[i]; y = x", True),
+    ("y = rr[i]", False),
+])
+def test_kernels_writing_a_raw_input_run_on_their_own(operation, writes):
+    k = nf.ElementwiseKernel("T x, raw T r, raw T rr", "T y", operation, "rawwrite")
+    assert k._standalone == writes

@@ -49,6 +49,14 @@ def _parse_params(text, is_output):
     return params
 
 
+def _writes_to(code, name):
+    """Whether `code` seems to write raw array `name`: an assignment to name[...] or its element's
+    address taken (atomicAdd(&name[j], v)). A fused step may only read its raw inputs."""
+    element = r"\b%s\s*\[[^\]]*\]" % re.escape(name)
+    return bool(re.search(element + r"\s*(=(?!=)|\+=|-=|\*=|/=|%=|&=|\|=|\^=|<<=|>>=|\+\+|--)", code)
+                or re.search(r"(\+\+|--)\s*" + element, code) or re.search(r"&\s*" + element, code))
+
+
 def _is_scalar(a):
     return isinstance(a, (bool, int, float, complex, _np.generic))
 
@@ -74,7 +82,8 @@ class ElementwiseKernel:
         # Raw outputs (scattered writes), after_loop, and kernels without outputs (whose effect
         # can only be writes through raw inputs) have no place in a fused element-wise step: such
         # kernels run as a kernel of their own (_standalone_call), launched at the call.
-        self._standalone = bool(after_loop) or not self.out_params or any(p.raw for p in self.out_params)
+        self._standalone = (bool(after_loop) or not self.out_params or any(p.raw for p in self.out_params)
+                            or any(p.raw and _writes_to(operation + loop_prep, p.name) for p in self.in_params))
         self._functions = {}
 
     def __repr__(self):
