@@ -266,3 +266,11 @@ def test_writes_through_a_raw_input_without_outputs(device):
 def test_kernels_writing_a_raw_input_run_on_their_own(operation, writes):
     k = nf.ElementwiseKernel("T x, raw T r, raw T rr", "T y", operation, "rawwrite")
     assert k._standalone == writes
+
+
+def test_a_written_raw_input_must_be_contiguous(device):
+    _gpu(device)
+    k = nf.ElementwiseKernel("T x, raw T r", "", "r[i] = x", "put")
+    r = nf.zeros(10, device="cuda")
+    with pytest.raises(ValueError, match="raw parameter 'r' is written"):
+        k(_on(np.arange(5.0)), r[::2])

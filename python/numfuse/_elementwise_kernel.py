@@ -313,6 +313,11 @@ def _standalone_call(k, r, stream):
         if _is_scalar(a):
             args.append(_np.asarray(a).astype(dt)[()])
             continue
+        if p.raw and (a.dtype != dt or not a.flags.c_contiguous) and \
+                _writes_to(k.operation + k.loop_prep + k.after_loop, p.name):
+            raise ValueError(f"ElementwiseKernel '{k.name}': raw parameter '{p.name}' is written, so it "
+                             f"must be a C-contiguous array of {dt} (got {a.dtype}, "
+                             f"{'' if a.flags.c_contiguous else 'not '}C-contiguous)")
         a = _cast_input(k.name, p, a, dt)
         if p.raw:
             args += [ascontiguousarray(a), _np.int64(a.size)]
