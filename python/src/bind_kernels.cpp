@@ -6,8 +6,10 @@
 #include <nanobind/stl/tuple.h>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "bindings.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
@@ -40,18 +42,23 @@ struct Function {
   bool cooperative = false;
   bool params_known = false;
   std::vector<ParamSpec> params;
-  int last_device = -1;
-  CUfunction last_fn = nullptr;
+  // The loaded function per device (a launch's lookup; threads may launch side by side).
+  static constexpr int kCachedDevices = 16;
+  std::array<std::atomic<CUfunction>, kCachedDevices> loaded{};
 
-  const std::string& lowered_name() {
+  std::mutex lowered_mutex;
+  std::string lowered_name() {
+    std::lock_guard<std::mutex> lock(lowered_mutex);
     if (lowered.empty()) lowered = module->lowered_name(name);
     return lowered;
   }
   CUfunction get(int device) {
-    if (device == last_device && last_fn) return last_fn;
+    const bool cached = device >= 0 && device < kCachedDevices;
+    if (cached) {
+      if (CUfunction f = loaded[device].load(std::memory_order_acquire)) return f;
+    }
     CUfunction f = module->function(lowered_name(), device);
-    last_device = device;
-    last_fn = f;
+    if (cached) loaded[device].store(f, std::memory_order_release);
     return f;
   }
 };
