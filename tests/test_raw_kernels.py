@@ -372,3 +372,30 @@ def test_pycuda_prepare_accepts_struct_letters_and_numpy_types():
     assert f.prepare([np.intp, np.int32]) is f
     with pytest.raises(ValueError, match="unknown argument type"):
         f.prepare("Px")
+
+
+COOPERATIVE = r'''
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void shift(float* x, float* y, int n) {
+  cg::grid_group g = cg::this_grid();
+  const int i = g.thread_rank();
+  if (i < n) x[i] += 1.0f;
+  g.sync();  // every block's writes are visible after it
+  if (i < n) y[i] = x[(i + 1) % n];
+}
+'''
+
+
+@needs_nvrtc
+def test_cooperative_kernel_compiles():
+    nf.RawKernel(COOPERATIVE, "shift", enable_cooperative_groups=True).compile()
+
+
+def test_cooperative_launch_syncs_the_grid(device):
+    _gpu(device)
+    k = nf.RawKernel(COOPERATIVE, "shift", enable_cooperative_groups=True)
+    x = nf.arange(256, dtype=np.float32, device="cuda")
+    y = nf.empty(256, dtype=np.float32, device="cuda")
+    k((4,), (64,), (x, y, 256))
+    np.testing.assert_array_equal(nf.asnumpy(y), np.roll(np.arange(256, dtype=np.float32) + 1, -1))
