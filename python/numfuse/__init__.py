@@ -40,6 +40,9 @@ from ._exchange import from_dlpack  # noqa: F401
 from ._interop import get_array_module  # noqa: F401
 from . import _methods  # noqa: F401  (attaches the Python-level methods to ndarray, once)
 from . import cuda  # noqa: F401
+from ._kernels import RawKernel, RawModule  # noqa: F401
+from ._elementwise_kernel import ElementwiseKernel  # noqa: F401
+from ._reduction_kernel import ReductionKernel  # noqa: F401
 from ._namespace_extras import *  # noqa: F401,F403  (the rest of NumPy's top-level names)
 from ._host_families import *  # noqa: F401,F403  (datetimes, matrix, ma, rec, strings...)
 from ._memmap import memmap  # noqa: F401

@@ -74,6 +74,7 @@ NB_MODULE(_core, m) {
   bind_fft(m);
   bind_random(m);
   bind_cuda(m);
+  bind_kernels(m);
   bind_advanced_indexing(m);
   bind_reductions(m);
   bind_sort(m);

@@ -17,8 +17,10 @@ struct Generator {
   uint64_t word[8] = {};  // parameters, as kernels/generators.h lays them out (kernel arguments)
 };
 
+struct UserElementwiseDef;  // ir/user_elementwise.h: a user's ElementwiseKernel operation
+
 struct ElementwiseOp {
-  enum class Kind : uint8_t { UFunc, Select, Copy, Generate };
+  enum class Kind : uint8_t { UFunc, Select, Copy, Generate, User };
   Kind kind = Kind::Copy;
   UFunc ufunc = UFunc::Add;  // Kind::UFunc only
   // Inline vectors: programs copy an op per step, and a heap copy per step showed in the host
@@ -26,6 +28,7 @@ struct ElementwiseOp {
   SmallVector<DType, 3> in;   // the dtypes the function reads (inputs are cast to them)
   SmallVector<DType, 3> out;  // the dtypes it writes
   Generator gen{};           // Kind::Generate only (no inputs; out[0] is the value's dtype)
+  const UserElementwiseDef* user = nullptr;  // Kind::User only (interned, never freed)
 };
 
 const char* generator_name(Generator::Kind k);

@@ -21,6 +21,13 @@ bool GroupProgram::has_generators() const {
   return false;
 }
 
+bool GroupProgram::uses_position() const {
+  for (const ProgramStep& st : steps) {
+    if (st.op.kind == ElementwiseOp::Kind::Generate || st.op.kind == ElementwiseOp::Kind::User) return true;
+  }
+  return false;
+}
+
 std::vector<ProgramStep>& spare_program_steps() {
   thread_local std::vector<ProgramStep> spare;
   return spare;

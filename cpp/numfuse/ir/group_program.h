@@ -54,6 +54,9 @@ struct GroupProgram {
   // Whether some step is a generator: the kernel then needs each element's C-order position in
   // `shape` (a pseudo-operand with contiguous strides that no pointer backs).
   bool has_generators() const;
+  // Whether some step reads the element's C-order position: generators, and users' elementwise
+  // operations (their `i`).
+  bool uses_position() const;
   // The dtype a value holds.
   DType dtype_of(const ProgramValue& v) const {
     return v.leaf >= 0 ? leaves[v.leaf].dtype : steps[v.step].op.out[v.output];

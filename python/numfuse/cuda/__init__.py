@@ -9,6 +9,8 @@ import sys as _sys
 from .. import _core
 from .._core import cuda as _c
 from . import runtime  # noqa: F401
+from ._pycuda import (SourceModule, mem_alloc, memcpy_htod, memcpy_dtoh, In, Out, InOut,  # noqa: F401
+                      DeviceAllocation, Context)
 
 CUDAError = _c.CUDAError
 CompileError = _c.CompileError
@@ -17,7 +19,9 @@ OutOfMemoryError = _c.OutOfMemoryError  # a MemoryError too
 __all__ = ["is_available", "Device", "Stream", "Event", "get_elapsed_time", "synchronize",
            "memory_info", "free_cache", "set_memory_limit", "get_memory_limit",
            "get_current_stream", "get_device_id", "kernel_cache_stats", "CUDAError",
-           "CompileError", "OutOfMemoryError", "runtime", "set_fp_checks", "fp_checks_enabled"]
+           "CompileError", "OutOfMemoryError", "runtime", "set_fp_checks", "fp_checks_enabled",
+           "SourceModule", "mem_alloc", "memcpy_htod", "memcpy_dtoh", "In", "Out", "InOut",
+           "DeviceAllocation", "Context", "nvrtc_available"]
 
 
 def _pip_cuda_dirs():
@@ -46,6 +50,11 @@ def _pip_cuda_dirs():
 
 
 _c.add_search_dirs(*_pip_cuda_dirs())
+
+
+def nvrtc_available():
+    """True when NVRTC loads (kernels compile; no GPU needed)."""
+    return _c.nvrtc_available()
 
 
 def is_available():

@@ -105,6 +105,7 @@ uint8_t fp_reportable(const ElementwiseOp& op) {
   switch (op.kind) {
     case ElementwiseOp::Kind::Select:
     case ElementwiseOp::Kind::Generate:
+    case ElementwiseOp::Kind::User:
       return 0;
     case ElementwiseOp::Kind::Copy:
       return kFpAllFlags;  // float -> int of NaN, f64 -> f16 overflow
@@ -172,6 +173,8 @@ const char* fp_op_name(const ElementwiseOp& op) {
       return "where";
     case ElementwiseOp::Kind::Generate:
       return generator_name(op.gen.kind);
+    case ElementwiseOp::Kind::User:
+      return "elementwise_kernel";
   }
   return "?";
 }

@@ -85,6 +85,8 @@ UFuncLoop loop_for(const ElementwiseOp& op) {
     case ElementwiseOp::Kind::Select: return select_for(itemsize(op.out[0]));
     case ElementwiseOp::Kind::Copy: return copy_for(itemsize(op.out[0]));
     case ElementwiseOp::Kind::Generate: return nullptr;  // a GeneratorLoop instead
+    case ElementwiseOp::Kind::User:  // ops/user_elementwise.cpp makes them for CUDA arrays only
+      throw NotImplementedError("a user's CUDA C++ element-wise kernel cannot run on the CPU");
     case ElementwiseOp::Kind::UFunc: {
       DType outs[2];
       UFuncLoop l = find_ufunc_loop(op.ufunc, op.in.data(), outs);

@@ -6,10 +6,12 @@
 #include <type_traits>
 
 #include "numfuse/backend/cuda/codegen_steps.h"
+#include "numfuse/backend/cuda/codegen_user.h"
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
+#include "numfuse/ir/user_elementwise.h"
 
 namespace nf::cuda {
 
@@ -54,6 +56,7 @@ void put_structure(std::string& key, const GroupProgram& p) {
     put(key, static_cast<int>(st.op.kind));
     put(key, static_cast<int>(st.op.ufunc));
     put(key, static_cast<int>(st.op.gen.kind));
+    if (st.op.user) put(key, st.op.user->id);  // a user's operation: its text, by its interned id
     put(key, static_cast<int64_t>(st.op.in.size()));
     for (DType d : st.op.in) put(key, static_cast<int>(d));
     put(key, static_cast<int64_t>(st.op.out.size()));
@@ -137,7 +140,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
   k.nscalar = static_cast<int>(scalars.size());
   std::vector<uint64_t> gen = generator_words(p);
   k.ngen = static_cast<int>(gen.size() / 8);
-  k.position = k.ngen > 0;
+  k.position = k.ngen > 0 || p.uses_position();
   if (k.position) strides.push_back(contiguous_strides(p.shape));  // stride row nptr, no pointer
   IterSpace sp = make_iter_space(p.shape, strides, 0);
   if (sp.size() == 1) {
@@ -278,6 +281,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   s.text.reserve(4096);
   s << "\n// ---- fused elementwise kernel\n";
   s << kernel_templates::vector_types;
+  s << user_step_definitions(p);
   s << "struct nf_params {\n  void* ptr[" << std::max(1, k.nptr) << "];\n";
   s << "  long long n;\n";
   if (!contiguous) {

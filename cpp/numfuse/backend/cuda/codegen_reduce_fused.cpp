@@ -5,6 +5,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/backend/cuda/codegen_steps.h"
+#include "numfuse/backend/cuda/codegen_user.h"
 #include "numfuse/backend/cuda/source_text.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
@@ -91,7 +92,7 @@ void emit_finish(SourceText& s, const ReduceSpec& spec, const GroupProgram* e,
 }  // namespace
 
 bool can_fuse_epilogue(const GroupProgram& e) {
-  if (e.has_generators() || e.outputs.empty()) return false;
+  if (e.uses_position() || e.outputs.empty()) return false;
   for (const ProgramOutput& o : e.outputs) {
     if (!o.array.c_contiguous() || o.array.shape != e.shape) return false;
   }
@@ -117,7 +118,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   }
   const std::vector<uint64_t> gen = generator_words(p);
   const int ngen = static_cast<int>(gen.size() / 8);
-  if (ngen) leaves.push_back(Leaf{-1, false, nptr++, contiguous_strides(shape)});
+  if (ngen || p.uses_position()) leaves.push_back(Leaf{-1, false, nptr++, contiguous_strides(shape)});
   FusedReduceKernel k;
   ReducePlan& plan = k.plan;
   // Scalar leaves have no memory: zero strides, which never stop a merge.
@@ -150,6 +151,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   const int acc_slot = accumulation_slot(k.fp, spec, value_dtype, {&p, epilogue}, state);
   SourceText s;
   s << "\n// ---- fused reduction kernel\n";
+  s << user_step_definitions(p);
   s << "struct nf_rparams {\n  void* out;\n  void* partial;\n  long long nout;\n  long long nred;\n"
        "  long long bpo;\n  const void* ptr[" << std::max(1, nptr) << "];\n  long long kshape[" << kr
     << "];\n  long long kstride[" << std::max(1, nptr) << "][" << kr << "];\n  long long rshape[" << rr

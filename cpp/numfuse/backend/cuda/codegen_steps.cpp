@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_user.h"
 #include "numfuse/backend/cuda/fp_check_cuda.h"
 
 namespace nf::cuda {
@@ -78,8 +79,13 @@ void emit_steps(SourceText& s, const GroupProgram& p, const StepNames& names, co
       }
       args.push_back(name);
     }
+    if (step.op.kind == ElementwiseOp::Kind::User) {
+      emit_user_step(s, p, st, args, names, indent);
+      continue;
+    }
     std::string call;
     switch (step.op.kind) {
+      case ElementwiseOp::Kind::User: break;  // above
       case ElementwiseOp::Kind::Copy: call = args[0]; break;
       case ElementwiseOp::Kind::Generate: {
         const std::string words = names.gen_words + " + " + std::to_string(8 * generators++);

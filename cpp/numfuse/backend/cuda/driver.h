@@ -55,6 +55,10 @@ namespace nf::cuda {
   X(ModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction*, CUmodule, const char*))   \
   X(ModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                        \
   X(FuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, CUfunction_attribute, int))  \
+  X(FuncGetAttribute, "cuFuncGetAttribute", CUresult, (int*, CUfunction_attribute, CUfunction)) \
+  X(LaunchCooperativeKernel, "cuLaunchCooperativeKernel", CUresult,                              \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
+     void**))                                                                                    \
   X(PointerGetAttribute, "cuPointerGetAttribute", CUresult,                                     \
     (void*, CUpointer_attribute, CUdeviceptr))                                                   \
   X(DeviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult, (int*, CUdevice, CUdevice))         \

@@ -39,6 +39,7 @@ StepKind step_kind(const GroupProgram& p, const ProgramStep& step) {
   switch (op.kind) {
     case ElementwiseOp::Kind::Select:
     case ElementwiseOp::Kind::Generate:
+    case ElementwiseOp::Kind::User:  // a user's code: what it computes is its own business
       return StepKind::None;
     case ElementwiseOp::Kind::Copy: {
       const DType from = p.dtype_of(step.args[0]), to = op.out[0];

@@ -361,6 +361,14 @@ CUfunction get_kernel(const std::string& source, const std::string& name,
   return lk.function;
 }
 
+std::shared_ptr<const CompiledKernel> compiled_kernel(const std::string& source, const std::string& name,
+                                                      const std::string& arch,
+                                                      const std::vector<std::string>& options) {
+  ProcessCache& pc = process_cache();
+  std::lock_guard<std::mutex> lock(pc.mutex);
+  return pc.get_cache().get(source, name, arch, options);
+}
+
 KernelCacheStats kernel_cache_stats() {
   ProcessCache& pc = process_cache();
   std::lock_guard<std::mutex> lock(pc.mutex);

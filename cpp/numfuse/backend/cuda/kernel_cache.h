@@ -77,6 +77,11 @@ bool prepare_cache_dir(const std::string& dir, std::string* why);
 // device's architecture. Equal source, name and options give the same CUfunction.
 CUfunction get_kernel(const std::string& source, const std::string& name,
                       const std::vector<std::string>& options = {}, int device = -1);
+// The compiled (not loaded) kernel of the process cache for `arch`: needs NVRTC, not a GPU. The
+// user kernels' path (user_kernels.h), which loads modules of several functions itself.
+std::shared_ptr<const CompiledKernel> compiled_kernel(const std::string& source, const std::string& name,
+                                                      const std::string& arch,
+                                                      const std::vector<std::string>& options);
 KernelCacheStats kernel_cache_stats();
 void reset_kernel_cache_stats();
 // Replaces NVRTC by `fn` (nullptr restores NVRTC) and forgets what the process cache held.

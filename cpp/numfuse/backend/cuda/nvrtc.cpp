@@ -135,19 +135,30 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
   std::vector<const char*> copts;
   for (const auto& o : opts) copts.push_back(o.c_str());
 
+  // `name` may hold several name expressions, one a line (a user module's), or none.
+  std::vector<std::string> exprs;
+  for (size_t start = 0; start < name.size();) {
+    size_t end = name.find('\n', start);
+    if (end == std::string::npos) end = name.size();
+    if (end > start) exprs.push_back(name.substr(start, end - start));
+    start = end + 1;
+  }
   ProgramGuard g{n};
-  nvrtcResult r = n.CreateProgram(&g.prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr,
-                                  nullptr);
+  const std::string file = (exprs.empty() ? std::string("module") : exprs[0]) + ".cu";
+  nvrtcResult r = n.CreateProgram(&g.prog, source.c_str(), file.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS) {
     throw CUDAError(std::string("nvrtcCreateProgram failed: ") + n.GetErrorString(r));
   }
-  r = n.AddNameExpression(g.prog, name.c_str());
-  if (r != NVRTC_SUCCESS) {
-    throw CUDAError(std::string("nvrtcAddNameExpression failed: ") + n.GetErrorString(r));
+  for (const auto& e : exprs) {
+    r = n.AddNameExpression(g.prog, e.c_str());
+    if (r != NVRTC_SUCCESS) {
+      throw CUDAError("nvrtcAddNameExpression('" + e + "') failed: " + n.GetErrorString(r));
+    }
   }
   r = n.CompileProgram(g.prog, static_cast<int>(copts.size()), copts.data());
   if (r != NVRTC_SUCCESS) {
-    std::string msg = "NVRTC failed to compile kernel '" + name + "' for " + arch + " (" +
+    std::string what = exprs.size() == 1 ? "kernel '" + exprs[0] + "'" : std::string("module");
+    std::string msg = "NVRTC failed to compile " + what + " for " + arch + " (" +
                       n.GetErrorString(r) + ")";
     std::string options_text;
     for (const auto& o : opts) options_text += " " + o;
@@ -157,12 +168,15 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
     throw CompileError(msg);
   }
   CompiledKernel out;
-  const char* lowered = nullptr;
-  r = n.GetLoweredName(g.prog, name.c_str(), &lowered);
-  if (r != NVRTC_SUCCESS || !lowered) {
-    throw CUDAError("nvrtcGetLoweredName failed for '" + name + "': " + n.GetErrorString(r));
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const char* lowered = nullptr;
+    r = n.GetLoweredName(g.prog, exprs[i].c_str(), &lowered);
+    if (r != NVRTC_SUCCESS || !lowered) {
+      throw CUDAError("nvrtcGetLoweredName failed for '" + exprs[i] + "': " + n.GetErrorString(r));
+    }
+    if (i) out.lowered_name += '\n';
+    out.lowered_name += lowered;
   }
-  out.lowered_name = lowered;
   size_t size = 0;
   if (sass) {
     r = n.GetCUBINSize(g.prog, &size);

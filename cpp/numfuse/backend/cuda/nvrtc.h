@@ -46,13 +46,14 @@ std::string nvrtc_version_string();
 
 struct CompiledKernel {
   std::string binary;        // a cubin, or PTX text when is_ptx
-  std::string lowered_name;  // the symbol to look up in the module
+  std::string lowered_name;  // the symbol to look up in the module (one a line for several)
   bool is_ptx = false;
 };
 
 // Compiles `source` for `arch` ("sm_90"): SASS when NVRTC supports the architecture, else PTX
 // for the newest one it supports (the driver finishes it). `name` is the kernel's name expression
-// ("k" for an extern "C" kernel, "k<float, 2>" for a template instance). CUDA's include
+// ("k" for an extern "C" kernel, "k<float, 2>" for a template instance), or several, one a
+// line, whose lowered names come back one a line in the same order (a user's RawModule). CUDA's include
 // directory is added when found. Throws CompileError with the log and the numbered source.
 CompiledKernel compile_kernel(const std::string& source, const std::string& name,
                               const std::string& arch, const std::vector<std::string>& options);
