@@ -21,6 +21,9 @@ from ._types import (INT64, ArrayType, TranslationError, TupleType, cxx_type, de
                      is_scalar, unify)
 
 
+VOID = "void"  # the return type of a function that returns no value
+
+
 def _parse(pyfunc):
     """(FunctionDef, filename, first line) of a Python function."""
     try:
@@ -317,19 +320,19 @@ class FunctionScope:
         if not is_scalar(v.ty):
             raise self.error(s, f"device functions return scalars here, got {self.tr.type_name(v)}")
         self.set_return(v.ty, s)
-        if self.return_type is None or self.return_type == "void":
+        if self.return_type is None or self.return_type is VOID:
             return ["return;"]
         return [f"return {cast(v, self.return_type)};"]
 
     def set_return(self, ty, s):
-        ty = ty if ty is not None else "void"
+        ty = VOID if ty is None else ty
         if self.return_type is None:
             self.return_type, self.changed = ty, True
             return
-        if self.return_type == ty:
-            return
-        if "void" in (self.return_type, ty):
+        if (self.return_type is VOID) != (ty is VOID):
             raise self.error(s, "a device function returns a value on some paths and none on others")
+        if ty is VOID or self.return_type == ty:
+            return
         u = unify(self.return_type, ty)
         if u != self.return_type:
             self.return_type, self.changed = u, True
@@ -517,12 +520,13 @@ def translate_device(pyfunc, arg_types, module):
     scope = FunctionScope(pyfunc, arg_types, "device function", module, name)
     body = scope.translate()
     ret = scope.return_type
-    ret_cxx = "void" if ret in (None, "void") else cxx_type(ret)
+    void = ret is None or ret is VOID  # (a dtype == None is True: NumPy's default dtype)
+    ret_cxx = "void" if void else cxx_type(ret)
     src = "\n".join([f"static __device__ __forceinline__ {ret_cxx} {name}({scope.signature()}) {{"]
                     + scope.declarations() + body + ["}"])
     module.sources.append(src)
     module.in_progress.discard(key)
-    result = (name, None if ret in (None, "void") else ret)
+    result = (name, None if void else ret)
     module.functions[key] = result
     return result
 
