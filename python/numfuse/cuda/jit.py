@@ -85,6 +85,7 @@ class Dispatcher:
     """A @cuda.jit function: a kernel (launched with [blocks, threads]) or a device function."""
 
     def __init__(self, py_func, device=False, signatures=(), options=()):
+        from . import _translate  # noqa: F401 (imported at definition, not in the first launch)
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._nf_device_function = bool(device)
