@@ -397,3 +397,40 @@ def test_int32_arrays_keep_their_type(on):
     src = launch(k, (1, 8), a, out)
     np.testing.assert_array_equal(out, a * 2 + 1)
     assert "int* a_a_p" in assert_compiles(k, a, out)
+
+
+@cuda.jit
+def _param_reassigned(a, k):
+    k = 2  # the parameter's incoming value may be negative; after this it is not
+    a[k] = 1
+
+
+@cuda.jit
+def _negative_param_index(a, k):
+    a[k] = 7
+
+
+def test_parameters_as_indices_wrap(on):
+    a = np.zeros(5)
+    launch(_negative_param_index, (1, 1), a, -2)
+    np.testing.assert_array_equal(a, [0, 0, 0, 7, 0])
+    b = np.zeros(5)
+    launch(_param_reassigned, (1, 1), b, -1)
+    np.testing.assert_array_equal(b, [0, 0, 1, 0, 0])
+
+
+@cuda.jit
+def _tuple_argument(a, shape):
+    i = cuda.grid(1)
+    if i < shape[0]:
+        a[i] = shape[1] * i
+
+
+def test_tuple_arguments_and_streams(on):
+    a = np.zeros(6, np.int64)
+    s = cuda.stream() if on == "cuda" else 0
+    assert_compiles(_tuple_argument, a, (4, 3))
+    _tuple_argument[1, 8, s](a, (4, 3))
+    if on == "cuda":
+        s.synchronize()
+    np.testing.assert_array_equal(a, [0, 3, 6, 9, 0, 0])

@@ -272,7 +272,7 @@ from ._intrinsics import (threadIdx, blockIdx, blockDim, gridDim, warpsize, grid
                           syncthreads, threadfence, threadfence_block, threadfence_system, shared,
                           local, const, atomic)
 from ._memory import (to_device, device_array, device_array_like, pinned_array,  # noqa: E402
-                      is_cuda_array)
+                      is_cuda_array, stream, default_stream, event)
 from ._types import TranslationError  # noqa: E402
 from .jit import jit, simulating  # noqa: E402
 
@@ -284,7 +284,8 @@ def nvrtc_available():
 
 __all__ += ["jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "grid", "gridsize",
             "syncthreads", "threadfence", "shared", "local", "const", "atomic", "to_device",
-            "device_array", "device_array_like", "pinned_array", "is_cuda_array",
+            "device_array", "device_array_like", "pinned_array", "is_cuda_array", "stream",
+            "default_stream", "event",
             "TranslationError", "simulating", "nvrtc_available"]
 
 from ._memory import attach_methods as _attach  # noqa: E402

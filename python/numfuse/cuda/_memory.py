@@ -62,3 +62,21 @@ def attach_methods(ndarray):
         ndarray.copy_to_host = copy_to_host
     if not hasattr(ndarray, "copy_to_device"):
         ndarray.copy_to_device = copy_to_device
+
+
+def stream():
+    """Numba's cuda.stream(): a new stream (numfuse.cuda.Stream)."""
+    from . import Stream
+    return Stream()
+
+
+def default_stream():
+    """Numba's cuda.default_stream(): the legacy null stream."""
+    from . import Stream
+    return Stream.null
+
+
+def event(timing=True):
+    """Numba's cuda.event(): a new event (numfuse.cuda.Event)."""
+    from . import Event
+    return Event(disable_timing=not timing)

@@ -485,7 +485,8 @@ class FunctionScope:
         if new is None:
             raise self.error(s, f"variable '{name}' is assigned {old} and {self.tr.type_name(v)}: "
                                 "a variable keeps one type in a kernel")
-        nonneg = self.var_nonneg.get(name, True) and v.nonneg
+        # a parameter's incoming value may be negative: only assignments are known
+        nonneg = self.var_nonneg.get(name, name not in self.params) and v.nonneg
         if new != self.var_types.get(name) or nonneg != self.var_nonneg.get(name):
             self.var_types[name], self.var_nonneg[name], self.changed = new, nonneg, True
         if isinstance(new, TupleType):

@@ -200,6 +200,8 @@ def _launch_on_gpu(source, name, griddim, blockdim, stream, sharedmem, args, typ
             dev_args.append(x)
     _kernels.launch(source, name, griddim, blockdim, _pack(dev_args, types), shared_mem=sharedmem,
                     stream=stream, options=tuple(options))
+    if staged and stream is not None:  # the copies back run on the current stream
+        stream.synchronize()
     for host, dev in staged:
         if isinstance(host, np.ndarray):
             if host.flags.writeable:
