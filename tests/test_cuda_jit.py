@@ -434,3 +434,22 @@ def test_tuple_arguments_and_streams(on):
     if on == "cuda":
         s.synchronize()
     np.testing.assert_array_equal(a, [0, 3, 6, 9, 0, 0])
+
+
+def _scalar_fn(x, y):
+    if x > y:
+        return x * 2 + y
+    return math.sqrt(y)
+
+
+@pytest.mark.parametrize("types,result", [((np.float32, np.float32), np.float32),
+                                          ((np.int32, np.int64), np.float64),
+                                          ((np.float64, np.int8), np.float64)])
+def test_translate_scalar_function_for_vectorize(types, result):
+    from numfuse.cuda._translate import translate_scalar_function
+    src, name, rt = translate_scalar_function(_scalar_fn, types, name="nf_user_fn")
+    assert name == "nf_user_fn" and rt == np.dtype(result)
+    if cuda.nvrtc_available():
+        kernel = (src + "\nextern \"C\" __global__ void k(double* o)"
+                  f' {{ o[0] = nf_user_fn(1, 2); }}\n')
+        assert cuda._c.compile_to_cubin(kernel, "k", "sm_90", [])[:4] == b"\x7fELF"
