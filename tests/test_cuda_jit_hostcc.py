@@ -166,3 +166,64 @@ def test_nan_and_inf_predicates():
     sim, cxx = both(_nonfinite, 1, 8, a, out)
     np.testing.assert_array_equal(cxx[1], [1, 2, 2, 4, 4])
     np.testing.assert_array_equal(sim[1], cxx[1])
+
+
+def _random_expression(rng, depth, names):
+    """A random arithmetic expression of the names and weak literals (no division by values that
+    may be zero, no negative powers: NumPy raises there)."""
+    if depth == 0 or rng.random() < 0.25:
+        r = rng.random()
+        if r < 0.6:
+            return str(rng.choice(names))
+        if r < 0.8:
+            return str(int(rng.integers(-5, 6)))
+        return repr(float(rng.integers(-8, 9)) / 4)
+    op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "abs", "neg", "cmp"])
+    a = _random_expression(rng, depth - 1, names)
+    if op == "abs":
+        return f"abs({a})"
+    if op == "neg":
+        return f"(-{a})"
+    if op in ("/", "//", "%"):
+        return f"({a} {op} {rng.choice(['d', '3', '-2', '2.5'])})"  # d: a nonzero argument
+    if op == "**":
+        return f"({a} ** {int(rng.integers(0, 3))})"
+    b = _random_expression(rng, depth - 1, names)
+    if op == "cmp":
+        # + 0: an integer (unary minus of a bool raises in NumPy, and the translator says so)
+        return f"((({a}) {rng.choice(['<', '<=', '==', '!=', '>'])} ({b})) + 0)"
+    return f"({a} {op} {b})"
+
+
+def _random_kernel(tmp_path, seed, count):
+    rng = np.random.default_rng(seed)
+    exprs = [_random_expression(rng, 3, ["x", "y", "d"]) for _ in range(count)]
+    body = "\n".join(f"        out[i, {k}] = {e}" for k, e in enumerate(exprs))
+    src = (f"from numfuse import cuda\n\n\n@cuda.jit\ndef rk(a, b, c, out):\n    i = cuda.grid(1)\n"
+           f"    if i < a.size:\n        x = a[i]\n        y = b[i]\n        d = c[i]\n{body}\n")
+    path = tmp_path / f"random_kernel_{seed}.py"
+    path.write_text(src)
+    ns = {"__name__": f"random_kernel_{seed}"}
+    exec(compile(src, str(path), "exec"), ns)
+    return ns["rk"], exprs
+
+
+@pytest.mark.parametrize("dx,dy,dd,seed", [("int64", "int32", "int16", 1), ("float32", "int32", "int8", 2),
+                                           ("float64", "float32", "int64", 3), ("int8", "int16", "float32", 4)])
+def test_random_expressions_match_numpy_scalars(tmp_path, dx, dy, dd, seed):
+    """Random expressions (a seeded generator): the translated C++ computes what NumPy's scalars
+    compute (NEP 50 promotion, Python literals weak, Python's // and %)."""
+    kernel, exprs = _random_kernel(tmp_path, seed, 40)
+    rng = np.random.default_rng(seed)
+    n = 16
+    a = rng.integers(-6, 7, n).astype(dx)
+    b = rng.integers(-6, 7, n).astype(dy)
+    c = (rng.integers(1, 5, n) * rng.choice([-1, 1], n)).astype(dd)
+    out = np.zeros((n, len(exprs)))
+    hostcc.run(kernel, 1, 16, a, b, c, out)
+    with np.errstate(all="ignore"):
+        for k, e in enumerate(exprs):
+            ref = np.array([np.float64(eval(e, {}, {"x": a[i], "y": b[i], "d": c[i]})) for i in range(n)])
+            single = any(np.dtype(t) == np.float32 for t in (dx, dy, dd))
+            np.testing.assert_allclose(out[:, k], ref, rtol=2e-6 if single else 1e-12, atol=1e-6,
+                                       equal_nan=True, err_msg=f"expression {e}")

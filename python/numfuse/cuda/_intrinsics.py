@@ -72,7 +72,8 @@ def gridsize(ndim):
 def syncthreads():
     """A barrier of the block. In the simulator, the kernel is rewritten so that this call is a
     ``yield`` (see _simulator): reaching this function means a call the rewrite did not see."""
-    raise RuntimeError("cuda.syncthreads() can only be called as a statement of a kernel")
+    raise RuntimeError("cuda.syncthreads() can only be called as a statement of the kernel itself "
+                       "in the simulator (not in a device function or inside an expression)")
 
 
 def threadfence():

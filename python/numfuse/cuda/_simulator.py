@@ -7,7 +7,6 @@ reaches the barrier before any passes it. Shared arrays belong to the block (_in
 No OS threads: deterministic, and fast enough for test sizes (docs/decisions.md says why).
 """
 import ast
-import inspect
 import itertools
 import textwrap
 
@@ -52,7 +51,8 @@ def _generator_of(py_func):
     hit = _GENERATORS.get(id(py_func))
     if hit is not None and hit[0] is py_func:
         return hit[1]
-    lines, first = inspect.getsourcelines(py_func)
+    from ._translate import _source_lines
+    lines, filename, first = _source_lines(py_func)
     tree = ast.parse(textwrap.dedent("".join(lines)))
     env = dict(py_func.__globals__)
     free = py_func.__code__.co_freevars
@@ -69,7 +69,7 @@ def _generator_of(py_func):
             tree.body = [outer]
         ast.fix_missing_locations(tree)
         ast.increment_lineno(tree, first - 1)
-        code = compile(tree, inspect.getsourcefile(py_func) or "<kernel>", "exec")
+        code = compile(tree, filename, "exec")
         ns = {}
         exec(code, py_func.__globals__, ns)
         gen = ns["_nf_outer"](*(cells[n] for n in free)) if free else ns[fn.name]
