@@ -24,7 +24,6 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
-import numfuse  # noqa: E402
 from numfuse import cuda  # noqa: E402
 
 

@@ -8,8 +8,6 @@ import pathlib
 import numpy as np
 import pytest
 
-from numfuse import cuda
-
 from jit_helpers import assert_compiles, use_device
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"

@@ -272,7 +272,7 @@ from ._intrinsics import (threadIdx, blockIdx, blockDim, gridDim, warpsize, grid
                           syncthreads, threadfence, threadfence_block, threadfence_system, shared,
                           local, const, atomic)
 from ._memory import (to_device, device_array, device_array_like, pinned_array,  # noqa: E402
-                      is_cuda_array, stream, default_stream, event)
+                      is_cuda_array)
 from ._types import TranslationError  # noqa: E402
 from .jit import jit, simulating  # noqa: E402
 
@@ -288,7 +288,23 @@ __all__ += ["jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "
             "default_stream", "event",
             "TranslationError", "simulating", "nvrtc_available"]
 
+from .._core import ndarray as _ndarray  # noqa: E402
 from ._memory import attach_methods as _attach  # noqa: E402
 
-_attach(_c_ndarray := __import__("numfuse._core", fromlist=["ndarray"]).ndarray)
-del _attach, _c_ndarray
+_attach(_ndarray)
+del _attach, _ndarray
+
+
+def stream():
+    """Numba's cuda.stream(): a new stream."""
+    return Stream()
+
+
+def default_stream():
+    """Numba's cuda.default_stream(): the legacy null stream."""
+    return Stream.null
+
+
+def event(timing=True):
+    """Numba's cuda.event(): a new event."""
+    return Event(disable_timing=not timing)

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from . import _intrinsics as cu
+from ._values import UNKNOWN, Val, cast, literal
 from ._types import (BOOL, FLOAT32, FLOAT64, INT64, TupleType, cxx_type, describe, is_complex, is_float,
                      is_int, is_scalar)
 
@@ -41,18 +42,11 @@ def _args(tr, node, n_min, n_max=None, scalar=True):
 
 
 def _unknown(vals):
-    from ._translate_expr import UNKNOWN, Val
     return Val("0", UNKNOWN) if any(v.ty is UNKNOWN for v in vals) else None
 
 
-def _val(*a, **k):
-    from ._translate_expr import Val
-    return Val(*a, **k)
-
-
-def _cast(v, ty):
-    from ._translate_expr import cast
-    return cast(v, ty)
+_val = Val
+_cast = cast
 
 
 # ---- math ----------------------------------------------------------------------------------------
@@ -185,7 +179,6 @@ def _minmax(which):
 def _to(ty):
     def handler(tr, node):
         if not node.args:
-            from ._translate_expr import literal
             return _val(_cast(literal(0), ty), ty, nonneg=True)
         (v,) = _args(tr, node, 1)
         if _unknown([v]):
@@ -218,7 +211,6 @@ def _round(tr, node):
 def _len(tr, node):
     (v,) = _args(tr, node, 1, scalar=False)
     if isinstance(v.ty, TupleType):
-        from ._translate_expr import literal
         return literal(len(v.items))
     if v.array is not None:
         if v.array[0].ndim == 0:

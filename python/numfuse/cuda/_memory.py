@@ -2,15 +2,17 @@
 copy_to_host. A numfuse array is the device array (on the GPU, or on the CPU when simulating)."""
 import numpy as np
 
+from .._core import ndarray
+from .._creation import asarray, empty
+from ._simulation import simulating
+
 
 def _device():
-    from .jit import simulating
     return "cpu" if simulating() else "cuda"
 
 
 def to_device(obj, stream=0, copy=True, to=None):
     """A device copy of a NumPy array (to: an existing device array to copy into)."""
-    from .._creation import asarray
     if to is not None:
         to[...] = asarray(np.asarray(obj), device=to.device)
         return to
@@ -19,7 +21,6 @@ def to_device(obj, stream=0, copy=True, to=None):
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     """An uninitialised device array."""
-    from .._creation import empty
     if strides is not None:
         raise NotImplementedError("device_array(strides=) is not supported; use order=")
     return empty(shape, dtype, order=order, device=_device())
@@ -47,12 +48,10 @@ def copy_to_host(self, ary=None, stream=0):
 
 def copy_to_device(self, ary, stream=0):
     """Numba's DeviceNDArray.copy_to_device: copies host data into this array."""
-    from .._creation import asarray
     self[...] = asarray(np.asarray(ary), device=self.device)
 
 
 def is_cuda_array(obj):
-    from .. import ndarray
     return isinstance(obj, ndarray) or hasattr(obj, "__cuda_array_interface__")
 
 
@@ -64,19 +63,3 @@ def attach_methods(ndarray):
         ndarray.copy_to_device = copy_to_device
 
 
-def stream():
-    """Numba's cuda.stream(): a new stream (numfuse.cuda.Stream)."""
-    from . import Stream
-    return Stream()
-
-
-def default_stream():
-    """Numba's cuda.default_stream(): the legacy null stream."""
-    from . import Stream
-    return Stream.null
-
-
-def event(timing=True):
-    """Numba's cuda.event(): a new event (numfuse.cuda.Event)."""
-    from . import Event
-    return Event(disable_timing=not timing)

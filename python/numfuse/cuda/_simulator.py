@@ -12,7 +12,9 @@ import textwrap
 
 import numpy as np
 
+from .._core import ndarray
 from . import _intrinsics as cu
+from ._translate import _source_lines
 
 _GENERATORS = {}  # id(py_func) -> (py_func, generator function or None when no syncthreads)
 
@@ -51,7 +53,6 @@ def _generator_of(py_func):
     hit = _GENERATORS.get(id(py_func))
     if hit is not None and hit[0] is py_func:
         return hit[1]
-    from ._translate import _source_lines
     lines, filename, first = _source_lines(py_func)
     tree = ast.parse(textwrap.dedent("".join(lines)))
     env = dict(py_func.__globals__)
@@ -80,7 +81,6 @@ def _generator_of(py_func):
 def _host_args(args):
     """NumPy views of the arguments the kernel's Python indexes (numfuse CPU arrays: their own
     memory, so the kernel's writes land in them), and what to copy back afterwards."""
-    from .. import ndarray
     out, back = [], []
     for a in args:
         if isinstance(a, ndarray):

@@ -7,6 +7,7 @@ function scope). Entry points: translate_kernel (used by jit.py) and translate_s
 (for numfuse.vectorize: scalars in, scalar out).
 """
 import ast
+import builtins
 import hashlib
 import inspect
 import linecache
@@ -17,7 +18,8 @@ import numpy as np
 
 from . import _intrinsics as cu
 from ._prelude import prelude_for
-from ._translate_expr import STATIC, UNKNOWN, ExprTranslator, Val, cast, literal, truth_code
+from ._translate_expr import ExprTranslator
+from ._values import STATIC, UNKNOWN, Val, cast, literal, truth_code
 from ._types import (INT64, ArrayType, TranslationError, TupleType, cxx_type, describe, is_int,
                      is_scalar, unify)
 
@@ -164,7 +166,6 @@ class FunctionScope:
     def global_value(self, name, node):
         if name in self.globals:
             return self.globals[name]
-        import builtins
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(node, f"name '{name}' is not defined")
@@ -299,7 +300,6 @@ class FunctionScope:
             raise self.error(s, "for ... else is not supported in kernels")
         it = s.iter
         fn = self.tr.expr(it.func) if isinstance(it, ast.Call) else None
-        import builtins
         if fn is None or fn.ty is not STATIC or fn.const is not builtins.range:
             raise self.error(s, f"for loops in kernels iterate over range(...), not {describe(it)}")
         if not isinstance(s.target, ast.Name):

@@ -7,24 +7,25 @@ NUMFUSE_DEVICE=cpu or NUMBA_ENABLE_CUDASIM=1) the same Python runs on the simula
 here too.
 """
 import functools
-import os
 
 import numpy as np
 
-from ._types import (BOOL, COMPLEX128, FLOAT64, INT64, ArrayType, TranslationError, TupleType)
+from .._core import ndarray
+from .._core import cuda as _c
+from .._creation import asarray
+from ._signatures import parse_signature
+from ._simulation import simulating
+from ._simulator import run as _simulate
+from ._translate import translate_kernel
+from ._types import BOOL, COMPLEX128, FLOAT64, INT64, ArrayType, TranslationError, TupleType
 
-
-def simulating():
-    """True when kernels run on the CPU simulator (no GPU, or NUMFUSE_DEVICE=cpu)."""
-    if os.environ.get("NUMFUSE_DEVICE", "").lower() == "cpu" or \
-            os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return True
-    from . import is_available
-    return not is_available()
+try:
+    from .. import _kernels  # the RawKernel launch path (numfuse._kernels.launch)
+except ImportError:  # a build without it: kernels run on the simulator only
+    _kernels = None
 
 
 def _is_numfuse_array(x):
-    from .. import ndarray
     return isinstance(x, ndarray)
 
 
@@ -85,7 +86,6 @@ class Dispatcher:
     """A @cuda.jit function: a kernel (launched with [blocks, threads]) or a device function."""
 
     def __init__(self, py_func, device=False, signatures=(), options=()):
-        from . import _translate  # noqa: F401 (imported at definition, not in the first launch)
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._nf_device_function = bool(device)
@@ -137,7 +137,6 @@ class Dispatcher:
     def _translate(self, types):
         hit = self._compiled.get(types)
         if hit is None:
-            from ._translate import translate_kernel
             source, name = translate_kernel(self.py_func, list(types), self.options)
             hit = self._compiled[types] = (source, name)
         return hit
@@ -150,8 +149,7 @@ class Dispatcher:
         types = self._types(args)
         source, name = self._translate(types)
         if simulating():
-            from ._simulator import run
-            run(self, griddim, blockdim, sharedmem, args)
+            _simulate(self, griddim, blockdim, sharedmem, args)
         else:
             _launch_on_gpu(source, name, griddim, blockdim, stream, sharedmem, args, types,
                            self.options)
@@ -178,13 +176,9 @@ def _pack(args, types):
 def _launch_on_gpu(source, name, griddim, blockdim, stream, sharedmem, args, types, options):
     """THE one place a translated kernel reaches the GPU: through numfuse._kernels.launch (the
     RawKernel launch path). NumPy arrays are copied to the device and back, as Numba does."""
-    try:
-        from .. import _kernels
-    except ImportError:
-        from . import CUDAError
-        raise CUDAError("numfuse.cuda.jit needs the user-kernel launch path "
-                        "(numfuse._kernels.launch), which this build lacks") from None
-    from .._creation import asarray
+    if _kernels is None:
+        raise _c.CUDAError("numfuse.cuda.jit needs the user-kernel launch path "
+                           "(numfuse._kernels.launch), which this build lacks")
     staged = []
     dev_args = []
     for x in args:
@@ -212,7 +206,6 @@ def _launch_on_gpu(source, name, griddim, blockdim, stream, sharedmem, args, typ
 
 def jit(func_or_sig=None, device=False, **options):
     """Numba's cuda.jit: @jit, @jit(device=True), @jit("void(float32[:], float32[:])")."""
-    from ._signatures import parse_signature
     unsupported = set(options) - {"debug", "lineinfo", "fastmath", "opt", "cache", "inline",
                                   "max_registers", "link"}
     if unsupported:
