@@ -396,7 +396,7 @@ def test_int32_arrays_keep_their_type(on):
     out = np.zeros(6, np.int32)
     src = launch(k, (1, 8), a, out)
     np.testing.assert_array_equal(out, a * 2 + 1)
-    assert "int* a_a_p" in assert_compiles(k, a, out)
+    assert "int* p_a" in assert_compiles(k, a, out)
 
 
 @cuda.jit
@@ -453,3 +453,33 @@ def test_translate_scalar_function_for_vectorize(types, result):
         kernel = (src + "\nextern \"C\" __global__ void k(double* o)"
                   f' {{ o[0] = nf_user_fn(1, 2); }}\n')
         assert cuda._c.compile_to_cubin(kernel, "k", "sm_90", [])[:4] == b"\x7fELF"
+
+
+@cuda.jit
+def _tuple_variable(out):
+    pos = cuda.grid(2)
+    size = cuda.gridsize(2)
+    cache = cuda.shared.array((2, 4), "int64")
+    cache[pos[1] % 2, pos[0] % 4] = pos[0]
+    if pos[0] < out.shape[1] and pos[1] < out.shape[0]:
+        out[pos[1], pos[0]] = pos[0] + size[0] * pos[1] + cache[pos[1] % 2, pos[0] % 4] * 0
+
+
+def test_tuple_variables_and_string_dtypes(on):
+    out = np.zeros((4, 6), np.int64)
+    launch(_tuple_variable, ((2, 2), (4, 2)), out)
+    np.testing.assert_array_equal(out, np.arange(6)[None, :] + 8 * np.arange(4)[:, None])
+
+
+@cuda.jit
+def _names_that_could_meet(x, x_p, n0_x, v):
+    i = cuda.grid(1)
+    if i < x.size:
+        v0_x = x_p + n0_x  # a local whose name looks like a generated one
+        x[i] = v0_x + v[i]
+
+
+def test_generated_names_cannot_collide(on):
+    x = np.zeros(4)
+    launch(_names_that_could_meet, (1, 4), x, 1.0, 2.0, np.arange(4.0))
+    np.testing.assert_array_equal(x, 3 + np.arange(4.0))

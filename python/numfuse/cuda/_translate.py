@@ -102,7 +102,12 @@ def _param_type(v):
 
 
 class FunctionScope:
-    """One function being translated with given argument types."""
+    """One function being translated with given argument types.
+
+    C++ names, by prefix so that no two Python names can meet: a_x (scalar parameter), ak_x
+    (element k of a tuple parameter), p_x / nk_x / sk_x (array parameter: pointer, extent and
+    element stride of dimension k), v_x (local variable, or shared/local array), vk_x (element
+    k of a tuple variable), nf_* (the translator's own temporaries and helpers)."""
 
     def __init__(self, pyfunc, arg_types, kind, module, cxx_name):
         self.pyfunc, self.kind, self.module, self.cxx_name = pyfunc, kind, module, cxx_name
@@ -137,7 +142,7 @@ class FunctionScope:
             return self.aliases[name]
         if name in self.decls:
             arr = self.decls[name][0]
-            return Val(None, arr, array=(arr, "v_" + name))
+            return Val(None, arr, array=(arr, name))
         if name in self.var_types:
             return self.variable(name)
         if name in self.params:
@@ -151,16 +156,16 @@ class FunctionScope:
     def variable(self, name):
         t = self.var_types[name]
         if isinstance(t, TupleType):
-            items = [Val(f"v_{name}_{k}", e) for k, e in enumerate(t.elts)]
+            items = [Val(f"v{k}_{name}", e) for k, e in enumerate(t.elts)]
             return Val(None, t, items=items)
         return Val("v_" + name, t, nonneg=self.var_nonneg.get(name, False))
 
     def param_val(self, name):
         t = self.params[name]
         if isinstance(t, ArrayType):
-            return Val(None, t, array=(t, "a_" + name))
+            return Val(None, t, array=(t, name))
         if isinstance(t, TupleType):
-            return Val(None, t, items=[Val(f"a_{name}_{k}", e) for k, e in enumerate(t.elts)])
+            return Val(None, t, items=[Val(f"a{k}_{name}", e) for k, e in enumerate(t.elts)])
         return Val("a_" + name, t)
 
     def global_value(self, name, node):
@@ -177,21 +182,21 @@ class FunctionScope:
                 return Val(f"((long long)(nf_dynamic_smem_bytes() / {arr.dtype.itemsize}))", INT64,
                            nonneg=True)
             return literal(arr.shape[k])
-        return Val(f"((long long){name}_n{k})", INT64, nonneg=True)
+        return Val(f"((long long)n{k}_{name})", INT64, nonneg=True)
 
     def element_code(self, base, terms):
         arr, name = base.array
         if arr.ndim == 0:
-            return f"{name}_p[0]"
-        ptr = name + "_p" if arr.space == "global" else name
+            return f"p_{name}[0]" if arr.space == "global" else f"v_{name}[0]"
+        ptr = f"p_{name}" if arr.space == "global" else f"v_{name}"
         idx = "int" if arr.small else "long long"
         terms = [f"(({idx}){t})" for t in terms]
         if arr.layout == "A":
-            lin = " + ".join(f"{t} * {name}_t{k}" for k, t in enumerate(terms))
+            lin = " + ".join(f"{t} * s{k}_{name}" for k, t in enumerate(terms))
         else:
             lin = terms[0]
             for k in range(1, arr.ndim):
-                n = str(arr.shape[k]) if arr.space != "global" else f"{name}_n{k}"
+                n = str(arr.shape[k]) if arr.space != "global" else f"n{k}_{name}"
                 lin = f"({lin} * {n} + {terms[k]})"
         return f"{ptr}[{lin}]"
 
@@ -214,10 +219,10 @@ class FunctionScope:
         for a, t in zip(args, types):
             if isinstance(t, ArrayType):
                 arr, base = a.array
-                parts.append(base + "_p" if arr.space == "global" else f"&{base}[0]")
+                parts.append(f"p_{base}" if arr.space == "global" else f"&v_{base}[0]")
                 parts += [self.dim(a, k).code for k in range(arr.ndim)]
                 if t.layout == "A":
-                    parts += [f"{base}_t{k}" for k in range(arr.ndim)]
+                    parts += [f"s{k}_{base}" for k in range(arr.ndim)]
             elif isinstance(t, TupleType):
                 parts += [cast(i, e) for i, e in zip(a.items, t.elts)]
             else:
@@ -399,7 +404,9 @@ class FunctionScope:
         if not isinstance(shape, tuple) or not all(isinstance(n, int) for n in shape):
             raise self.error(call, f"the shape of a {'shared' if shared else 'local'} array must be "
                                    f"a constant int or tuple of ints: {describe(args['shape'])}")
-        dt = self.tr.expr(args["dtype"])
+        d = args["dtype"]
+        dt = Val(None, STATIC, const=d.value) if isinstance(d, ast.Constant) and isinstance(d.value, str) \
+            else self.tr.expr(d)
         try:
             dtype = np.dtype(dt.const)
             cxx = cxx_type(dtype)
@@ -490,7 +497,7 @@ class FunctionScope:
         if new != self.var_types.get(name) or nonneg != self.var_nonneg.get(name):
             self.var_types[name], self.var_nonneg[name], self.changed = new, nonneg, True
         if isinstance(new, TupleType):
-            return [f"v_{name}_{k} = {cast(i, e)};" for k, (i, e) in enumerate(zip(v.items, new.elts))]
+            return [f"v{k}_{name} = {cast(i, e)};" for k, (i, e) in enumerate(zip(v.items, new.elts))]
         return [f"v_{name} = {cast(v, new)};"]
 
     # ---- output -----------------------------------------------------------------------------------
@@ -500,13 +507,13 @@ class FunctionScope:
         for name, t in self.params.items():
             if isinstance(t, ArrayType):
                 const = "const " if t.readonly else ""
-                parts.append(f"{const}{cxx_type(t.dtype)}* a_{name}_p")
+                parts.append(f"{const}{cxx_type(t.dtype)}* p_{name}")
                 idx = "int" if t.small else "long long"
-                parts += [f"{idx} a_{name}_n{k}" for k in range(t.ndim)]
+                parts += [f"{idx} n{k}_{name}" for k in range(t.ndim)]
                 if t.layout == "A":
-                    parts += [f"long long a_{name}_t{k}" for k in range(t.ndim)]
+                    parts += [f"long long s{k}_{name}" for k in range(t.ndim)]
             elif isinstance(t, TupleType):
-                parts += [f"{cxx_type(e)} a_{name}_{k}" for k, e in enumerate(t.elts)]
+                parts += [f"{cxx_type(e)} a{k}_{name}" for k, e in enumerate(t.elts)]
             else:
                 parts.append(f"{cxx_type(t)} a_{name}")
         return ", ".join(parts)
@@ -516,9 +523,9 @@ class FunctionScope:
         for name, t in self.var_types.items():
             if isinstance(t, TupleType):
                 if name in self.params:
-                    lines += [f"{cxx_type(e)} v_{name}_{k} = a_{name}_{k};" for k, e in enumerate(t.elts)]
+                    lines += [f"{cxx_type(e)} v{k}_{name} = a{k}_{name};" for k, e in enumerate(t.elts)]
                 else:
-                    lines += [f"{cxx_type(e)} v_{name}_{k}{{}};" for k, e in enumerate(t.elts)]
+                    lines += [f"{cxx_type(e)} v{k}_{name}{{}};" for k, e in enumerate(t.elts)]
             elif name in self.params:
                 lines.append(f"{cxx_type(t)} v_{name} = {cast(self.param_val(name), t)};")
             else:
