@@ -483,3 +483,18 @@ def test_generated_names_cannot_collide(on):
     x = np.zeros(4)
     launch(_names_that_could_meet, (1, 4), x, 1.0, 2.0, np.arange(4.0))
     np.testing.assert_array_equal(x, 3 + np.arange(4.0))
+
+
+def test_jit_options(on):
+    @cuda.jit(fastmath=True, max_registers=32, lineinfo=True)
+    def k(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = math.sqrt(a[i])
+
+    a = np.arange(8, dtype=np.float32)
+    launch(k, (1, 8), a)
+    np.testing.assert_allclose(a, np.sqrt(np.arange(8, dtype=np.float32)), rtol=1e-6)
+    assert "--use_fast_math" in k.options and "--maxrregcount=32" in k.options
+    with pytest.raises(TypeError, match="unexpected keyword arguments.*nonsense"):
+        cuda.jit(nonsense=True)

@@ -213,6 +213,8 @@ def jit(func_or_sig=None, device=False, **options):
     nvrtc_options = ["--use_fast_math"] if options.get("fastmath") else []
     if options.get("lineinfo"):
         nvrtc_options.append("-lineinfo")
+    if options.get("max_registers"):
+        nvrtc_options.append(f"--maxrregcount={int(options['max_registers'])}")
 
     def wrap(fn, sigs=()):
         return Dispatcher(fn, device=device, signatures=sigs, options=nvrtc_options)
