@@ -498,3 +498,22 @@ def test_jit_options(on):
     assert "--use_fast_math" in k.options and "--maxrregcount=32" in k.options
     with pytest.raises(TypeError, match="unexpected keyword arguments.*nonsense"):
         cuda.jit(nonsense=True)
+
+
+def test_simulated_launches_from_threads(monkeypatch):
+    import threading
+    use_device("cpu", monkeypatch)
+    outs = [np.zeros(64, np.float32) for _ in range(4)]
+    x = np.arange(64, dtype=np.float32)
+
+    def work(k):
+        for _ in range(3):
+            _block_sum[1, 64](x * (k + 1), outs[k][:1])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        assert outs[k][0] == np.float32(x.sum() * (k + 1))

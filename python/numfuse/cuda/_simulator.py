@@ -9,6 +9,7 @@ No OS threads: deterministic, and fast enough for test sizes (docs/decisions.md 
 import ast
 import itertools
 import textwrap
+import threading
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from . import _intrinsics as cu
 from ._translate import _source_lines
 
 _GENERATORS = {}  # id(py_func) -> (py_func, generator function or None when no syncthreads)
+# One simulated launch at a time: the running thread's indices live in one global (STATE).
+_LAUNCH_LOCK = threading.Lock()
+_RUNNING = threading.local()  # this thread is running a simulated kernel
 
 
 def _static(node, env):
@@ -101,12 +105,21 @@ def _thread_name(bid, tid):
 
 def run(dispatcher, griddim, blockdim, shared_bytes, args):
     """Runs the kernel over the grid on the CPU."""
+    if getattr(_RUNNING, "yes", False):
+        raise RuntimeError("a kernel cannot be launched from inside a simulated kernel")
+    with _LAUNCH_LOCK:
+        _RUNNING.yes = True
+        try:
+            _run(dispatcher, griddim, blockdim, shared_bytes, args)
+        finally:
+            _RUNNING.yes = False
+
+
+def _run(dispatcher, griddim, blockdim, shared_bytes, args):
     fn = dispatcher.py_func
     gen = _generator_of(fn)
     hargs, back = _host_args(args)
     st = cu.STATE
-    if st.tid is not None:
-        raise RuntimeError("a kernel cannot be launched from inside a simulated kernel")
     st.gdim, st.bdim = griddim, blockdim
     threads = [(x, y, z) for z in range(blockdim[2]) for y in range(blockdim[1])
                for x in range(blockdim[0])]
