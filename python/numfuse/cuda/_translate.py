@@ -328,9 +328,10 @@ class FunctionScope:
         up = step.const is not None and step.const > 0
         down = step.const is not None and step.const < 0
         it_var, stop_var, step_var = self.fresh("it"), self.fresh("stop"), self.fresh("step")
+        # A step of 0 (Python raises ValueError) runs no iteration rather than forever.
         cond = (f"{it_var} < {stop_var}" if up else f"{it_var} > {stop_var}" if down else
-                f"({step_var} > 0 ? {it_var} < {stop_var} : {it_var} > {stop_var})")
-        nonneg = start.nonneg and up
+                f"({step_var} > 0 ? {it_var} < {stop_var} : ({step_var} < 0 && {it_var} > {stop_var}))")
+        nonneg = start.nonneg and (up or step.nonneg)
         head = [f"{{ const {c} {stop_var} = {cast(stop, ty)};",
                 f"  const {c} {step_var} = {cast(step, ty)};",
                 f"  for ({c} {it_var} = {cast(start, ty)}; {cond}; {it_var} += {step_var}) {{"]
