@@ -12,7 +12,7 @@ from numfuse import cuda
 
 import hostcc
 import test_cuda_jit as kernels
-from jit_helpers import use_device
+from jit_helpers import assert_compiles, use_device
 
 pytestmark = pytest.mark.skipif(not hostcc.available(), reason="no host C++ compiler")
 
@@ -26,6 +26,7 @@ def both(kernel, griddim, blockdim, *args):
     """(simulator outputs, translated-C++ outputs) of the same launch on copies of args."""
     sim = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     cxx = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    assert_compiles(kernel, *args)
     kernel[griddim, blockdim](*sim)
     hostcc.run(kernel, griddim, blockdim, *cxx)
     return sim, cxx
@@ -220,6 +221,7 @@ def test_random_expressions_match_numpy_scalars(tmp_path, dx, dy, dd, seed):
     b = rng.integers(-6, 7, n).astype(dy)
     c = (rng.integers(1, 5, n) * rng.choice([-1, 1], n)).astype(dd)
     out = np.zeros((n, len(exprs)))
+    assert_compiles(kernel, a, b, c, out)
     hostcc.run(kernel, 1, 16, a, b, c, out)
     with np.errstate(all="ignore"):
         for k, e in enumerate(exprs):
