@@ -84,7 +84,8 @@ def _generator_of(py_func):
 
 def _host_args(args):
     """NumPy views of the arguments the kernel's Python indexes (numfuse CPU arrays: their own
-    memory, so the kernel's writes land in them), and what to copy back afterwards."""
+    memory, so the kernel's writes land in them), scalars as NumPy scalars of the translation's
+    types, and what to copy back afterwards."""
     out, back = [], []
     for a in args:
         if isinstance(a, ndarray):
@@ -94,9 +95,18 @@ def _host_args(args):
                 h = np.array(a)
                 back.append((a, h))
                 out.append(h)
+        elif isinstance(a, (bool, int, float, complex)):
+            # typed as the translation types them (Numba's: int64, float64...), so that
+            # `a[i] * f` computes in the same precision on both
+            out.append(_PY_SCALAR[type(a)](a) if type(a) in _PY_SCALAR else a)
+        elif isinstance(a, tuple):
+            out.append(tuple(_PY_SCALAR[type(e)](e) if type(e) in _PY_SCALAR else e for e in a))
         else:
             out.append(a)
     return out, back
+
+
+_PY_SCALAR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
 def _thread_name(bid, tid):
