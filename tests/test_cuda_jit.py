@@ -517,3 +517,19 @@ def test_simulated_launches_from_threads(monkeypatch):
         t.join()
     for k in range(4):
         assert outs[k][0] == np.float32(x.sum() * (k + 1))
+
+
+@cuda.jit
+def _printing(a):
+    i = cuda.grid(1)
+    if i == 1:
+        print("value", i, a[i], a[i] > 0, '100% "q"\n')
+
+
+def test_print_in_kernels(on, capfd):
+    a = np.array([0.5, 2.5])
+    launch(_printing, (1, 2), a)
+    src = assert_compiles(_printing, a)
+    assert 'printf("value %lld %g %s 100%% \\"q\\"\\012\\n"' in src
+    if on == "cpu":
+        assert "value 1 2.5 True 100% \"q\"" in capfd.readouterr().out

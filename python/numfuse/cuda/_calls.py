@@ -223,6 +223,52 @@ def _range(tr, node):
     raise tr.error(node, "range() can only be iterated by a for loop in kernels")
 
 
+def _c_string(text):
+    """text as the inside of a C string literal and printf format (octal escapes: never greedy)."""
+    out = []
+    for b in text.encode():
+        ch = chr(b)
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "%":
+            out.append("%%")
+        else:
+            out.append(ch if 32 <= b < 127 else f"\\{b:03o}")
+    return "".join(out)
+
+
+def _print(tr, node):
+    """print(...) in a kernel: printf, as Numba's CUDA target does (ints, floats, bools, strings)."""
+    if node.keywords:
+        raise tr.error(node, "print() in kernels takes no keyword arguments (sep=, end=, file=)")
+    fmt, values = [], []
+    for a in node.args:
+        if isinstance(a, ast.Constant) and isinstance(a.value, str):
+            fmt.append(_c_string(a.value))
+            continue
+        v = tr.scalar(a, "a print() argument")
+        if _unknown([v]):
+            return _unknown([v])
+        if is_complex(v.ty):
+            fmt.append("(%g%+gj)")
+            values += [f"(double)({v.code}).re", f"(double)({v.code}).im"]
+        elif is_float(v.ty):
+            fmt.append("%g")
+            values.append(_cast(v, FLOAT64))
+        elif v.ty == BOOL:
+            fmt.append("%s")
+            values.append(f'({v.code} ? "True" : "False")')
+        elif v.ty.kind == "u":
+            fmt.append("%llu")
+            values.append(f"(unsigned long long)({v.code})")
+        else:
+            fmt.append("%lld")
+            values.append(_cast(v, INT64))
+    args = "".join(", " + x for x in values)
+    return _val(f'printf("{" ".join(fmt)}\\n"{args})', None)
+
+
+CALLS.add(builtins.print, _print)
 CALLS.add(builtins.abs, _abs)
 CALLS.add(np.abs, _abs)
 CALLS.add(np.absolute, _abs)
