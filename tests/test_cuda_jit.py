@@ -533,3 +533,21 @@ def test_print_in_kernels(on, capfd):
     assert 'printf("value %lld %g %s 100%% \\"q\\"\\012\\n"' in src
     if on == "cpu":
         assert "value 1 2.5 True 100% \"q\"" in capfd.readouterr().out
+
+
+TILE = 8
+
+
+@cuda.jit
+def _constant_expressions(out):
+    buf = cuda.shared.array((TILE * 2, TILE // 2 + 1), dtype=np.int32)
+    t = cuda.threadIdx.x
+    buf[t, 0] = t * (2 ** 3) - 7 // 2
+    cuda.syncthreads()
+    out[t] = buf[t, 0] + buf.shape[0] * 100 + buf.shape[1]
+
+
+def test_constant_expressions_in_shapes(on):
+    out = np.zeros(16, np.int64)
+    launch(_constant_expressions, (1, 16), out)
+    np.testing.assert_array_equal(out, np.arange(16) * 8 - 7 // 2 + 1600 + 5)

@@ -6,6 +6,7 @@ only expressions: literals, names, arithmetic, comparisons, calls of math/builti
 of the cuda intrinsics, array indexing, attributes (.shape, .size, .real...) and tuples.
 """
 import ast
+import operator
 
 import numpy as np
 
@@ -25,6 +26,23 @@ _BINOPS = {ast.Add: ("add", "+"), ast.Sub: ("subtract", "-"), ast.Mult: ("multip
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _HELPERS = {"floor_divide": "nf_floordiv", "remainder": "nf_mod", "power": "nf_pow"}
 
+
+
+_FOLD = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+         "true_divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
+         "power": operator.pow, "left_shift": operator.lshift, "right_shift": operator.rshift,
+         "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor}
+
+
+def _fold(name, x, y):
+    """Python's value of two weak literals combined, when it is a literal again (else None)."""
+    try:
+        v = _FOLD[name](x, y)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if isinstance(v, int) and not -2**63 <= v < 2**63:
+        return None
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 class ExprTranslator:
@@ -188,6 +206,10 @@ class ExprTranslator:
         return self.binary(name, sym, a, b, node)
 
     def binary(self, name, sym, a, b, node):
+        if a.weak and b.weak and a.const is not None and b.const is not None:
+            folded = _fold(name, a.const, b.const)  # TPB * 2 in a shared array's shape
+            if folded is not None:
+                return literal(folded)
         ty = resolve(name, a.ty, a.weak, b.ty, b.weak)
         if ty is None:
             raise self.error(node, f"unsupported operand types for {name}: {a.ty} and {b.ty}: "
