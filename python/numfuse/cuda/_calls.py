@@ -11,8 +11,7 @@ import numpy as np
 
 from . import _intrinsics as cu
 from ._values import UNKNOWN, Val, cast, literal
-from ._types import (BOOL, FLOAT32, FLOAT64, INT64, TupleType, cxx_type, describe, is_complex, is_float,
-                     is_int, is_scalar)
+from ._types import BOOL, FLOAT32, FLOAT64, INT64, TupleType, describe, is_complex, is_float, is_int
 
 
 class _Table:
@@ -353,4 +352,4 @@ CALLS.add(cu.local.array, _declaration)
 for _op in ("add", "sub", "max", "min", "cas", "exch"):
     CALLS.add(getattr(cu.atomic, _op), _atomic(_op))
 del _n, _c, _t, _op
-__all__ = ["CALLS", "cxx_type", "is_scalar"]
+__all__ = ["CALLS"]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import ndarray
 from . import _intrinsics as cu
-from ._translate import _source_lines
+from ._source import source_lines
 
 _GENERATORS = {}  # id(py_func) -> (py_func, generator function or None when no syncthreads)
 # One simulated launch at a time: the running thread's indices live in one global (STATE).
@@ -57,7 +57,7 @@ def _generator_of(py_func):
     hit = _GENERATORS.get(id(py_func))
     if hit is not None and hit[0] is py_func:
         return hit[1]
-    lines, filename, first = _source_lines(py_func)
+    lines, filename, first = source_lines(py_func)
     tree = ast.parse(textwrap.dedent("".join(lines)))
     env = dict(py_func.__globals__)
     free = py_func.__code__.co_freevars
