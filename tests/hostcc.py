@@ -52,7 +52,22 @@ template <typename T> T atomicCAS(T* p, T c, T v) { std::lock_guard<std::mutex> 
 
 
 def available():
-    return shutil.which(CXX) is not None
+    """A host compiler with C++20's <barrier> is present (checked once, by compiling)."""
+    global _AVAILABLE
+    if _AVAILABLE is None:
+        _AVAILABLE = False
+        if shutil.which(CXX) is not None:
+            with tempfile.TemporaryDirectory() as d:
+                src = os.path.join(d, "probe.cpp")
+                with open(src, "w") as f:
+                    f.write("#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n")
+                r = subprocess.run([CXX, "-std=c++20", "-pthread", "-fsyntax-only", src],
+                                   capture_output=True)
+                _AVAILABLE = r.returncode == 0
+    return _AVAILABLE
+
+
+_AVAILABLE = None
 
 
 def _params(source, name):

@@ -14,7 +14,7 @@ import hostcc
 import test_cuda_jit as kernels
 from jit_helpers import assert_compiles, use_device
 
-pytestmark = pytest.mark.skipif(not hostcc.available(), reason="no host C++ compiler")
+pytestmark = pytest.mark.skipif(not hostcc.available(), reason="no host C++20 compiler (g++ with <barrier>)")
 
 
 @pytest.fixture(autouse=True)
