@@ -171,3 +171,30 @@ def test_constant_expressions_in_shapes(on):
     out = np.zeros(16, np.int64)
     launch(_constant_expressions, (1, 16), out)
     np.testing.assert_array_equal(out, np.arange(16) * 8 - 7 // 2 + 1600 + 5)
+
+
+def test_packed_arguments_match_the_launch_paths_reading_of_the_signature():
+    """The parameters jit packs agree, one by one, with what numfuse._kernels (the RawKernel
+    launch path) reads from the generated signature: it checks arguments against it."""
+    _kernels = pytest.importorskip("numfuse._kernels")
+    import test_cuda_jit as k
+    from numfuse.cuda.jit import _pack
+    cases = [(k._indices3d, (np.zeros((4, 4), np.int64),)),
+             (k._strided, (np.zeros((6, 10))[::2, ::3], np.zeros((3, 4)))),
+             (k._loops, (7, np.zeros(3, np.int64))),
+             (k._complex_kernel, (np.zeros(3, np.complex128), np.zeros(3))),
+             (_tuple_argument, (np.zeros(3, np.int64), (4, 3))),
+             (k._scale, (np.zeros(3, np.float32), np.float32(2)))]
+    for kernel, args in cases:
+        types = kernel._types(args)
+        source, name = kernel._translate(types)
+        params = _kernels._kernel_params(source, name)
+        packed = _pack(list(args), types)
+        assert params is not None and len(params) == len(packed), (kernel, params)
+        for (pname, kind, dtype), value in zip(params, packed):
+            if isinstance(value, np.ndarray):
+                assert kind == "p", pname
+            else:
+                assert kind in ("s", "?"), pname
+                if kind == "s":
+                    assert np.dtype(dtype) == value.dtype, (pname, dtype, value.dtype)
