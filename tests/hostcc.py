@@ -130,7 +130,7 @@ def build(source, name, workdir=None):
 
 def run(kernel, griddim, blockdim, *args):
     """kernel[griddim, blockdim](*args) through the host-compiled translation (NumPy arrays)."""
-    from numfuse.cuda.jit import _dim3, _pack
+    from numfuse.cuda._dispatcher import _dim3, _pack
     types = kernel._types(args)
     source, name = kernel._translate(types)
     lib, ctypes_names = build(source, name)

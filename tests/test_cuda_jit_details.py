@@ -178,7 +178,7 @@ def test_packed_arguments_match_the_launch_paths_reading_of_the_signature():
     launch path) reads from the generated signature: it checks arguments against it."""
     _kernels = pytest.importorskip("numfuse._kernels")
     import test_cuda_jit as k
-    from numfuse.cuda.jit import _pack
+    from numfuse.cuda._dispatcher import _pack
     cases = [(k._indices3d, (np.zeros((4, 4), np.int64),)),
              (k._strided, (np.zeros((6, 10))[::2, ::3], np.zeros((3, 4)))),
              (k._loops, (7, np.zeros(3, np.int64))),

@@ -274,7 +274,7 @@ from ._intrinsics import (threadIdx, blockIdx, blockDim, gridDim, warpsize, grid
 from ._memory import (to_device, device_array, device_array_like, pinned_array,  # noqa: E402
                       is_cuda_array)
 from ._types import TranslationError  # noqa: E402
-from .jit import jit, simulating  # noqa: E402
+from ._dispatcher import jit, simulating  # noqa: E402
 
 
 def nvrtc_available():

@@ -3,7 +3,7 @@
 Types are inferred over the whole function (a variable's type is the unification of all its
 assignments, as Numba does) by translating the body repeatedly until no type changes; the last
 pass writes the C++. Every Python local is one C++ variable declared at the top (Python's
-function scope). Entry points: translate_kernel (used by jit.py) and translate_scalar_function
+function scope). Entry points: translate_kernel (used by _dispatcher.py) and translate_scalar_function
 (for numfuse.vectorize: scalars in, scalar out).
 """
 import builtins
