@@ -198,3 +198,31 @@ def test_packed_arguments_match_the_launch_paths_reading_of_the_signature():
                 assert kind in ("s", "?"), pname
                 if kind == "s":
                     assert np.dtype(dtype) == value.dtype, (pname, dtype, value.dtype)
+
+
+@cuda.jit
+def _fails_in_thread_five(a):
+    i = cuda.grid(1)
+    if i == 5:
+        a[i] = math.log(a[i] - 2.0)  # Python's math.log of a negative raises ValueError
+
+
+def test_simulator_errors_name_the_thread(monkeypatch):
+    use_device("cpu", monkeypatch)
+    with pytest.raises(ValueError) as info:
+        _fails_in_thread_five[2, 4](np.ones(8))
+    assert "blockIdx=(1, 0, 0) threadIdx=(1, 0, 0)" in "".join(getattr(info.value, "__notes__", []))
+
+
+def test_forall(on):
+    a = np.zeros(300, np.float32)
+    _scale_all = cuda.jit(_scale_py)
+    assert_compiles(_scale_all, a, np.float32(2))
+    _scale_all.forall(a.size)(a, np.float32(2))
+    np.testing.assert_array_equal(a, np.full(300, 2, np.float32))
+
+
+def _scale_py(a, f):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] + f

@@ -152,6 +152,7 @@ def _run(dispatcher, griddim, blockdim, shared_bytes, args):
 def _reraise(e, st):
     if isinstance(e, IndexError):
         raise IndexError(f"{e} (in thread {_thread_name(st.bid, st.tid)})") from None
+    e.add_note(f"(raised in the simulated thread {_thread_name(st.bid, st.tid)})")
     raise e
 
 
@@ -161,7 +162,7 @@ def _run_block_plain(fn, hargs, threads, st):
         st.shared_index = 0
         try:
             fn(*hargs)
-        except IndexError as e:
+        except Exception as e:  # noqa: BLE001 - re-raised, naming the thread
             _reraise(e, st)
 
 
@@ -179,7 +180,7 @@ def _run_block_barriers(gen, hargs, threads, st):
                 next(rec[0])
             except StopIteration:
                 continue
-            except IndexError as e:
+            except Exception as e:  # noqa: BLE001 - re-raised, naming the thread
                 _reraise(e, st)
             rec[2] = st.shared_index
             waiting.append(rec)
