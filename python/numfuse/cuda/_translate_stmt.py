@@ -21,16 +21,19 @@ class Statements:
 
     def translate(self):
         self.final = False
-        for _ in range(30):
+        for _ in range(30):  # each pass can only widen types: this settles in a few passes
             self.changed = False
             self.counter = 0
             self.body(self.fn.body, 1)
             if not self.changed:
                 break
+        else:
+            raise self.error(self.fn, "the types of the variables did not settle")
         self.final = True
         self.changed = False
         self.counter = 0
         body = self.body(self.fn.body, 1)
+        assert not self.changed, "a type changed in the last pass"
         return body
 
     def fresh(self, stem):
