@@ -193,3 +193,17 @@ def test_device_function_cannot_be_launched_and_recursion_is_rejected(on):
         fact[1, 1]
     with pytest.raises(cuda.TranslationError, match="recursive"):
         uses[1, 1](np.zeros(1, np.int64))
+
+
+def _plain_helper(x):
+    return x + 1
+
+
+def test_calling_an_undecorated_function_says_how(on):
+    @cuda.jit
+    def k(a):
+        a[0] = _plain_helper(a[0])
+
+    with pytest.raises(cuda.TranslationError, match=r"calling _plain_helper is not supported.*"
+                                                    r"@cuda.jit\(device=True\)"):
+        k[1, 1](np.zeros(1))

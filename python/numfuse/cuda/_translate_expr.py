@@ -7,6 +7,7 @@ of the cuda intrinsics, array indexing, attributes (.shape, .size, .real...) and
 """
 import ast
 import operator
+import types
 
 import numpy as np
 
@@ -312,7 +313,9 @@ class ExprTranslator:
             return self.scope.device_call(obj, [self.expr(a) for a in node.args], node)
         handler = CALLS.lookup(obj)
         if handler is None:
-            raise self.error(node, f"calling {describe(node.func)} is not supported in CUDA kernels")
+            hint = " (decorate it with @cuda.jit(device=True) to call it from kernels)" \
+                if isinstance(obj, types.FunctionType) else ""
+            raise self.error(node, f"calling {describe(node.func)} is not supported in CUDA kernels{hint}")
         return handler(self, node)
 
     # helpers for _calls.py
