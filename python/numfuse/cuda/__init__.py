@@ -282,3 +282,46 @@ def get_memory_limit():
 def kernel_cache_stats():
     """Counters of the kernel cache: compilations, disk_hits, memory_hits, corrupt."""
     return _c.kernel_cache_stats()
+
+
+# ---- Numba's CUDA kernels in Python (@cuda.jit): `from numfuse import cuda` for `from numba import cuda`
+from ._intrinsics import (threadIdx, blockIdx, blockDim, gridDim, warpsize, grid, gridsize,  # noqa: E402
+                          syncthreads, threadfence, threadfence_block, threadfence_system, shared,
+                          local, const, atomic)
+from ._memory import (to_device, device_array, device_array_like, pinned_array,  # noqa: E402
+                      is_cuda_array)
+from ._types import TranslationError  # noqa: E402
+from ._dispatcher import jit, simulating  # noqa: E402
+
+
+def nvrtc_available():
+    """True when NVRTC loads (it compiles kernels without a GPU)."""
+    return _c.nvrtc_available()
+
+
+__all__ += ["jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "grid", "gridsize",
+            "syncthreads", "threadfence", "shared", "local", "const", "atomic", "to_device",
+            "device_array", "device_array_like", "pinned_array", "is_cuda_array", "stream",
+            "default_stream", "event",
+            "TranslationError", "simulating", "nvrtc_available"]
+
+from .._core import ndarray as _ndarray  # noqa: E402
+from ._memory import attach_methods as _attach  # noqa: E402
+
+_attach(_ndarray)
+del _attach, _ndarray
+
+
+def stream():
+    """Numba's cuda.stream(): a new stream."""
+    return Stream()
+
+
+def default_stream():
+    """Numba's cuda.default_stream(): the legacy null stream."""
+    return Stream.null
+
+
+def event(timing=True):
+    """Numba's cuda.event(): a new event."""
+    return Event(disable_timing=not timing)
