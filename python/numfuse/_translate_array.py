@@ -1,0 +1,617 @@
+"""A scalar Python function run over whole numfuse arrays: the translator behind numfuse.vectorize,
+numfuse.stencil and the translated path of numpy.vectorize / frompyfunc.
+
+The function's AST is interpreted once per call with lazy arrays in place of its scalars, so its
+arithmetic, comparisons and math calls become ufunc nodes of the lazy graph and fuse with the
+expressions around them on every backend (the planner and the CUDA code generator see ordinary
+element-wise nodes). The constructs and how they map:
+- arithmetic, comparisons (chained), `and`/`or`/`not` -> ufuncs; Python scalars stay Python values
+  and are folded by Python itself until they meet an array;
+- `if`/`else` statements and conditional expressions on array conditions -> `where` over both
+  branches, each computed under errstate(all='ignore') so a discarded branch stays quiet; a
+  condition that is a Python value (a constant, a loop counter) picks one branch as Python does;
+- locals -> Python variables holding lazy arrays; `for` over range() or a Python sequence and
+  `while` on Python conditions are unrolled; a `return` under an array condition duplicates the
+  rest of the block into both branches;
+- math.*, abs/min/max/float/int/bool/complex/pow, NumPy or numfuse ufuncs, NumPy scalar types
+  (casts), numpy.where, and plain Python functions (translated in turn, inlined).
+What cannot be rewritten (a loop or `break` on an array condition, recursion, subscripts of
+arrays outside a stencil, calls of unknown objects, `*args`) raises Untranslatable naming
+file:line and the construct; callers fall back (vectorize) or report it (stencil).
+
+Typing has two modes. "numpy": the values are NumPy scalars, as numpy.vectorize gives the function:
+NEP 50 promotion, Python scalars weak, and the results of math.*/float()/int() are Python numbers,
+weak too (the `Weak` wrapper keeps that). "numba": Numba's typing, for numfuse.vectorize with
+signatures and numfuse.stencil: literals are int64/float64, integer arithmetic is done in 64 bits,
+math.* keeps float32. When the two branches of an array condition have different types the
+result's type depends on the data; the translator promotes and sets `mixed_types`, and
+numpy.vectorize then takes NumPy's first-element rule (see _vectorize.py).
+"""
+import ast
+import builtins
+import functools
+import inspect
+import math
+import operator
+import textwrap
+import types
+
+import numpy as _np
+
+from . import _core
+from ._creation import asarray
+
+_U = _core.ufuncs
+_MAX_UNROLL = 100_000  # iterations of one unrolled loop: beyond it a loop is data-sized, not a stencil
+_MAX_INLINE_DEPTH = 32
+
+
+class Untranslatable(Exception):
+    """The function uses a construct that has no array form; the message names file:line."""
+
+
+class Weak:
+    """An array of Python numbers (float(x), math.sin(x), ...): NEP 50 treats them as weak."""
+
+    __slots__ = ("array", "kind")
+
+    def __init__(self, array, kind):
+        self.array, self.kind = array, kind
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+_NO_RETURN = object()
+_UNDEFINED = object()
+_PY_NUMBERS = (bool, int, float, complex)
+_KIND_OF_DTYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_WEAK_DTYPE = {bool: _np.dtype(bool), int: _np.dtype(_np.int64), float: _np.dtype(_np.float64),
+               complex: _np.dtype(_np.complex128)}
+
+
+def _is_array(v):
+    return isinstance(v, (_core.ndarray, Weak))
+
+
+def _is_strong(v):
+    """A value with a NumPy dtype of its own (not a Python number): NEP 50 lets it decide."""
+    return isinstance(v, (_core.ndarray, _np.generic))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(func):
+    """(FunctionDef or Lambda node, filename) of a function, line numbers matching its file."""
+    code = func.__code__
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as e:
+        raise Untranslatable(f"{code.co_filename}:{code.co_firstlineno}: no source for "
+                             f"{func.__qualname__} ({e})") from None
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:  # a lambda inside an expression that spans lines
+        raise Untranslatable(f"{code.co_filename}:{first}: cannot parse the source of "
+                             f"{func.__qualname__}") from None
+    ast.increment_lineno(tree, first - 1)
+    wanted = code.co_varnames[:code.co_argcount]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)) and \
+                tuple(a.arg for a in node.args.args) == wanted and \
+                (isinstance(node, ast.Lambda) or node.name == func.__name__):
+            return node, code.co_filename
+    raise Untranslatable(f"{code.co_filename}:{first}: cannot find the source of {func.__qualname__}")
+
+
+def dtype_of(v):
+    """The NumPy dtype of a value: an array's, a NumPy scalar's, a Python number's as NumPy stores it."""
+    if isinstance(v, Weak):
+        return _WEAK_DTYPE[v.kind]
+    if isinstance(v, _core.ndarray):
+        return v.dtype
+    return _np.asarray(v).dtype
+
+
+class Interpreter:
+    """Runs one Python function's AST over array values (see the module's docstring)."""
+
+    def __init__(self, mode="numpy", subscript=None):
+        self.mode = mode
+        self.subscript = subscript  # stencil hook: (value, index, node) -> value, or None
+        self.mixed_types = False
+        self._depth = 0
+        self._where = None
+
+    # ---- entry -----------------------------------------------------------------------------
+    def call(self, func, args):
+        if not isinstance(func, types.FunctionType):
+            raise Untranslatable(f"{func!r} is not a Python function")
+        if self._depth >= _MAX_INLINE_DEPTH:
+            raise Untranslatable(self._loc(None, func) + ": recursion")
+        node, filename = _parse(func)
+        code = func.__code__
+        if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or node.args.kwonlyargs:
+            raise Untranslatable(f"{filename}:{node.lineno}: *args, **kwargs or keyword-only "
+                                 "parameters")
+        names = [a.arg for a in node.args.args]
+        defaults = func.__defaults__ or ()
+        if len(args) > len(names) or len(args) < len(names) - len(defaults):
+            raise Untranslatable(f"{filename}:{node.lineno}: called with {len(args)} arguments")
+        values = list(args) + list(defaults[len(defaults) - (len(names) - len(args)):])
+        env = dict(zip(names, values))
+        saved = (getattr(self, "_func", None), getattr(self, "_filename", None))
+        self._func, self._filename = func, filename
+        self._depth += 1
+        try:
+            if isinstance(node, ast.Lambda):
+                return self.expr(node.body, env)
+            r = self.block(node.body, env, in_loop=False)
+            return None if r is _NO_RETURN else r
+        finally:
+            self._depth -= 1
+            self._func, self._filename = saved
+
+    def _loc(self, node, func=None):
+        func = func or self._func
+        line = getattr(node, "lineno", None) or func.__code__.co_firstlineno
+        return f"{func.__code__.co_filename}:{line}"
+
+    def fail(self, node, what):
+        raise Untranslatable(f"{self._loc(node)}: {what}")
+
+    # ---- statements --------------------------------------------------------------------------
+    def block(self, stmts, env, in_loop):
+        for i, st in enumerate(stmts):
+            if isinstance(st, ast.Return):
+                return None if st.value is None else self.expr(st.value, env)
+            if isinstance(st, ast.If):
+                cond = self.expr(st.test, env)
+                if not _is_array(cond):
+                    r = self.block(st.body if cond else st.orelse, env, in_loop)
+                    if r is not _NO_RETURN:
+                        return r
+                    continue
+                returns = _has(st, ast.Return)
+                if in_loop and (returns or _has(st, (ast.Break, ast.Continue))):
+                    self.fail(st, "return, break or continue under an array condition inside a loop")
+                mask = self.truth(cond, st.test)
+                if returns:  # the rest of the block runs on both paths
+                    rest = stmts[i + 1:]
+                    rt = self.branch(st.body + rest, env, in_loop)
+                    rf = self.branch(st.orelse + rest, env, in_loop)
+                    return self.merge(mask, rt, rf, st)
+                env_t, env_f = dict(env), dict(env)
+                self.branch(st.body, env_t, in_loop)
+                self.branch(st.orelse, env_f, in_loop)
+                for name in set(env_t) | set(env_f):
+                    a, b = env_t.get(name, _UNDEFINED), env_f.get(name, _UNDEFINED)
+                    env[name] = a if a is b else _UNDEFINED if _UNDEFINED in (a, b) \
+                        else self.merge(mask, a, b, st)
+                continue
+            self.statement(st, env, in_loop)
+        return _NO_RETURN
+
+    def branch(self, stmts, env, in_loop):
+        with _np.errstate(all="ignore"):  # both branches run: a discarded one must not warn
+            r = self.block(stmts, env, in_loop)
+        return None if r is _NO_RETURN else r
+
+    def statement(self, st, env, in_loop):
+        if isinstance(st, ast.Assign):
+            value = self.expr(st.value, env)
+            for target in st.targets:
+                self.assign(target, value, env)
+        elif isinstance(st, ast.AugAssign):
+            if not isinstance(st.target, ast.Name):
+                self.fail(st, "augmented assignment to a subscript or attribute")
+            env[st.target.id] = self.binop(st.op, self.name(st.target, env),
+                                           self.expr(st.value, env), st)
+        elif isinstance(st, ast.AnnAssign) and st.value is not None:
+            self.assign(st.target, self.expr(st.value, env), env)
+        elif isinstance(st, ast.For):
+            self.for_loop(st, env)
+        elif isinstance(st, ast.While):
+            self.while_loop(st, env)
+        elif isinstance(st, ast.Break):
+            raise _Break
+        elif isinstance(st, ast.Continue):
+            raise _Continue
+        elif isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and
+                                          isinstance(st.value, ast.Constant)):
+            pass
+        else:
+            self.fail(st, f"the statement {type(st).__name__}")
+
+    def assign(self, target, value, env):
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (tuple, list)) \
+                and len(value) == len(target.elts):
+            for t, v in zip(target.elts, value):
+                self.assign(t, v, env)
+        else:
+            self.fail(target, "assignment to a subscript, attribute or unpacking of an array")
+
+    def for_loop(self, st, env):
+        seq = self.expr(st.iter, env)
+        if _is_array(seq) or not hasattr(seq, "__iter__"):
+            self.fail(st, "a for loop over an array (the number of iterations depends on data)")
+        for count, item in enumerate(seq):
+            if count >= _MAX_UNROLL:
+                self.fail(st, f"a loop of more than {_MAX_UNROLL} iterations")
+            self.assign(st.target, item, env)
+            try:
+                r = self.block(st.body, env, in_loop=True)
+            except _Break:
+                return
+            except _Continue:
+                continue
+            if r is not _NO_RETURN:
+                self.fail(st, "return inside a loop")
+        self.block(st.orelse, env, in_loop=False)
+
+    def while_loop(self, st, env):
+        for _ in range(_MAX_UNROLL):
+            cond = self.expr(st.test, env)
+            if _is_array(cond):
+                self.fail(st, "a while loop on an array condition (data-dependent loop)")
+            if not cond:
+                self.block(st.orelse, env, in_loop=False)
+                return
+            try:
+                r = self.block(st.body, env, in_loop=True)
+            except _Break:
+                return
+            except _Continue:
+                continue
+            if r is not _NO_RETURN:
+                self.fail(st, "return inside a loop")
+        self.fail(st, f"a loop of more than {_MAX_UNROLL} iterations")
+
+    # ---- expressions -------------------------------------------------------------------------
+    def expr(self, node, env):
+        method = getattr(self, "e_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node, f"the expression {type(node).__name__}")
+        return method(node, env)
+
+    def e_Constant(self, node, env):
+        return node.value
+
+    def e_Name(self, node, env):
+        return self.name(node, env)
+
+    def name(self, node, env):
+        if node.id in env:
+            v = env[node.id]
+            if v is _UNDEFINED:
+                self.fail(node, f"'{node.id}' is assigned on only one side of an array condition")
+            return v
+        func = self._func
+        if node.id in func.__code__.co_freevars and func.__closure__:
+            cell = func.__closure__[func.__code__.co_freevars.index(node.id)]
+            return cell.cell_contents
+        if node.id in func.__globals__:
+            return func.__globals__[node.id]
+        if hasattr(builtins, node.id):
+            return getattr(builtins, node.id)
+        self.fail(node, f"name '{node.id}' is not defined")
+
+    def e_Tuple(self, node, env):
+        return tuple(self.expr(e, env) for e in node.elts)
+
+    e_List = e_Tuple
+
+    def e_Attribute(self, node, env):
+        value = self.expr(node.value, env)
+        if isinstance(value, Weak):
+            if node.attr in ("real", "imag"):
+                return Weak(getattr(value.array, node.attr), float if value.kind is complex
+                            else value.kind)
+            self.fail(node, f"the attribute .{node.attr} of a Python number")
+        if isinstance(value, _core.ndarray) and node.attr not in ("real", "imag", "dtype"):
+            self.fail(node, f"the attribute .{node.attr} of an element")
+        return getattr(value, node.attr)
+
+    def e_Subscript(self, node, env):
+        value = self.expr(node.value, env)
+        index = self.expr(node.slice, env)
+        if self.subscript is not None:
+            r = self.subscript(value, index, node)
+            if r is not NotImplemented:
+                return r
+        if _is_array(value) or _is_array(index) or \
+                (isinstance(index, tuple) and any(_is_array(i) for i in index)):
+            self.fail(node, "indexing an element or indexing with an element")
+        return value[index]
+
+    def e_Slice(self, node, env):
+        part = [None if p is None else self.expr(p, env) for p in (node.lower, node.upper, node.step)]
+        return slice(*part)
+
+    def e_BinOp(self, node, env):
+        return self.binop(node.op, self.expr(node.left, env), self.expr(node.right, env), node)
+
+    def e_UnaryOp(self, node, env):
+        v = self.expr(node.operand, env)
+        if not _is_array(v):
+            return _UNARY[type(node.op)](v)
+        if isinstance(node.op, ast.Not):
+            r = _U["logical_not"](self.truth(v, node))
+            return Weak(r, bool) if self.mode == "numpy" else r
+        if isinstance(v, Weak):
+            return Weak(_UNARY[type(node.op)](v.array), v.kind)
+        if self.mode == "numba" and not isinstance(node.op, ast.Not):
+            v = _numba_widen(v, v)
+        return _UNARY[type(node.op)](v)
+
+    def e_BoolOp(self, node, env):
+        values = [self.expr(v, env) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            if not _is_array(result):  # Python's short circuit on a Python value
+                result = v if (bool(result) if isinstance(node.op, ast.And) else not result) \
+                    else result
+                continue
+            mask = self.truth(result, node)
+            if isinstance(node.op, ast.And):
+                result = self.merge(mask, v, result, node)
+            else:
+                result = self.merge(mask, result, v, node)
+        return result
+
+    def e_Compare(self, node, env):
+        left = self.expr(node.left, env)
+        result = True
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node, env)
+            if type(op) not in _COMPARE:
+                self.fail(node, f"the comparison {type(op).__name__}")
+            r = self.binop(op, left, right, node, compare=True)
+            result = r if result is True else self.binop(ast.BitAnd(), result, r, node)
+            left = right
+        return result
+
+    def e_IfExp(self, node, env):
+        cond = self.expr(node.test, env)
+        if not _is_array(cond):
+            return self.expr(node.body if cond else node.orelse, env)
+        mask = self.truth(cond, node.test)
+        with _np.errstate(all="ignore"):
+            a, b = self.expr(node.body, env), self.expr(node.orelse, env)
+        return self.merge(mask, a, b, node)
+
+    def e_Call(self, node, env):
+        if any(isinstance(a, ast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            self.fail(node, "*args or **kwargs in a call")
+        func = self.expr(node.func, env)
+        args = [self.expr(a, env) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords}
+        return self.call_value(func, args, kwargs, node)
+
+    # ---- operations on values ----------------------------------------------------------------
+    def call_value(self, func, args, kwargs, node):
+        arrays = any(_is_array(a) for a in list(args) + list(kwargs.values()))
+        if not arrays and (isinstance(func, (types.BuiltinFunctionType, type, _np.ufunc)) or
+                           getattr(func, "__module__", None) in ("math", "cmath", "numpy")):
+            return func(*args, **kwargs)  # Python folds what does not involve an element
+        special = _BUILTIN_CALLS.get(id(func))
+        if special is not None and not kwargs:
+            return special(self, args, node)
+        if isinstance(func, types.BuiltinFunctionType) and func in _MATH:
+            return self.math_call(func, args, kwargs, node)
+        name = getattr(func, "__name__", None)
+        if isinstance(func, (_np.ufunc, _core.ufunc)) and name in _U and not kwargs:
+            return self.ufunc(_U[name], *args)
+        if func is _np.where or getattr(func, "__name__", None) == "where" and \
+                getattr(func, "__module__", "").startswith("numfuse"):
+            if len(args) != 3 or kwargs:
+                self.fail(node, "where with other than three arguments")
+            return self.merge(self.truth(args[0], node), args[1], args[2], node, promote=True)
+        if isinstance(func, type) and issubclass(func, _np.generic) and len(args) == 1 and not kwargs:
+            return self.cast(args[0], _np.dtype(func))
+        if isinstance(func, types.FunctionType) and not kwargs:
+            return self.call(func, args)
+        self.fail(node, f"a call to {getattr(func, '__qualname__', func)!r}")
+
+    def strong(self, v, partner=None):
+        """The value as a numfuse array (or Python scalar) with NumPy's dtype for this mode."""
+        if isinstance(v, Weak):
+            if not _is_strong(partner):
+                return v.array
+            target = _np.result_type(dtype_of(partner), v.kind(0))
+            return v.array.astype(target) if target != v.array.dtype else v.array
+        if self.mode == "numba" and isinstance(v, _PY_NUMBERS):
+            return _np.dtype(_WEAK_DTYPE[type(v)]).type(v)
+        return v
+
+    def binop(self, op, a, b, node, compare=False):
+        fn = (_COMPARE if compare else _BINARY).get(type(op))
+        if fn is None:
+            self.fail(node, f"the operator {type(op).__name__}")
+        if not _is_array(a) and not _is_array(b):
+            return fn(a, b)
+        weak = self.mode == "numpy" and not _is_strong(a) and not _is_strong(b)
+        x, y = self.strong(a, b), self.strong(b, a)
+        if self.mode == "numba" and not compare:
+            x, y = _numba_widen(x, y), _numba_widen(y, x)
+        r = fn(x, y)
+        return Weak(r, _KIND_OF_DTYPE[r.dtype.kind]) if weak else r
+
+    def ufunc(self, uf, *args):
+        vals = [self.strong(a, next((b for b in args if b is not a and _is_strong(b)), None))
+                for a in args]
+        return uf(*vals)
+
+    def cast(self, v, dtype):
+        v = self.strong(v)
+        return v.astype(dtype) if _is_array(v) else dtype.type(v)
+
+    def truth(self, v, node):
+        """A bool array: where the value is true as Python's bool() sees it."""
+        v = self.strong(v)
+        if not _is_array(v):
+            return v
+        return v if v.dtype == _np.bool_ else _U["not_equal"](v, 0)
+
+    def merge(self, mask, a, b, node, promote=False):
+        """where(mask, a, b), both values computed; tuples merge element by element."""
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
+                self.fail(node, "branches return different numbers of values")
+            return tuple(self.merge(mask, x, y, node) for x, y in zip(a, b))
+        for v in (a, b):
+            if not (_is_array(v) or isinstance(v, (_PY_NUMBERS, _np.generic))):
+                self.fail(node, f"a branch under an array condition gives {type(v).__name__}")
+        if not _is_array(mask):
+            return a if mask else b
+        if self.mode == "numpy" and not promote and _type_key(a) != _type_key(b):
+            self.mixed_types = True
+        weak = self.mode == "numpy" and not promote and isinstance(a, (Weak, *_PY_NUMBERS)) and \
+            isinstance(b, (Weak, *_PY_NUMBERS)) and (isinstance(a, Weak) or isinstance(b, Weak))
+        x, y = self.strong(a, b), self.strong(b, a)
+        if self.mode == "numpy" and not _is_array(x) and not _is_array(y):
+            x = asarray(x)
+        r = _core.where(mask, x, y)
+        return Weak(r, _KIND_OF_DTYPE[r.dtype.kind]) if weak else r
+
+    def math_call(self, func, args, kwargs, node):
+        name, nargs = _MATH[func]
+        if kwargs or len(args) != nargs:
+            self.fail(node, f"math.{func.__name__} with {len(args)} arguments")
+        floats = []
+        for a in args:
+            a = a.array if isinstance(a, Weak) else a
+            if _is_array(a):
+                if a.dtype.kind == "c":
+                    self.fail(node, f"math.{func.__name__} of a complex value")
+                keep = a.dtype == _np.float64 or self.mode == "numba" and a.dtype == _np.float32
+                a = a if keep else a.astype(_np.float64)
+            floats.append(a)
+        r = _U[name](*floats)
+        if name in ("floor", "ceil", "trunc"):
+            r = r.astype(_np.int64)
+        if self.mode == "numba":
+            return r
+        return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
+
+
+def _type_key(v):
+    if isinstance(v, Weak):
+        return ("weak", v.kind)
+    if isinstance(v, _PY_NUMBERS):
+        return ("weak", type(v))
+    return ("strong", dtype_of(v))
+
+
+def _numba_widen(v, partner):
+    """Numba computes integer (and bool) arithmetic in 64 bits: int32 + int32 is int64."""
+    dt = dtype_of(v)
+    if dt.kind in "biu" and dt.itemsize < 8 or dt.kind == "b":
+        unsigned = dt.kind == "u" and dtype_of(partner).kind in "ub"
+        target = _np.dtype(_np.uint64 if unsigned else _np.int64)
+        return v.astype(target) if _is_array(v) else target.type(v)
+    return v
+
+
+def _has(node, kinds):
+    """Whether a statement contains one of the node kinds outside nested functions and loops."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            continue
+        if kinds is ast.Return or not isinstance(n, (ast.For, ast.While)):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+           ast.BitXor: operator.xor, ast.LShift: operator.lshift, ast.RShift: operator.rshift}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+          ast.Not: operator.not_}
+
+# math function -> (numfuse ufunc, number of arguments); each converts its arguments to float
+# and returns a Python float (floor/ceil/trunc: a Python int), as the math module does.
+_MATH = {getattr(math, m): (u, n) for m, u, n in [
+    ("sin", "sin", 1), ("cos", "cos", 1), ("tan", "tan", 1), ("asin", "arcsin", 1),
+    ("acos", "arccos", 1), ("atan", "arctan", 1), ("atan2", "arctan2", 2), ("sinh", "sinh", 1),
+    ("cosh", "cosh", 1), ("tanh", "tanh", 1), ("asinh", "arcsinh", 1), ("acosh", "arccosh", 1),
+    ("atanh", "arctanh", 1), ("exp", "exp", 1), ("expm1", "expm1", 1), ("log", "log", 1),
+    ("log2", "log2", 1), ("log10", "log10", 1), ("log1p", "log1p", 1), ("sqrt", "sqrt", 1),
+    ("fabs", "fabs", 1), ("floor", "floor", 1), ("ceil", "ceil", 1), ("trunc", "trunc", 1),
+    ("copysign", "copysign", 2), ("hypot", "hypot", 2), ("pow", "power", 2),
+    ("fmod", "fmod", 2), ("isnan", "isnan", 1), ("isinf", "isinf", 1), ("isfinite", "isfinite", 1),
+    ("degrees", "rad2deg", 1), ("radians", "deg2rad", 1), ("cbrt", "cbrt", 1), ("exp2", "exp2", 1)]
+    if hasattr(math, m)}
+
+
+def _b_abs(it, args, node):
+    if len(args) != 1:
+        it.fail(node, "abs() with other than one argument")
+    v = args[0]
+    if isinstance(v, Weak):
+        r = _U["absolute"](v.array)
+        return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
+    return _U["absolute"](_numba_widen(v, v) if it.mode == "numba" and v.dtype.kind == "b" else v)
+
+
+def _b_minmax(pick):
+    def run(it, args, node):
+        if len(args) < 2:
+            it.fail(node, "min()/max() of one iterable")
+        result = args[0]
+        for v in args[1:]:  # Python keeps the first of equal values: replace only when strictly
+            better = it.binop(ast.Lt() if pick == "min" else ast.Gt(), v, result, node, compare=True)
+            result = it.merge(it.truth(better, node), v, result, node)
+        return result
+    return run
+
+
+def _b_convert(kind):
+    def run(it, args, node):
+        if len(args) != 1:
+            it.fail(node, f"{kind.__name__}() with other than one argument")
+        v = it.strong(args[0])
+        if kind is bool:
+            r = it.truth(v, node)
+        elif kind is int:
+            if v.dtype.kind == "c":
+                it.fail(node, "int() of a complex value")
+            r = v.astype(_np.int64) if v.dtype.kind != "f" else _U["trunc"](v).astype(_np.int64)
+        else:
+            if kind is float and v.dtype.kind == "c":
+                it.fail(node, "float() of a complex value")
+            r = v.astype(_WEAK_DTYPE[kind])
+        return r if it.mode == "numba" else Weak(r, kind)
+    return run
+
+
+def _b_pow(it, args, node):
+    if len(args) != 2:
+        it.fail(node, "pow() with a modulus")
+    return it.binop(ast.Pow(), args[0], args[1], node)
+
+
+_BUILTIN_CALLS = {id(builtins.abs): _b_abs, id(builtins.min): _b_minmax("min"),
+                  id(builtins.max): _b_minmax("max"), id(builtins.float): _b_convert(float),
+                  id(builtins.int): _b_convert(int), id(builtins.bool): _b_convert(bool),
+                  id(builtins.complex): _b_convert(complex), id(builtins.pow): _b_pow}
+
+
+def run(func, args, mode="numpy", subscript=None):
+    """func(*args) over arrays: (result, mixed_types). Raises Untranslatable."""
+    it = Interpreter(mode, subscript)
+    return it.call(func, args), it.mixed_types
