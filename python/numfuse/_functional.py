@@ -13,11 +13,9 @@ import types
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ._core import ndarray
 from ._creation import asarray, zeros
-from ._shape import broadcast_to, expand_dims
-from ._translate_array import Untranslatable, dtype_of, run as _translate
-from ._vectorize import call_on_host, vectorize
+from ._shape import expand_dims
+from ._vectorize import call_on_host, translate_elementwise, vectorize
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize", "frompyfunc"]
 
@@ -85,28 +83,11 @@ class _PyFunc:
         return result if result is not None else call_on_host(self._ufunc, args, kwargs)
 
     def _translated(self, args):
-        """The call as fused nodes where the function translates and every result has one type
-        (the object array NumPy returns is then read back as that type), else None."""
+        """The call as fused nodes where the function translates and its results have one type
+        (the object array NumPy returns is read back as that type), else None."""
         if len(args) != self.nin or not isinstance(self._func, types.FunctionType):
             return None
-        device = next((a.device for a in args if isinstance(a, ndarray)), None)
-        try:
-            operands = [asarray(a, device=device) if device is not None else asarray(a)
-                        for a in args]
-            if any(a.size == 0 or a.dtype.kind not in "biufc" for a in operands):
-                return None
-            out, mixed = _translate(self._func, operands, mode="numpy")
-            if mixed or isinstance(out, tuple):
-                return None
-            dtype = dtype_of(out)
-            out = out.array if hasattr(out, "kind") else out
-            shape = _np.broadcast_shapes(*(a.shape for a in operands))
-            out = asarray(out) if not isinstance(out, ndarray) else out
-            if out.shape != shape or not out._pending or any(out is a for a in operands):
-                out = broadcast_to(out, shape).copy()
-            return out.astype(dtype) if out.dtype != dtype else out
-        except (Untranslatable, TypeError, ValueError, ArithmeticError):
-            return None
+        return translate_elementwise(self._func, list(args), object_results=True)
 
     def reduce(self, *args, **kwargs):
         return call_on_host(self._ufunc.reduce, args, kwargs)

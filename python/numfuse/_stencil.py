@@ -37,6 +37,24 @@ class _Relative:
         self.array, self.name = array, name
 
 
+class _Standard:
+    """A stencil argument named in standard_indexing: indexed as usual (a weights array)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _standard_read(value, index, node, filename):
+    index = index if isinstance(index, tuple) else (index,)
+    if any(not isinstance(i, (int, _np.integer)) or isinstance(i, bool) for i in index):
+        raise NotImplementedError(f"numfuse.stencil: {filename}:{getattr(node, 'lineno', '?')}: "
+                                  f"the index {index!r} into a standard_indexing array (only "
+                                  "integers known before the data)")
+    return value.array[index]
+
+
 def _offsets(index, ndim, node, filename):
     index = index if isinstance(index, tuple) else (index,)
     where = f"{filename}:{getattr(node, 'lineno', '?')}"
@@ -79,25 +97,26 @@ class StencilFunc:
         shape, ndim = relative[0].array.shape, relative[0].array.ndim
         nbhd, dtype = self._plan(values, relative, names, ndim)
         interior = tuple(slice(-lo, n - hi) for (lo, hi), n in zip(nbhd, shape))
-        body = None
-        if all(s.stop > s.start for s in interior):
-            body = self._run(values, nbhd, shape)
-            body = body.array if isinstance(body, Weak) else body
-            body = asarray(body) if not isinstance(body, _core.ndarray) else body
-            if body.dtype != dtype:
-                body = body.astype(dtype)
-            target = tuple(s.stop - s.start for s in interior)
-            if body.shape != target:
-                body = broadcast_to(body, target)
         if out is not None:
             if not isinstance(out, _core.ndarray) or out.shape != shape:
                 raise ValueError(f"stencil: out must be a numfuse array of shape {shape}, "
                                  f"got {getattr(out, 'shape', type(out).__name__)}")
-        else:
+        else:  # first, as the slice-written stencil allocates its output before writing it
             out = self._allocate(shape, dtype, relative[0].array.device)
-        if body is not None:
-            out[interior] = body
+        if all(s.stop > s.start for s in interior):
+            # The value goes straight into the write: a Python name holding it would make the
+            # graph keep it as an array of its own (an extra pass) before copying it into out.
+            out[interior] = self._interior(values, nbhd, shape, interior, dtype)
         return out
+
+    def _interior(self, values, nbhd, shape, interior, dtype):
+        body = self._run(values, nbhd, shape)
+        body = body.array if isinstance(body, Weak) else body
+        body = asarray(body) if not isinstance(body, _core.ndarray) else body
+        if body.dtype != dtype:
+            body = body.astype(dtype)
+        target = tuple(s.stop - s.start for s in interior)
+        return body if body.shape == target else broadcast_to(body, target)
 
     def _operands(self, args, names, standard):
         values, relative = [], []
@@ -108,7 +127,7 @@ class StencilFunc:
                 continue
             arr = asarray(a, device=device) if device is not None else asarray(a)
             if name in standard:
-                values.append(arr)
+                values.append(_Standard(arr))
             else:
                 values.append(_Relative(arr, name))
                 relative.append(values[-1])
@@ -128,7 +147,8 @@ class StencilFunc:
         """(neighborhood, output dtype), from one run of the kernel on 0-d stand-ins (cached by
         the arguments' types): it records every relative index the kernel reads."""
         key = tuple((type(v).__name__, v.array.dtype if isinstance(v, _Relative) else
-                     (v.dtype, v.shape) if isinstance(v, _core.ndarray) else v) for v in values)
+                     (v.array.dtype, v.array.shape) if isinstance(v, _Standard) else v)
+                    for v in values)
         key += (ndim,)
         try:
             plan = self._plans.get(key)
@@ -140,6 +160,8 @@ class StencilFunc:
         filename = self.kernel.__code__.co_filename
 
         def record(value, index, node):
+            if isinstance(value, _Standard):
+                return _standard_read(value, index, node, filename)
             if not isinstance(value, _Relative):
                 return NotImplemented
             offs = _offsets(index, ndim, node, filename)
@@ -178,7 +200,11 @@ class StencilFunc:
         return given
 
     def _run(self, values, nbhd, shape):
+        filename = self.kernel.__code__.co_filename
+
         def shifted(value, index, node):
+            if isinstance(value, _Standard):
+                return _standard_read(value, index, node, filename)
             if not isinstance(value, _Relative):
                 return NotImplemented
             offs = tuple(int(i) for i in (index if isinstance(index, tuple) else (index,)))

@@ -79,33 +79,65 @@ def _is_array(v):
     return isinstance(v, (_core.ndarray, Weak))
 
 
+def _is_py_number(v):
+    """A Python bool, int, float or complex (numpy.float64 subclasses float: it is not one)."""
+    return isinstance(v, _PY_NUMBERS) and not isinstance(v, _np.generic)
+
+
 def _is_strong(v):
     """A value with a NumPy dtype of its own (not a Python number): NEP 50 lets it decide."""
     return isinstance(v, (_core.ndarray, _np.generic))
 
 
-@functools.lru_cache(maxsize=256)
 def _parse(func):
     """(FunctionDef or Lambda node, filename) of a function, line numbers matching its file."""
-    code = func.__code__
+    return _parse_code(func.__code__)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_code(code):
     try:
-        lines, first = inspect.getsourcelines(func)
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         raise Untranslatable(f"{code.co_filename}:{code.co_firstlineno}: no source for "
-                             f"{func.__qualname__} ({e})") from None
+                             f"{code.co_name} ({e})") from None
+    text = "".join(lines)
     try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+        dedented = textwrap.dedent(text)
+        tree = ast.parse(dedented)
     except SyntaxError:  # a lambda inside an expression that spans lines
         raise Untranslatable(f"{code.co_filename}:{first}: cannot parse the source of "
-                             f"{func.__qualname__}") from None
+                             f"{code.co_name}") from None
+    shift = len(lines[0]) - len(dedented.splitlines(True)[0])  # columns dedent removed
     ast.increment_lineno(tree, first - 1)
     wanted = code.co_varnames[:code.co_argcount]
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.Lambda)) and \
-                tuple(a.arg for a in node.args.args) == wanted and \
-                (isinstance(node, ast.Lambda) or node.name == func.__name__):
-            return node, code.co_filename
-    raise Untranslatable(f"{code.co_filename}:{first}: cannot find the source of {func.__qualname__}")
+    found = [node for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.Lambda)) and
+             tuple(a.arg for a in node.args.args) == wanted and
+             (isinstance(node, ast.Lambda) or node.name == code.co_name)]
+    if len(found) > 1 and isinstance(found[0], ast.Lambda):
+        # Several lambdas with these parameters on the lines: the one whose span holds the
+        # function's instructions (a wrong pick would compute another function).
+        spots = {(ln, col - shift) for ln, _, col, end in code.co_positions()
+                 if ln is not None and col is not None and end is not None and end > col}
+        found = [n for n in found if all(_within(n, ln, col) for ln, col in spots)]
+    if len(found) == 1 or (found and isinstance(found[0], ast.FunctionDef)):
+        return found[0], code.co_filename
+    raise Untranslatable(f"{code.co_filename}:{first}: cannot find the source of "
+                         f"{code.co_name} (none or several candidates)")
+
+
+def _within(node, line, col):
+    """Whether (line, col) of the original file lies in the node's span (parsed dedented)."""
+    return (node.lineno, node.col_offset) <= (line, col) <= (node.end_lineno, node.end_col_offset)
+
+
+def python_numbers(a):
+    """An array's elements as the Python numbers numpy.vectorize and frompyfunc hand the function
+    (their object loops call it with int, float, complex or bool, not NumPy scalars)."""
+    kind = _KIND_OF_DTYPE[a.dtype.kind]
+    want = _WEAK_DTYPE[kind]
+    return Weak(a if a.dtype == want else a.astype(want), kind)
 
 
 def dtype_of(v):
@@ -345,7 +377,8 @@ class Interpreter:
             r = _U["logical_not"](self.truth(v, node))
             return Weak(r, bool) if self.mode == "numpy" else r
         if isinstance(v, Weak):
-            return Weak(_UNARY[type(node.op)](v.array), v.kind)
+            r = _UNARY[type(node.op)](_bool_as_int(v).array)
+            return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
         if self.mode == "numba" and not isinstance(node.op, ast.Not):
             v = _numba_widen(v, v)
         return _UNARY[type(node.op)](v)
@@ -427,7 +460,7 @@ class Interpreter:
                 return v.array
             target = _np.result_type(dtype_of(partner), v.kind(0))
             return v.array.astype(target) if target != v.array.dtype else v.array
-        if self.mode == "numba" and isinstance(v, _PY_NUMBERS):
+        if self.mode == "numba" and _is_py_number(v):
             return _np.dtype(_WEAK_DTYPE[type(v)]).type(v)
         return v
 
@@ -438,6 +471,12 @@ class Interpreter:
         if not _is_array(a) and not _is_array(b):
             return fn(a, b)
         weak = self.mode == "numpy" and not _is_strong(a) and not _is_strong(b)
+        if weak and (compare and type(op) not in (ast.Eq, ast.NotEq) or
+                     type(op) in (ast.FloorDiv, ast.Mod)) and \
+                complex in (_type_key(a)[1], _type_key(b)[1]):
+            raise TypeError("Python complex numbers have no order, // or %")
+        if weak and not compare and type(op) not in _BITWISE:  # Python: True + True == 2
+            a, b = _bool_as_int(a), _bool_as_int(b)
         x, y = self.strong(a, b), self.strong(b, a)
         if self.mode == "numba" and not compare:
             x, y = _numba_widen(x, y), _numba_widen(y, x)
@@ -473,8 +512,8 @@ class Interpreter:
             return a if mask else b
         if self.mode == "numpy" and not promote and _type_key(a) != _type_key(b):
             self.mixed_types = True
-        weak = self.mode == "numpy" and not promote and isinstance(a, (Weak, *_PY_NUMBERS)) and \
-            isinstance(b, (Weak, *_PY_NUMBERS)) and (isinstance(a, Weak) or isinstance(b, Weak))
+        weak = self.mode == "numpy" and not promote and not _is_strong(a) and not _is_strong(b) \
+            and (isinstance(a, Weak) or isinstance(b, Weak))
         x, y = self.strong(a, b), self.strong(b, a)
         if self.mode == "numpy" and not _is_array(x) and not _is_array(y):
             x = asarray(x)
@@ -505,9 +544,19 @@ class Interpreter:
 def _type_key(v):
     if isinstance(v, Weak):
         return ("weak", v.kind)
-    if isinstance(v, _PY_NUMBERS):
+    if _is_py_number(v):
         return ("weak", type(v))
     return ("strong", dtype_of(v))
+
+
+_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor)
+
+
+def _bool_as_int(v):
+    """Python's arithmetic on bools is on the ints 0 and 1."""
+    if isinstance(v, Weak) and v.kind is bool:
+        return Weak(v.array.astype(_np.int64), int)
+    return v
 
 
 def _numba_widen(v, partner):

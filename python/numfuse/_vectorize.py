@@ -23,9 +23,10 @@ import types
 import numpy as _np
 
 from . import _core
-from ._creation import asarray, asnumpy
+from ._creation import asarray, asnumpy, zeros
 from ._shape import broadcast_to
-from ._translate_array import Untranslatable, Weak, dtype_of, run as _translate
+from ._ufuncs import isfinite, trunc
+from ._translate_array import Untranslatable, Weak, dtype_of, python_numbers, run as _translate
 
 __all__ = ["vectorize"]
 
@@ -54,10 +55,6 @@ def _as_operand(v, device):
 def _finish(value, shape, dtype, inputs):
     """The result as a new array of the broadcast shape and dtype (numpy.vectorize never returns
     an input or a view of one)."""
-    if isinstance(value, Weak):
-        value = value.array
-    if not isinstance(value, _core.ndarray):
-        value = asarray(value)
     fresh = value._pending and not any(value is i for i in inputs)
     if value.shape != shape:
         value, fresh = broadcast_to(value, shape), False
@@ -115,59 +112,138 @@ class vectorize:
         if host.signature is not None or not isinstance(self.pyfunc, types.FunctionType):
             return None
         try:
+            params = list(inspect.signature(self.pyfunc).parameters)
             bound = inspect.signature(self.pyfunc).bind(*args, **kwargs)
-        except TypeError:
+        except (TypeError, ValueError):
             return None  # NumPy's call raises its own TypeError
         if bound.kwargs:
             return None
-        excluded = host.excluded
-        params = list(inspect.signature(self.pyfunc).parameters)
         values = list(bound.args)
-        device = _device_of(values)
-        operands, inputs = [], []
-        for pos, v in enumerate(values):
-            if pos in excluded or params[pos] in excluded:
-                operands.append(v)
-                continue
-            a = _as_operand(v, device)
-            if a is None or a.size == 0:
-                return None
-            operands.append(a)
-            inputs.append(a)
-        try:
-            out, mixed = _translate(self.pyfunc, operands, mode="numpy")
-        except Untranslatable:
+        # NumPy: excluded positions apply to positional arguments, names to keyword arguments.
+        excluded = {p for p, name in enumerate(params[:len(values)])
+                    if (p in host.excluded if p < len(args) else name in host.excluded)}
+        return translate_elementwise(self.pyfunc, values, excluded, host.otypes or None)
+
+
+def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_results=False):
+    """numpy.vectorize's call (object_results: frompyfunc's, read back by value) as fused nodes:
+    the results, or None where the per-element path must run.
+
+    NumPy calls the function with Python numbers (its object loop converts the elements), so the
+    values are computed with Python's rules on 64-bit arrays; the output dtype is otypes, or the
+    type of the result on the first elements as NumPy scalars (numpy.vectorize), or the type of
+    the Python results (frompyfunc). Results are converted as NumPy converts the Python numbers
+    (_convert)."""
+    device = _device_of(values)
+    operands, typing, inputs = [], [], []
+    for pos, v in enumerate(values):
+        if pos in excluded:
+            operands.append(v)
+            typing.append(v)
+            continue
+        a = _as_operand(v, device)
+        if a is None or a.size == 0:
             return None
-        except (TypeError, ValueError, ArithmeticError):
-            return None  # NumPy's per-element call gives the error NumPy gives
+        inputs.append(a)
+        # NumPy hands its scalars through unchanged and an array's elements as Python numbers;
+        # numfuse's integer indexing gives 0-d arrays where NumPy gives scalars: those count as
+        # scalars.
+        scalar = isinstance(v, _np.generic) or (isinstance(v, _core.ndarray) and v.ndim == 0)
+        operands.append(a if scalar else python_numbers(a))
+        typing.append(zeros((), a.dtype, device=a.device))
+    try:
+        out, mixed = _translate(pyfunc, operands, mode="numpy")
         outs = out if isinstance(out, tuple) else (out,)
-        otypes = host.otypes
-        if otypes:
+        if any(_result_dtype(o) is None for o in outs):
+            return None
+        if object_results:
+            if mixed:
+                return None
+            dtypes = [_result_dtype(o) for o in outs]
+        elif otypes is not None:
             if len(otypes) != len(outs):
                 return None
             dtypes = [_np.dtype(t) for t in otypes]
-            # NumPy converts each Python result with float()/int(): a complex one raises there.
-            if any(dtype_of(o).kind == "c" and d.kind not in "cb" for o, d in zip(outs, dtypes)):
-                return None
-        elif mixed:
-            dtypes = self._first_element_dtypes(operands, inputs, excluded, params, len(outs))
         else:
-            dtypes = [_result_dtype(o) for o in outs]
-        if dtypes is None or any(d is None or d.kind not in "biufc" for d in dtypes):
+            dtypes = _typing_pass(pyfunc, typing, len(outs))
+            if dtypes is None:
+                dtypes = _first_element_dtypes(pyfunc, values, excluded, len(outs))
+        if dtypes is None or any(d.kind not in "biufc" for d in dtypes):
             return None
         shape = _np.broadcast_shapes(*(a.shape for a in inputs))
-        results = tuple(_finish(o, shape, d, inputs) for o, d in zip(outs, dtypes))
-        return results if isinstance(out, tuple) else results[0]
+        results = tuple(_finish(_convert(o, d), shape, d, inputs) for o, d in zip(outs, dtypes))
+    except (Untranslatable, _Unconvertible):
+        return None
+    except _ConversionError as e:
+        raise e.error from None  # NumPy's conversion of the results raises this
+    except (TypeError, ValueError, ArithmeticError):
+        return None  # NumPy's per-element call gives the error NumPy gives
+    return results if isinstance(out, tuple) else results[0]
 
-    def _first_element_dtypes(self, operands, inputs, excluded, params, nout):
-        """NumPy's rule without otypes: the dtype of the function's result on the first elements."""
-        firsts = [v if not isinstance(v, _core.ndarray) or not any(v is i for i in inputs)
-                  else asnumpy(v.reshape(-1)[:1])[0] for v in operands]
-        r = self.pyfunc(*firsts)
-        rs = r if isinstance(r, tuple) else (r,)
-        if len(rs) != nout:
-            return None
-        return [_np.asarray(x).dtype for x in rs]
+
+def _typing_pass(pyfunc, typing, nout):
+    """The result dtypes for NumPy scalars of the operands' dtypes (0-d stand-ins), or None
+    where they depend on the data (branches of different types)."""
+    with _np.errstate(all="ignore"):
+        out, mixed = _translate(pyfunc, typing, mode="numpy")
+    outs = out if isinstance(out, tuple) else (out,)
+    if mixed or len(outs) != nout:
+        return None
+    return [_result_dtype(o) for o in outs]
+
+
+def _first_element_dtypes(pyfunc, values, excluded, nout):
+    """NumPy's rule without otypes: the dtype of the function's result on the first elements
+    (read from the device: the inputs are evaluated)."""
+    firsts = [v if pos in excluded else
+              asnumpy(asarray(v).reshape(-1)[:1])[0] if isinstance(v, _core.ndarray) else
+              _np.asarray(v).reshape(-1)[0] for pos, v in enumerate(values)]
+    r = pyfunc(*firsts)
+    rs = r if isinstance(r, tuple) else (r,)
+    if len(rs) != nout:
+        return None
+    return [_np.asarray(x).dtype for x in rs]
+
+
+class _Unconvertible(Exception):
+    """A conversion NumPy's object path makes differently (complex to real raises there)."""
+
+
+class _ConversionError(Exception):
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _convert(value, dtype):
+    """value as NumPy converts Python results into an array of dtype: ints out of the dtype's
+    range raise OverflowError, floats into ints go through int() (NaN: ValueError). Those checks
+    read the values (an evaluation); other conversions stay lazy."""
+    if isinstance(value, Weak):
+        value = value.array
+    if not isinstance(value, _core.ndarray):
+        value = asarray(value)
+    src = value.dtype
+    if src.kind == "c" and dtype.kind not in "cb":
+        raise _Unconvertible
+    if dtype.kind not in "iu" or src.kind not in "iuf":
+        return value
+    info = _np.iinfo(dtype)
+    if src.kind == "f":
+        bad = asnumpy(value[~isfinite(value)].reshape(-1)[:1]) if value.size else ()
+        if len(bad):
+            raise _ConversionError(ValueError("cannot convert float NaN to integer")
+                                   if _np.isnan(bad[0]) else
+                                   OverflowError("cannot convert float infinity to integer"))
+        value = trunc(value)
+    if dtype == src or (src.kind == "f" and dtype == _np.int64):
+        return value
+    out_of_range = (value < info.min) | (value > info.max)
+    bad = asnumpy(value[out_of_range].reshape(-1)[:1])
+    if len(bad):
+        raise _ConversionError(OverflowError(f"Python integer {int(bad[0])} out of bounds for "
+                                             f"{dtype}"))
+    return value
 
 
 def call_on_host(fn, args, kwargs):
