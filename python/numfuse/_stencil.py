@@ -125,7 +125,8 @@ class StencilFunc:
             if isinstance(a, (bool, int, float, complex, _np.generic)):
                 values.append(a)
                 continue
-            arr = asarray(a, device=device) if device is not None else asarray(a)
+            arr = a if isinstance(a, _core.ndarray) else \
+                asarray(a, device=device) if device is not None else asarray(a)
             if name in standard:
                 values.append(_Standard(arr))
             else:

@@ -45,6 +45,8 @@ def _device_of(values):
 
 def _as_operand(v, device):
     """A numfuse array for a NumPy-typed operand, None when numfuse has no such dtype."""
+    if isinstance(v, _core.ndarray):  # as it is: asarray(v, device=...) would give a copy
+        return v if v.dtype.kind in "biufc" else None
     try:
         a = asarray(v, device=device) if device is not None else asarray(v)
     except (TypeError, ValueError):
@@ -122,10 +124,12 @@ class vectorize:
         # NumPy: excluded positions apply to positional arguments, names to keyword arguments.
         excluded = {p for p, name in enumerate(params[:len(values)])
                     if (p in host.excluded if p < len(args) else name in host.excluded)}
-        return translate_elementwise(self.pyfunc, values, excluded, host.otypes or None)
+        return translate_elementwise(self.pyfunc, values, excluded, host.otypes or None,
+                                     typing_cache=self.__dict__.setdefault("_typing", {}))
 
 
-def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_results=False):
+def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_results=False,
+                          typing_cache=None):
     """numpy.vectorize's call (object_results: frompyfunc's, read back by value) as fused nodes:
     the results, or None where the per-element path must run.
 
@@ -165,7 +169,7 @@ def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_resul
                 return None
             dtypes = [_np.dtype(t) for t in otypes]
         else:
-            dtypes = _typing_pass(pyfunc, typing, len(outs))
+            dtypes = _typing_pass(pyfunc, typing, len(outs), typing_cache)
             if dtypes is None:
                 dtypes = _first_element_dtypes(pyfunc, values, excluded, len(outs))
         if dtypes is None or any(d.kind not in "biufc" for d in dtypes):
@@ -181,15 +185,23 @@ def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_resul
     return results if isinstance(out, tuple) else results[0]
 
 
-def _typing_pass(pyfunc, typing, nout):
+def _typing_pass(pyfunc, typing, nout, cache=None):
     """The result dtypes for NumPy scalars of the operands' dtypes (0-d stand-ins), or None
-    where they depend on the data (branches of different types)."""
+    where they depend on the data (branches of different types). Cached by the operands' dtypes
+    (and the excluded values, when hashable) in `cache`."""
+    key = tuple(v.dtype if isinstance(v, _core.ndarray) else (type(v), v) for v in typing)
+    try:
+        if cache is not None and key in cache:
+            return cache[key]
+    except TypeError:  # an unhashable excluded value
+        cache = None
     with _np.errstate(all="ignore"):
         out, mixed = _translate(pyfunc, typing, mode="numpy")
     outs = out if isinstance(out, tuple) else (out,)
-    if mixed or len(outs) != nout:
-        return None
-    return [_result_dtype(o) for o in outs]
+    dtypes = None if mixed or len(outs) != nout else [_result_dtype(o) for o in outs]
+    if cache is not None:
+        cache[key] = dtypes
+    return dtypes
 
 
 def _first_element_dtypes(pyfunc, values, excluded, nout):
@@ -327,8 +339,8 @@ class PyUFunc:
             raise TypeError(f"{self.__name__}() takes from {self.nin} to {self.nin + 1} positional "
                             f"arguments but {len(args)} were given")
         device = _device_of(args)
-        operands = [a if isinstance(a, (bool, int, float, complex)) else asarray(a, device=device)
-                    if device is not None else asarray(a) for a in args]
+        operands = [a if isinstance(a, (bool, int, float, complex, _core.ndarray)) else
+                    asarray(a, device=device) if device is not None else asarray(a) for a in args]
         ret = None
         if self._loops:
             for ret, sig_types in self._loops:
@@ -340,8 +352,10 @@ class PyUFunc:
                 raise TypeError(f"ufunc '{self.__name__}' not supported for the input types "
                                 f"({names}), and the inputs could not be safely coerced to any "
                                 f"supported types according to the casting rule ''safe''")
-            operands = [asarray(v, dtype=t, device=device) if device is not None
-                        else asarray(v, dtype=t) for v, t in zip(operands, sig_types)]
+            operands = [v.astype(t) if isinstance(v, _core.ndarray) and v.dtype != t else v
+                        if isinstance(v, _core.ndarray) else asarray(v, dtype=t, device=device)
+                        if device is not None else asarray(v, dtype=t)
+                        for v, t in zip(operands, sig_types)]
         operands = [asarray(v) if not isinstance(v, _core.ndarray) else v for v in operands]
         shape = _np.broadcast_shapes(*(a.shape for a in operands))
         try:
