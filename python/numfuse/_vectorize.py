@@ -113,14 +113,18 @@ class vectorize:
         host = self._host
         if host.signature is not None or not isinstance(self.pyfunc, types.FunctionType):
             return None
-        try:
-            params = list(inspect.signature(self.pyfunc).parameters)
-            bound = inspect.signature(self.pyfunc).bind(*args, **kwargs)
-        except (TypeError, ValueError):
-            return None  # NumPy's call raises its own TypeError
-        if bound.kwargs:
-            return None
-        values = list(bound.args)
+        code = self.pyfunc.__code__
+        params = code.co_varnames[:code.co_argcount]
+        if kwargs or len(args) != len(params):
+            try:
+                bound = inspect.signature(self.pyfunc).bind(*args, **kwargs)
+            except (TypeError, ValueError):
+                return None  # NumPy's call raises its own TypeError
+            if bound.kwargs:
+                return None
+            values = list(bound.args)
+        else:  # the common call: every parameter given by position
+            values = list(args)
         # NumPy: excluded positions apply to positional arguments, names to keyword arguments.
         excluded = {p for p, name in enumerate(params[:len(values)])
                     if (p in host.excluded if p < len(args) else name in host.excluded)}
