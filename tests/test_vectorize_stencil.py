@@ -393,10 +393,11 @@ STENCILS = [
 
 @pytest.mark.parametrize("kernel,options,shapes", STENCILS, ids=lambda v: getattr(v, "__name__", ""))
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32, numpy.uint8,
-                                   numpy.int64], ids=str)
+                                   numpy.int64, numpy.complex64, numpy.bool_], ids=str)
 def test_stencil_matches_a_hand_loop(kernel, options, shapes, dtype, fusion):
-    if kernel is thresholded and dtype == numpy.uint8:
-        pytest.skip("-v of Numba's uint64 wraps; the hand loop's Python ints do not")
+    if kernel is thresholded and dtype in (numpy.uint8, numpy.complex64, numpy.bool_):
+        pytest.skip("-v of Numba's uint64 wraps (the hand loop's Python ints do not); Numba "
+                    "has no order of complex values; -bool is not an operation")
     arrays = [make_array(s, dtype, seed=11 + k) for k, s in enumerate(shapes)]
     args = arrays + ([2] if kernel is thresholded else [])
     st = nf.stencil(**options)(kernel)
@@ -404,11 +405,15 @@ def test_stencil_matches_a_hand_loop(kernel, options, shapes, dtype, fusion):
     nbhd = st.neighborhood
     want = _hand_loop(kernel, args, nbhd, options.get("cval", 0), got.dtype)
     # The hand loop adds in float64 where Numba (and numfuse) add float32 elements in float32.
-    if dtype == numpy.float32:
+    if dtype in (numpy.float32, numpy.complex64):
         numpy.testing.assert_allclose(nf.asnumpy(got), want, rtol=1e-5, atol=1e-6)
     else:
         compare(want, nf.asnumpy(got), rtol=1e-12)
     # Numba's types: float literals are float64, integer arithmetic 64-bit.
+    kind = numpy.dtype(dtype).kind
+    if kind == "c":  # complex64 with a float64 or int64 literal is complex128 in Numba
+        assert got.dtype == numpy.complex128, got.dtype
+        return
     numba_like = {five_point: numpy.float64, nine_point: numpy.float64,
                   one_sided: numpy.float64 if numpy.dtype(dtype).kind == "f" else numpy.int64,
                   thresholded: numpy.float64 if numpy.dtype(dtype).kind == "f" else
@@ -500,3 +505,24 @@ def test_stencil_runs_the_slice_written_groups(tmp_path):
     stencil = _trace_groups(setup + "k = np.stencil(lambda a: 0.25 * (a[-1, 0] + a[1, 0] + "
                             "a[0, -1] + a[0, 1]))\nnp.eval(k(a))", tmp_path / "stencil.py")
     assert stencil == sliced and any("add" in g for g in stencil), (stencil, sliced)
+
+
+SCALE = 2
+
+
+def scaled_by_global(x):
+    return x * SCALE
+
+
+def test_cached_types_follow_a_changed_global():
+    global SCALE
+    f = nf.vectorize(scaled_by_global)
+    a = numpy.arange(4, dtype=numpy.int64)
+    try:
+        first = f(nf.asarray(a))
+        SCALE = 2.5  # the result type changes with it
+        second = f(nf.asarray(a))
+    finally:
+        SCALE = 2
+    compare(a * 2, nf.asnumpy(first))
+    compare(numpy.vectorize(lambda x: x * 2.5)(a), nf.asnumpy(second))

@@ -21,7 +21,7 @@ import numpy as _np
 from . import _core
 from ._creation import asarray, full, zeros
 from ._shape import broadcast_to
-from ._translate_array import Untranslatable, Weak, dtype_of, run as _translate
+from ._translate_array import Untranslatable, Weak, dtype_of, outside_types, run as _translate
 
 __all__ = ["stencil"]
 
@@ -150,7 +150,7 @@ class StencilFunc:
         key = tuple((type(v).__name__, v.array.dtype if isinstance(v, _Relative) else
                      (v.array.dtype, v.array.shape) if isinstance(v, _Standard) else v)
                     for v in values)
-        key += (ndim,)
+        key += (ndim,) + outside_types(self.kernel)
         try:
             plan = self._plans.get(key)
         except TypeError:  # an unhashable scalar argument

@@ -660,6 +660,17 @@ _BUILTIN_CALLS = {id(builtins.abs): _b_abs, id(builtins.min): _b_minmax("min"),
                   id(builtins.complex): _b_convert(complex), id(builtins.pow): _b_pow}
 
 
+def outside_types(func):
+    """The types of the numbers the function reads from its globals and closure: a key part for
+    caches of what the translation found (a global that changes from int to float changes it)."""
+    code = func.__code__
+    names = [(n, func.__globals__.get(n)) for n in code.co_names]
+    if func.__closure__:
+        names += [(n, c.cell_contents) for n, c in zip(code.co_freevars, func.__closure__)
+                  if c.cell_contents is not None]
+    return tuple((n, type(v)) for n, v in names if isinstance(v, (*_PY_NUMBERS, _np.generic)))
+
+
 def run(func, args, mode="numpy", subscript=None):
     """func(*args) over arrays: (result, mixed_types). Raises Untranslatable."""
     it = Interpreter(mode, subscript)

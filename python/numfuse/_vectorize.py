@@ -26,7 +26,8 @@ from . import _core
 from ._creation import asarray, asnumpy, zeros
 from ._shape import broadcast_to
 from ._ufuncs import isfinite, trunc
-from ._translate_array import Untranslatable, Weak, dtype_of, python_numbers, run as _translate
+from ._translate_array import (Untranslatable, Weak, dtype_of, outside_types, python_numbers,
+                               run as _translate)
 
 __all__ = ["vectorize"]
 
@@ -194,6 +195,7 @@ def _typing_pass(pyfunc, typing, nout, cache=None):
     where they depend on the data (branches of different types). Cached by the operands' dtypes
     (and the excluded values, when hashable) in `cache`."""
     key = tuple(v.dtype if isinstance(v, _core.ndarray) else (type(v), v) for v in typing)
+    key += outside_types(pyfunc)
     try:
         if cache is not None and key in cache:
             return cache[key]
