@@ -58,6 +58,14 @@ def assigned_in_branches(x, y):
     return z
 
 
+def assigns_then_returns(x, y):
+    z = y
+    if x > 0:
+        z = x * 2  # must not leak into the path where x <= 0
+        return z + y
+    return z - x
+
+
 def unrolled(x, y):
     s = x
     for k in range(3):
@@ -103,7 +111,7 @@ def data_dependent_loop(x, y):
     return n + y
 
 
-TRANSLATED = [poly, branchy, assigned_in_branches, unrolled, with_min_max_abs, with_bool_ops,
+TRANSLATED = [poly, branchy, assigned_in_branches, assigns_then_returns, unrolled, with_min_max_abs, with_bool_ops,
               conditional_constant, calls_helper]
 
 
@@ -294,7 +302,8 @@ def _function_source(rng, name):
         lines += [f"    if {_expr(rng, 1)} > {_expr(rng, 1)}:", f"        t = t + {_expr(rng, 2)}",
                   "    else:", f"        t = {_expr(rng, 1)} - t"]
     if rng.random() < 0.5:
-        lines += [f"    if t < {_expr(rng, 1)}:", f"        return {_expr(rng, 2)}"]
+        lines += [f"    if t < {_expr(rng, 1)}:", f"        t = {_expr(rng, 1)} * t",
+                  f"        return {_expr(rng, 2)} + t"]
     lines.append(f"    return {_expr(rng, 2)} + t")
     return "\n".join(lines) + "\n"
 

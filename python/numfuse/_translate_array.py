@@ -157,7 +157,6 @@ class Interpreter:
         self.subscript = subscript  # stencil hook: (value, index, node) -> value, or None
         self.mixed_types = False
         self._depth = 0
-        self._where = None
 
     # ---- entry -----------------------------------------------------------------------------
     def call(self, func, args):
@@ -214,8 +213,8 @@ class Interpreter:
                 mask = self.truth(cond, st.test)
                 if returns:  # the rest of the block runs on both paths
                     rest = stmts[i + 1:]
-                    rt = self.branch(st.body + rest, env, in_loop)
-                    rf = self.branch(st.orelse + rest, env, in_loop)
+                    rt = self.branch(st.body + rest, dict(env), in_loop)
+                    rf = self.branch(st.orelse + rest, dict(env), in_loop)
                     return self.merge(mask, rt, rf, st)
                 env_t, env_f = dict(env), dict(env)
                 self.branch(st.body, env_t, in_loop)
@@ -512,8 +511,7 @@ class Interpreter:
             return a if mask else b
         if self.mode == "numpy" and not promote and _type_key(a) != _type_key(b):
             self.mixed_types = True
-        weak = self.mode == "numpy" and not promote and not _is_strong(a) and not _is_strong(b) \
-            and (isinstance(a, Weak) or isinstance(b, Weak))
+        weak = self.mode == "numpy" and not promote and not _is_strong(a) and not _is_strong(b)
         x, y = self.strong(a, b), self.strong(b, a)
         if self.mode == "numpy" and not _is_array(x) and not _is_array(y):
             x = asarray(x)
