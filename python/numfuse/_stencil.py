@@ -171,6 +171,9 @@ class StencilFunc:
 
         with _np.errstate(all="ignore"):
             result = self._translate(values, record)
+        if not isinstance(result, (_core.ndarray, Weak, bool, int, float, complex, _np.generic)):
+            raise TypeError(f"stencil {self.__name__}: the kernel returns "
+                            f"{type(result).__name__}; a stencil kernel returns one number")
         dtype = dtype_of(result.array if isinstance(result, Weak) else result)
         if dtype.kind not in "biufc":
             raise TypeError(f"stencil {self.__name__}: the kernel returns {type(result).__name__}")
