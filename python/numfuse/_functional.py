@@ -68,6 +68,7 @@ class _PyFunc:
         kw = {} if identity is None else {"identity": identity}
         self._ufunc = _np.frompyfunc(func, nin, nout, **kw)
         self._func = func
+        self._caches = ({}, {})  # recorded translations, typing results (_vectorize.py)
         self.__name__ = self._ufunc.__name__
 
     nin = property(lambda self: self._ufunc.nin)
@@ -87,7 +88,8 @@ class _PyFunc:
         (the object array NumPy returns is read back as that type), else None."""
         if len(args) != self.nin or not isinstance(self._func, types.FunctionType):
             return None
-        return translate_elementwise(self._func, list(args), object_results=True)
+        return translate_elementwise(self._func, list(args), object_results=True,
+                                     caches=self._caches)
 
     def reduce(self, *args, **kwargs):
         return call_on_host(self._ufunc.reduce, args, kwargs)

@@ -21,7 +21,8 @@ import numpy as _np
 from . import _core
 from ._creation import asarray, full, zeros
 from ._shape import broadcast_to
-from ._translate_array import Untranslatable, Weak, dtype_of, outside_types, run as _translate
+from ._translate_array import Untranslatable, Weak, dtype_of
+from ._translate_array_trace import outside_values, run_cached
 
 __all__ = ["stencil"]
 
@@ -46,13 +47,23 @@ class _Standard:
         self.array = array
 
 
-def _standard_read(value, index, node, filename):
+def _standard_read(value, index, node, filename, apply):
     index = index if isinstance(index, tuple) else (index,)
     if any(not isinstance(i, (int, _np.integer)) or isinstance(i, bool) for i in index):
         raise NotImplementedError(f"numfuse.stencil: {filename}:{getattr(node, 'lineno', '?')}: "
                                   f"the index {index!r} into a standard_indexing array (only "
                                   "integers known before the data)")
-    return value.array[index]
+    return apply(_getitem, value.array, index)
+
+
+def _getitem(array, index):
+    return array[index]
+
+
+def _shifted(array, offsets, nbhd):
+    """The neighbour at `offsets` of every interior point: a view of the input."""
+    return array[tuple(slice(-lo + k, n - hi + k)
+                       for k, (lo, hi), n in zip(offsets, nbhd, array.shape))]
 
 
 def _offsets(index, ndim, node, filename):
@@ -95,7 +106,7 @@ class StencilFunc:
         standard = set(self.options.get("standard_indexing", ()))
         values, relative = self._operands(args, names, standard)
         shape, ndim = relative[0].array.shape, relative[0].array.ndim
-        nbhd, dtype = self._plan(values, relative, names, ndim)
+        nbhd, dtype, traces = self._plan(values, relative, names, ndim)
         interior = tuple(slice(-lo, n - hi) for (lo, hi), n in zip(nbhd, shape))
         if out is not None:
             if not isinstance(out, _core.ndarray) or out.shape != shape:
@@ -106,11 +117,11 @@ class StencilFunc:
         if all(s.stop > s.start for s in interior):
             # The value goes straight into the write: a Python name holding it would make the
             # graph keep it as an array of its own (an extra pass) before copying it into out.
-            out[interior] = self._interior(values, nbhd, shape, interior, dtype)
+            out[interior] = self._interior(values, nbhd, traces, interior, dtype)
         return out
 
-    def _interior(self, values, nbhd, shape, interior, dtype):
-        body = self._run(values, nbhd, shape)
+    def _interior(self, values, nbhd, traces, interior, dtype):
+        body = self._run(values, nbhd, traces)
         body = body.array if isinstance(body, Weak) else body
         body = asarray(body) if not isinstance(body, _core.ndarray) else body
         if body.dtype != dtype:
@@ -145,12 +156,13 @@ class StencilFunc:
         return values, relative
 
     def _plan(self, values, relative, names, ndim):
-        """(neighborhood, output dtype), from one run of the kernel on 0-d stand-ins (cached by
-        the arguments' types): it records every relative index the kernel reads."""
+        """(neighborhood, output dtype, recordings of the interior's computation), from one run
+        of the kernel on 0-d stand-ins (cached by the arguments' types and scalar values and the
+        numbers the kernel reads from outside): it notes every relative index the kernel reads."""
         key = tuple((type(v).__name__, v.array.dtype if isinstance(v, _Relative) else
                      (v.array.dtype, v.array.shape) if isinstance(v, _Standard) else v)
                     for v in values)
-        key += (ndim,) + outside_types(self.kernel)
+        key += (ndim,) + outside_values(self.kernel)
         try:
             plan = self._plans.get(key)
         except TypeError:  # an unhashable scalar argument
@@ -160,9 +172,9 @@ class StencilFunc:
         seen = []
         filename = self.kernel.__code__.co_filename
 
-        def record(value, index, node):
+        def record(value, index, node, apply):
             if isinstance(value, _Standard):
-                return _standard_read(value, index, node, filename)
+                return _standard_read(value, index, node, filename, apply)
             if not isinstance(value, _Relative):
                 return NotImplemented
             offs = _offsets(index, ndim, node, filename)
@@ -170,7 +182,7 @@ class StencilFunc:
             return zeros((), value.array.dtype, device=value.array.device)
 
         with _np.errstate(all="ignore"):
-            result = self._translate(values, record)
+            result = self._translate(values, record, None, None)
         if not isinstance(result, (_core.ndarray, Weak, bool, int, float, complex, _np.generic)):
             raise TypeError(f"stencil {self.__name__}: the kernel returns "
                             f"{type(result).__name__}; a stencil kernel returns one number")
@@ -179,8 +191,8 @@ class StencilFunc:
             raise TypeError(f"stencil {self.__name__}: the kernel returns {type(result).__name__}")
         nbhd = self._neighborhood(seen, ndim)
         if key is not None:
-            self._plans[key] = (nbhd, dtype)
-        return nbhd, dtype
+            self._plans[key] = (nbhd, dtype, {})  # the last: recorded interior computations
+        return nbhd, dtype, {} if key is None else self._plans[key][2]
 
     def _neighborhood(self, seen, ndim):
         given = self.options.get("neighborhood")
@@ -203,22 +215,25 @@ class StencilFunc:
                                  f"{offs}, outside the neighborhood {given}")
         return given
 
-    def _run(self, values, nbhd, shape):
+    def _run(self, values, nbhd, traces):
         filename = self.kernel.__code__.co_filename
 
-        def shifted(value, index, node):
+        def shifted(value, index, node, apply):
             if isinstance(value, _Standard):
-                return _standard_read(value, index, node, filename)
+                return _standard_read(value, index, node, filename, apply)
             if not isinstance(value, _Relative):
                 return NotImplemented
             offs = tuple(int(i) for i in (index if isinstance(index, tuple) else (index,)))
-            return value.array[tuple(slice(-lo + k, n - hi + k)
-                                     for k, (lo, hi), n in zip(offs, nbhd, shape))]
-        return self._translate(values, shifted)
+            return apply(_shifted, value.array, offs, nbhd)
+        leaves = [v.array for v in values if isinstance(v, (_Relative, _Standard))]
+        return self._translate(values, shifted, traces, leaves)
 
-    def _translate(self, values, subscript):
+    def _translate(self, values, subscript, traces, leaves):
+        """The kernel over `values`; with `traces`, replayed from a recording when one exists
+        (the key: the plan's, which holds the argument types and scalar values)."""
         try:
-            result, _ = _translate(self.kernel, values, mode="numba", subscript=subscript)
+            result, _ = run_cached(traces, "interior", self.kernel, values, leaves or [],
+                                   mode="numba", subscript=subscript)
         except Untranslatable as e:
             raise NotImplementedError(f"numfuse.stencil: {e}") from None
         return result

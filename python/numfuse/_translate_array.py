@@ -67,12 +67,19 @@ class _Continue(Exception):
     pass
 
 
+_STABLE = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset, range,
+           _np.generic, _np.dtype, type, types.ModuleType, types.FunctionType,
+           types.BuiltinFunctionType, _np.ufunc, _core.ufunc, _core.ndarray)
 _NO_RETURN = object()
 _UNDEFINED = object()
 _PY_NUMBERS = (bool, int, float, complex)
 _KIND_OF_DTYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 _WEAK_DTYPE = {bool: _np.dtype(bool), int: _np.dtype(_np.int64), float: _np.dtype(_np.float64),
                complex: _np.dtype(_np.complex128)}
+
+
+def _astype(v, dtype):
+    return v.astype(dtype)
 
 
 def _is_array(v):
@@ -152,11 +159,30 @@ def dtype_of(v):
 class Interpreter:
     """Runs one Python function's AST over array values (see the module's docstring)."""
 
-    def __init__(self, mode="numpy", subscript=None):
+    def __init__(self, mode="numpy", subscript=None, trace=None):
         self.mode = mode
-        self.subscript = subscript  # stencil hook: (value, index, node) -> value, or None
+        self.subscript = subscript  # stencil hook: (value, index, node, apply) -> value
+        self.trace = trace  # records every array operation (_translate_trace.py) when set
         self.mixed_types = False
+        self.replayable = True  # False once a value was read from a mutable Python object
+        self.functions = []  # every function interpreted (their globals key a recorded trace)
         self._depth = 0
+        self._quiet = 0
+
+    def apply(self, fn, *args):
+        """fn(*args) for an operation on arrays: the one door every array operation goes
+        through, so that a recorded trace can replay the call without the AST."""
+        r = fn(*args)
+        if self.trace is not None:
+            self.trace.add(fn, args, r, self._quiet > 0)
+        return r
+
+    def outside(self, value):
+        """Notes a Python object read by value (subscript, attribute, call): a trace of this
+        call would keep what it read, so it is replayable only for objects that cannot change."""
+        if not isinstance(value, _STABLE) or \
+                (isinstance(value, tuple) and not all(isinstance(v, _STABLE) for v in value)):
+            self.replayable = False
 
     # ---- entry -----------------------------------------------------------------------------
     def call(self, func, args):
@@ -165,6 +191,7 @@ class Interpreter:
         if self._depth >= _MAX_INLINE_DEPTH:
             raise Untranslatable(self._loc(None, func) + ": recursion")
         node, filename = _parse(func)
+        self.functions.append(func)
         code = func.__code__
         if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or node.args.kwonlyargs:
             raise Untranslatable(f"{filename}:{node.lineno}: *args, **kwargs or keyword-only "
@@ -228,8 +255,12 @@ class Interpreter:
         return _NO_RETURN
 
     def branch(self, stmts, env, in_loop):
-        with _np.errstate(all="ignore"):  # both branches run: a discarded one must not warn
-            r = self.block(stmts, env, in_loop)
+        self._quiet += 1
+        try:
+            with _np.errstate(all="ignore"):  # both branches run: a discarded one must not warn
+                r = self.block(stmts, env, in_loop)
+        finally:
+            self._quiet -= 1
         return None if r is _NO_RETURN else r
 
     def statement(self, st, env, in_loop):
@@ -342,23 +373,28 @@ class Interpreter:
         value = self.expr(node.value, env)
         if isinstance(value, Weak):
             if node.attr in ("real", "imag"):
-                return Weak(getattr(value.array, node.attr), float if value.kind is complex
+                return Weak(self.apply(getattr, value.array, node.attr),
+                            float if value.kind is complex
                             else value.kind)
             self.fail(node, f"the attribute .{node.attr} of a Python number")
         if isinstance(value, _core.ndarray) and node.attr not in ("real", "imag", "dtype"):
             self.fail(node, f"the attribute .{node.attr} of an element")
+        if isinstance(value, _core.ndarray):
+            return self.apply(getattr, value, node.attr)
+        self.outside(value)
         return getattr(value, node.attr)
 
     def e_Subscript(self, node, env):
         value = self.expr(node.value, env)
         index = self.expr(node.slice, env)
         if self.subscript is not None:
-            r = self.subscript(value, index, node)
+            r = self.subscript(value, index, node, self.apply)
             if r is not NotImplemented:
                 return r
         if _is_array(value) or _is_array(index) or \
                 (isinstance(index, tuple) and any(_is_array(i) for i in index)):
             self.fail(node, "indexing an element or indexing with an element")
+        self.outside(value)
         return value[index]
 
     def e_Slice(self, node, env):
@@ -373,14 +409,14 @@ class Interpreter:
         if not _is_array(v):
             return _UNARY[type(node.op)](v)
         if isinstance(node.op, ast.Not):
-            r = _U["logical_not"](self.truth(v, node))
+            r = self.apply(_U["logical_not"], self.truth(v, node))
             return Weak(r, bool) if self.mode == "numpy" else r
         if isinstance(v, Weak):
-            r = _UNARY[type(node.op)](_bool_as_int(v).array)
+            r = self.apply(_UNARY[type(node.op)], _bool_as_int(self, v).array)
             return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
         if self.mode == "numba" and not isinstance(node.op, ast.Not):
-            v = _numba_widen(v, v)
-        return _UNARY[type(node.op)](v)
+            v = _numba_widen(self, v, v)
+        return self.apply(_UNARY[type(node.op)], v)
 
     def e_BoolOp(self, node, env):
         values = [self.expr(v, env) for v in node.values]
@@ -414,8 +450,12 @@ class Interpreter:
         if not _is_array(cond):
             return self.expr(node.body if cond else node.orelse, env)
         mask = self.truth(cond, node.test)
-        with _np.errstate(all="ignore"):
-            a, b = self.expr(node.body, env), self.expr(node.orelse, env)
+        self._quiet += 1
+        try:
+            with _np.errstate(all="ignore"):
+                a, b = self.expr(node.body, env), self.expr(node.orelse, env)
+        finally:
+            self._quiet -= 1
         return self.merge(mask, a, b, node)
 
     def e_Call(self, node, env):
@@ -432,6 +472,8 @@ class Interpreter:
         arrays = any(_is_array(a) for a in list(args) + list(kwargs.values()))
         if not arrays and (isinstance(func, (types.BuiltinFunctionType, type, _np.ufunc)) or
                            getattr(func, "__module__", None) in ("math", "cmath", "numpy")):
+            for a in list(args) + list(kwargs.values()):
+                self.outside(a)
             return func(*args, **kwargs)  # Python folds what does not involve an element
         special = _BUILTIN_CALLS.get(id(func))
         if special is not None and not kwargs:
@@ -458,7 +500,7 @@ class Interpreter:
             if not _is_strong(partner):
                 return v.array
             target = _np.result_type(dtype_of(partner), v.kind(0))
-            return v.array.astype(target) if target != v.array.dtype else v.array
+            return self.apply(_astype, v.array, target) if target != v.array.dtype else v.array
         if self.mode == "numba" and _is_py_number(v):
             return _np.dtype(_WEAK_DTYPE[type(v)]).type(v)
         return v
@@ -475,28 +517,28 @@ class Interpreter:
                 complex in (_type_key(a)[1], _type_key(b)[1]):
             raise TypeError("Python complex numbers have no order, // or %")
         if weak and not compare and type(op) not in _BITWISE:  # Python: True + True == 2
-            a, b = _bool_as_int(a), _bool_as_int(b)
+            a, b = _bool_as_int(self, a), _bool_as_int(self, b)
         x, y = self.strong(a, b), self.strong(b, a)
         if self.mode == "numba" and not compare:
-            x, y = _numba_widen(x, y), _numba_widen(y, x)
-        r = fn(x, y)
+            x, y = _numba_widen(self, x, y), _numba_widen(self, y, x)
+        r = self.apply(fn, x, y)
         return Weak(r, _KIND_OF_DTYPE[r.dtype.kind]) if weak else r
 
     def ufunc(self, uf, *args):
         vals = [self.strong(a, next((b for b in args if b is not a and _is_strong(b)), None))
                 for a in args]
-        return uf(*vals)
+        return self.apply(uf, *vals)
 
     def cast(self, v, dtype):
         v = self.strong(v)
-        return v.astype(dtype) if _is_array(v) else dtype.type(v)
+        return self.apply(_astype, v, dtype) if _is_array(v) else dtype.type(v)
 
     def truth(self, v, node):
         """A bool array: where the value is true as Python's bool() sees it."""
         v = self.strong(v)
         if not _is_array(v):
             return v
-        return v if v.dtype == _np.bool_ else _U["not_equal"](v, 0)
+        return v if v.dtype == _np.bool_ else self.apply(_U["not_equal"], v, 0)
 
     def merge(self, mask, a, b, node, promote=False):
         """where(mask, a, b), both values computed; tuples merge element by element."""
@@ -514,8 +556,8 @@ class Interpreter:
         weak = self.mode == "numpy" and not promote and not _is_strong(a) and not _is_strong(b)
         x, y = self.strong(a, b), self.strong(b, a)
         if self.mode == "numpy" and not _is_array(x) and not _is_array(y):
-            x = asarray(x)
-        r = _core.where(mask, x, y)
+            x = self.apply(asarray, x)
+        r = self.apply(_core.where, mask, x, y)
         return Weak(r, _KIND_OF_DTYPE[r.dtype.kind]) if weak else r
 
     def math_call(self, func, args, kwargs, node):
@@ -529,11 +571,11 @@ class Interpreter:
                 if a.dtype.kind == "c":
                     self.fail(node, f"math.{func.__name__} of a complex value")
                 keep = a.dtype == _np.float64 or self.mode == "numba" and a.dtype == _np.float32
-                a = a if keep else a.astype(_np.float64)
+                a = a if keep else self.apply(_astype, a, _np.float64)
             floats.append(a)
-        r = _U[name](*floats)
+        r = self.apply(_U[name], *floats)
         if name in ("floor", "ceil", "trunc"):
-            r = r.astype(_np.int64)
+            r = self.apply(_astype, r, _np.int64)
         if self.mode == "numba":
             return r
         return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
@@ -550,20 +592,20 @@ def _type_key(v):
 _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
-def _bool_as_int(v):
+def _bool_as_int(it, v):
     """Python's arithmetic on bools is on the ints 0 and 1."""
     if isinstance(v, Weak) and v.kind is bool:
-        return Weak(v.array.astype(_np.int64), int)
+        return Weak(it.apply(_astype, v.array, _np.int64), int)
     return v
 
 
-def _numba_widen(v, partner):
+def _numba_widen(it, v, partner):
     """Numba computes integer (and bool) arithmetic in 64 bits: int32 + int32 is int64."""
     dt = dtype_of(v)
     if dt.kind in "biu" and dt.itemsize < 8 or dt.kind == "b":
         unsigned = dt.kind == "u" and dtype_of(partner).kind in "ub"
         target = _np.dtype(_np.uint64 if unsigned else _np.int64)
-        return v.astype(target) if _is_array(v) else target.type(v)
+        return it.apply(_astype, v, target) if _is_array(v) else target.type(v)
     return v
 
 
@@ -610,9 +652,10 @@ def _b_abs(it, args, node):
         it.fail(node, "abs() with other than one argument")
     v = args[0]
     if isinstance(v, Weak):
-        r = _U["absolute"](v.array)
+        r = it.apply(_U["absolute"], v.array)
         return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
-    return _U["absolute"](_numba_widen(v, v) if it.mode == "numba" and v.dtype.kind == "b" else v)
+    return it.apply(_U["absolute"], _numba_widen(it, v, v) if it.mode == "numba" and
+                    v.dtype.kind == "b" else v)
 
 
 def _b_minmax(pick):
@@ -637,11 +680,11 @@ def _b_convert(kind):
         elif kind is int:
             if v.dtype.kind == "c":
                 it.fail(node, "int() of a complex value")
-            r = v.astype(_np.int64) if v.dtype.kind != "f" else _U["trunc"](v).astype(_np.int64)
+            r = it.apply(_astype, v if v.dtype.kind != "f" else it.apply(_U["trunc"], v), _np.int64)
         else:
             if kind is float and v.dtype.kind == "c":
                 it.fail(node, "float() of a complex value")
-            r = v.astype(_WEAK_DTYPE[kind])
+            r = it.apply(_astype, v, _WEAK_DTYPE[kind])
         return r if it.mode == "numba" else Weak(r, kind)
     return run
 
@@ -656,17 +699,6 @@ _BUILTIN_CALLS = {id(builtins.abs): _b_abs, id(builtins.min): _b_minmax("min"),
                   id(builtins.max): _b_minmax("max"), id(builtins.float): _b_convert(float),
                   id(builtins.int): _b_convert(int), id(builtins.bool): _b_convert(bool),
                   id(builtins.complex): _b_convert(complex), id(builtins.pow): _b_pow}
-
-
-def outside_types(func):
-    """The types of the numbers the function reads from its globals and closure: a key part for
-    caches of what the translation found (a global that changes from int to float changes it)."""
-    code = func.__code__
-    names = [(n, func.__globals__.get(n)) for n in code.co_names]
-    if func.__closure__:
-        names += [(n, c.cell_contents) for n, c in zip(code.co_freevars, func.__closure__)
-                  if c.cell_contents is not None]
-    return tuple((n, type(v)) for n, v in names if isinstance(v, (*_PY_NUMBERS, _np.generic)))
 
 
 def run(func, args, mode="numpy", subscript=None):

@@ -26,8 +26,8 @@ from . import _core
 from ._creation import asarray, asnumpy, zeros
 from ._shape import broadcast_to
 from ._ufuncs import isfinite, trunc
-from ._translate_array import (Untranslatable, Weak, dtype_of, outside_types, python_numbers,
-                               run as _translate)
+from ._translate_array import Untranslatable, Weak, dtype_of, python_numbers
+from ._translate_array_trace import outside_values, run_cached
 
 __all__ = ["vectorize"]
 
@@ -130,11 +130,11 @@ class vectorize:
         excluded = {p for p, name in enumerate(params[:len(values)])
                     if (p in host.excluded if p < len(args) else name in host.excluded)}
         return translate_elementwise(self.pyfunc, values, excluded, host.otypes or None,
-                                     typing_cache=self.__dict__.setdefault("_typing", {}))
+                                     caches=self.__dict__.setdefault("_caches", ({}, {})))
 
 
 def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_results=False,
-                          typing_cache=None):
+                          caches=(None, None)):
     """numpy.vectorize's call (object_results: frompyfunc's, read back by value) as fused nodes:
     the results, or None where the per-element path must run.
 
@@ -142,7 +142,7 @@ def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_resul
     values are computed with Python's rules on 64-bit arrays; the output dtype is otypes, or the
     type of the result on the first elements as NumPy scalars (numpy.vectorize), or the type of
     the Python results (frompyfunc). Results are converted as NumPy converts the Python numbers
-    (_convert)."""
+    (_convert). caches: (recorded translations, typing results), dicts kept by the caller."""
     device = _device_of(values)
     operands, typing, inputs = [], [], []
     for pos, v in enumerate(values):
@@ -159,9 +159,18 @@ def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_resul
         # scalars.
         scalar = isinstance(v, _np.generic) or (isinstance(v, _core.ndarray) and v.ndim == 0)
         operands.append(a if scalar else python_numbers(a))
-        typing.append(zeros((), a.dtype, device=a.device))
+        typing.append(_Stand(a.dtype, a.device))
+    leaves = [o.array if isinstance(o, Weak) else o for p, o in enumerate(operands)
+              if p not in excluded]
+    key = tuple((type(o).__name__, o.array.dtype if isinstance(o, Weak) else o.dtype)
+                if p not in excluded else (type(o), o) for p, o in enumerate(operands))
+    traces = caches[0]
     try:
-        out, mixed = _translate(pyfunc, operands, mode="numpy")
+        hash(key)
+    except TypeError:  # an unhashable excluded value: interpret every call
+        traces = None
+    try:
+        out, mixed = run_cached(traces, key, pyfunc, operands, leaves, mode="numpy")
         outs = out if isinstance(out, tuple) else (out,)
         if any(_result_dtype(o) is None for o in outs):
             return None
@@ -174,7 +183,7 @@ def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_resul
                 return None
             dtypes = [_np.dtype(t) for t in otypes]
         else:
-            dtypes = _typing_pass(pyfunc, typing, len(outs), typing_cache)
+            dtypes = _typing_pass(pyfunc, typing, len(outs), caches[1])
             if dtypes is None:
                 dtypes = _first_element_dtypes(pyfunc, values, excluded, len(outs))
         if dtypes is None or any(d.kind not in "biufc" for d in dtypes):
@@ -190,19 +199,29 @@ def translate_elementwise(pyfunc, values, excluded=(), otypes=None, object_resul
     return results if isinstance(out, tuple) else results[0]
 
 
+class _Stand:
+    """A 0-d stand-in to be made for an operand's dtype (only when the typing is not cached)."""
+
+    __slots__ = ("dtype", "device")
+
+    def __init__(self, dtype, device):
+        self.dtype, self.device = dtype, device
+
+
 def _typing_pass(pyfunc, typing, nout, cache=None):
     """The result dtypes for NumPy scalars of the operands' dtypes (0-d stand-ins), or None
     where they depend on the data (branches of different types). Cached by the operands' dtypes
     (and the excluded values, when hashable) in `cache`."""
-    key = tuple(v.dtype if isinstance(v, _core.ndarray) else (type(v), v) for v in typing)
-    key += outside_types(pyfunc)
+    key = tuple(v.dtype if isinstance(v, _Stand) else (type(v), v) for v in typing)
+    key += outside_values(pyfunc)
     try:
         if cache is not None and key in cache:
             return cache[key]
     except TypeError:  # an unhashable excluded value
         cache = None
+    typing = [zeros((), v.dtype, device=v.device) if isinstance(v, _Stand) else v for v in typing]
     with _np.errstate(all="ignore"):
-        out, mixed = _translate(pyfunc, typing, mode="numpy")
+        out, mixed = run_cached(None, None, pyfunc, typing, [], mode="numpy")
     outs = out if isinstance(out, tuple) else (out,)
     dtypes = None if mixed or len(outs) != nout else [_result_dtype(o) for o in outs]
     if cache is not None:
@@ -322,6 +341,7 @@ class PyUFunc:
         if isinstance(signatures, str):
             signatures = [signatures]
         self.pyfunc = pyfunc
+        self._traces = {}
         self._loops = [parse_signature(s) for s in signatures]
         self.identity = identity
         self.nin = len(inspect.signature(pyfunc).parameters)
@@ -365,7 +385,9 @@ class PyUFunc:
         operands = [asarray(v) if not isinstance(v, _core.ndarray) else v for v in operands]
         shape = _np.broadcast_shapes(*(a.shape for a in operands))
         try:
-            value, _ = _translate(self.pyfunc, operands, mode="numba")
+            key = tuple(a.dtype for a in operands)
+            value, _ = run_cached(self._traces, key, self.pyfunc, operands, operands,
+                                  mode="numba")
             dtype = ret if ret is not None else dtype_of(value)
             result = _finish(value, shape, dtype, operands)
         except Untranslatable:
