@@ -207,13 +207,14 @@ def test_translated_call_is_one_fused_group(func, lazy_graph, fusion):
     x = nf.asarray(make_array((40,), numpy.float64, seed=5))
     y = nf.asarray(make_array((40,), numpy.float64, seed=6))
     f = nf.vectorize(func)
-    r = f(x, y) * 2 + 1
-    assert r._pending, "the call ran per element instead of joining the graph"
-    plan = nf.explain(r)
-    if fusion and func is not conditional_constant:  # that one reads its first element
-        assert "in 1 group(s)" in plan, plan
     want = numpy.vectorize(func)(nf.asnumpy(x), nf.asnumpy(y)) * 2 + 1
-    compare(want, nf.asnumpy(r), rtol=1e-12)
+    for _ in range(2):  # recorded, then replayed: the same graph
+        r = f(x, y) * 2 + 1
+        assert r._pending, "the call ran per element instead of joining the graph"
+        plan = nf.explain(r)
+        if fusion and func is not conditional_constant:  # that one reads its first element
+            assert "in 1 group(s)" in plan, plan
+        compare(want, nf.asnumpy(r), rtol=1e-12)
 
 
 def test_untranslatable_function_runs_per_element(lazy_graph):
@@ -535,3 +536,47 @@ def test_cached_types_follow_a_changed_global():
         SCALE = 2
     compare(a * 2, nf.asnumpy(first))
     compare(numpy.vectorize(lambda x: x * 2.5)(a), nf.asnumpy(second))
+
+
+# ---- recorded translations replayed (_translate_array_trace.py) ---------------------------------
+
+PARAMS = [2.0]
+
+
+def reads_a_list(x):
+    return x * PARAMS[0]
+
+
+def test_replayed_calls_follow_new_data_aliasing_and_mutable_objects(lazy_graph):
+    rng = numpy.random.default_rng(15)
+    f = nf.vectorize(branchy)
+    for _ in range(3):  # the first call records, the others replay
+        x, y = rng.standard_normal(8), rng.standard_normal(8)
+        compare(numpy.vectorize(branchy)(x, y), nf.asnumpy(f(nf.asarray(x), nf.asarray(y))))
+    assert len(f._caches[0]) == 1
+    same = nf.asarray(x)
+    compare(numpy.vectorize(branchy)(x, x), nf.asnumpy(f(same, same)))  # x, x: its own recording
+    assert len(f._caches[0]) == 2
+    g = nf.vectorize(reads_a_list)
+    try:
+        first = nf.asnumpy(g(nf.asarray(x)))
+        PARAMS[0] = -3.0  # the list is read by value: the call must see the change
+        second = nf.asnumpy(g(nf.asarray(x)))
+    finally:
+        PARAMS[0] = 2.0
+    compare(x * 2.0, first)
+    compare(x * -3.0, second)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = nf.vectorize(lambda v: 1.0 / v if v != 0 else 0.0)
+        for _ in range(2):  # the replay keeps the discarded branch quiet too
+            nf.asnumpy(h(nf.asarray(numpy.array([0.0, 2.0]))))
+
+
+def test_replayed_stencil_follows_scalar_arguments(fusion):
+    st = nf.stencil(thresholded)
+    a = make_array((6, 7), numpy.float64, seed=16)
+    for t in (2.0, 2.0, -1.0, 0.5):
+        got = nf.asnumpy(st(nf.asarray(a), t))
+        want = _hand_loop(thresholded, [a, t], st.neighborhood, 0, numpy.float64)
+        compare(want, got, rtol=1e-12)
