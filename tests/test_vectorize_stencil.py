@@ -580,3 +580,20 @@ def test_replayed_stencil_follows_scalar_arguments(fusion):
         got = nf.asnumpy(st(nf.asarray(a), t))
         want = _hand_loop(thresholded, [a, t], st.neighborhood, 0, numpy.float64)
         compare(want, got, rtol=1e-12)
+
+
+def test_division_by_zero_of_python_numbers_raises(lazy_graph):
+    """Python raises ZeroDivisionError where NumPy's array division warns: numpy.vectorize
+    raises it; numfuse raises too (FloatingPointError when the value is read, or NumPy's own
+    error when the call falls back), never returning inf."""
+    x = numpy.array([1.0, 0.0, 2.0])
+    f = nf.vectorize(lambda v: 1.0 / v)
+    with pytest.raises(ZeroDivisionError):
+        numpy.vectorize(lambda v: 1.0 / v)(x)
+    for _ in range(2):  # recorded, then replayed
+        with pytest.raises(ArithmeticError):
+            nf.asnumpy(f(nf.asarray(x)))
+    compare(1.0 / x[[0, 2]], nf.asnumpy(f(nf.asarray(x[[0, 2]]))))
+    i = numpy.array([3, 0, 2])
+    with pytest.raises(ArithmeticError):
+        nf.asnumpy(nf.vectorize(lambda v: 7 % v)(nf.asarray(i)))

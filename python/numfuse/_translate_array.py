@@ -70,6 +70,10 @@ class _Continue(Exception):
 _STABLE = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset, range,
            _np.generic, _np.dtype, type, types.ModuleType, types.FunctionType,
            types.BuiltinFunctionType, _np.ufunc, _core.ufunc, _core.ndarray)
+# The errstate of a recorded operation (_translate_array_trace.py replays it): both branches of an
+# array condition run quietly; a division of Python numbers raises where Python would.
+ERRSTATE_QUIET = {"all": "ignore"}
+ERRSTATE_STRICT = {"divide": "raise", "invalid": "raise"}
 _NO_RETURN = object()
 _UNDEFINED = object()
 _PY_NUMBERS = (bool, int, float, complex)
@@ -159,8 +163,9 @@ def dtype_of(v):
 class Interpreter:
     """Runs one Python function's AST over array values (see the module's docstring)."""
 
-    def __init__(self, mode="numpy", subscript=None, trace=None):
+    def __init__(self, mode="numpy", subscript=None, trace=None, python_errors=True):
         self.mode = mode
+        self.python_errors = python_errors  # divisions of Python numbers raise (numpy mode)
         self.subscript = subscript  # stencil hook: (value, index, node, apply) -> value
         self.trace = trace  # records every array operation (_translate_trace.py) when set
         self.mixed_types = False
@@ -168,13 +173,15 @@ class Interpreter:
         self.functions = []  # every function interpreted (their globals key a recorded trace)
         self._depth = 0
         self._quiet = 0
+        self._strict = False
 
     def apply(self, fn, *args):
         """fn(*args) for an operation on arrays: the one door every array operation goes
         through, so that a recorded trace can replay the call without the AST."""
         r = fn(*args)
         if self.trace is not None:
-            self.trace.add(fn, args, r, self._quiet > 0)
+            self.trace.add(fn, args, r, ERRSTATE_QUIET if self._quiet else
+                           ERRSTATE_STRICT if self._strict else None)
         return r
 
     def outside(self, value):
@@ -521,7 +528,18 @@ class Interpreter:
         x, y = self.strong(a, b), self.strong(b, a)
         if self.mode == "numba" and not compare:
             x, y = _numba_widen(self, x, y), _numba_widen(self, y, x)
-        r = self.apply(fn, x, y)
+        if weak and type(op) in (ast.Div, ast.FloorDiv, ast.Mod) and not self._quiet and \
+                self.python_errors:
+            # Python raises ZeroDivisionError where NumPy's array op warns: raise instead of
+            # giving inf or nan (FloatingPointError when the value is read).
+            self._strict = True
+            try:
+                with _np.errstate(**ERRSTATE_STRICT):
+                    r = self.apply(fn, x, y)
+            finally:
+                self._strict = False
+        else:
+            r = self.apply(fn, x, y)
         return Weak(r, _KIND_OF_DTYPE[r.dtype.kind]) if weak else r
 
     def ufunc(self, uf, *args):

@@ -7,7 +7,7 @@ stencil of 0.2 ms per step host-bound. A translation's operations depend only on
 dtypes (and which operands are the same array), the Python values it read (scalar arguments,
 globals, closure, defaults) and nothing else: every branch on element values became a `where`.
 So the first call records each operation (`Interpreter.apply`) as (function, argument slots,
-errstate-quiet flag) and later calls with the same key replay that list: one Python call per node
+errstate it ran under) and later calls with the same key replay that list: one Python call per node
 of the graph, the graph itself identical.
 
 A recording is dropped (the call interprets again) when a function it interpreted reads other
@@ -50,14 +50,14 @@ class Trace:
         self.validators = ()
         self.array_constants = False  # an array not made by a recorded step: never replayed
 
-    def add(self, fn, args, result, quiet):
+    def add(self, fn, args, result, errstate):
         spec = tuple(self.refs.get(id(a), ("c", a)) if isinstance(a, _core.ndarray) else ("c", a)
                      for a in args)
         self.array_constants |= any(s[0] == "c" and isinstance(s[1], _core.ndarray) for s in spec)
         if isinstance(result, _core.ndarray):
             self.keep.append(result)
             self.refs[id(result)] = ("s", len(self.steps))
-        self.steps.append((fn, spec, quiet))
+        self.steps.append((fn, spec, errstate))
 
     def finish(self, result, interpreter):
         self.output = self._template(result)
@@ -89,13 +89,14 @@ class Trace:
 
         i, n = 0, len(self.steps)
         while i < n:
-            if not self.steps[i][2]:
+            state = self.steps[i][2]
+            if state is None:
                 fn, spec, _ = self.steps[i]
                 vals.append(fn(*[get(s) for s in spec]))
                 i += 1
                 continue
-            with _np.errstate(all="ignore"):  # a run of steps recorded inside both branches
-                while i < n and self.steps[i][2]:
+            with _np.errstate(**state):  # a run of steps recorded under one errstate
+                while i < n and self.steps[i][2] is state:
                     fn, spec, _ = self.steps[i]
                     vals.append(fn(*[get(s) for s in spec]))
                     i += 1
@@ -109,7 +110,7 @@ class Trace:
         return get(t[1]) if t[0] == "ref" else t[1]
 
 
-def run_cached(cache, key, func, args, leaves, mode="numpy", subscript=None):
+def run_cached(cache, key, func, args, leaves, mode="numpy", subscript=None, python_errors=True):
     """func(*args) translated over arrays: (result, mixed_types), replayed from `cache` (a dict,
     or None for no caching) when a recording for `key` and the leaves' aliasing exists.
     `leaves` are the arrays inside args (unwrapped), in an order the caller reproduces."""
@@ -120,7 +121,7 @@ def run_cached(cache, key, func, args, leaves, mode="numpy", subscript=None):
         if trace is not None and trace.valid():
             return trace.replay(leaves)
     trace = Trace(leaves) if cache is not None else None
-    it = Interpreter(mode, subscript, trace)
+    it = Interpreter(mode, subscript, trace, python_errors)
     result = it.call(func, args)
     if trace is not None:
         trace.finish(result, it)

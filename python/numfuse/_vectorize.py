@@ -221,7 +221,7 @@ def _typing_pass(pyfunc, typing, nout, cache=None):
         cache = None
     typing = [zeros((), v.dtype, device=v.device) if isinstance(v, _Stand) else v for v in typing]
     with _np.errstate(all="ignore"):
-        out, mixed = run_cached(None, None, pyfunc, typing, [], mode="numpy")
+        out, mixed = run_cached(None, None, pyfunc, typing, [], mode="numpy", python_errors=False)
     outs = out if isinstance(out, tuple) else (out,)
     dtypes = None if mixed or len(outs) != nout else [_result_dtype(o) for o in outs]
     if cache is not None:
