@@ -597,3 +597,24 @@ def test_division_by_zero_of_python_numbers_raises(lazy_graph):
     i = numpy.array([3, 0, 2])
     with pytest.raises(ArithmeticError):
         nf.asnumpy(nf.vectorize(lambda v: 7 % v)(nf.asarray(i)))
+
+
+def test_numba_style_without_signatures_and_untranslatable_fallback(lazy_graph):
+    @nf.vectorize(target="cpu")
+    def scale(a, b):
+        return a * 3 + b  # Numba: int32 * int64 literal is int64
+    a = numpy.arange(5, dtype=numpy.int32)
+    r = scale(nf.asarray(a), nf.asarray(a))
+    assert r._pending and r.dtype == numpy.int64
+    compare(a.astype(numpy.int64) * 3 + a, nf.asnumpy(r))
+
+    @nf.vectorize(["float32(float64)"])
+    def count_up(x):
+        n = 0.0
+        while n < x:  # a loop on the element's value: per element on the host, same results
+            n += 1.0
+        return n
+    x = numpy.array([0.5, 2.0, 3.5])
+    got = count_up(nf.asarray(x))
+    assert got.dtype == numpy.float32
+    compare(numpy.ceil(x).astype(numpy.float32), nf.asnumpy(got))
