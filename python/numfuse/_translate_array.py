@@ -29,34 +29,22 @@ numpy.vectorize then takes NumPy's first-element rule (see _vectorize.py).
 """
 import ast
 import builtins
-import functools
 import inspect
-import math
 import operator
-import textwrap
 import types
 
 import numpy as _np
 
 from . import _core
 from ._creation import asarray
-
-_U = _core.ufuncs
+from ._translate_array_calls import BUILTIN_CALLS, MATH, math_call
+from ._translate_array_source import contains, parse
+from ._translate_array_values import (  # noqa: F401  (dtype_of, python_numbers: the API)
+    ERRSTATE_QUIET, ERRSTATE_STRICT, Untranslatable, Weak, _BITWISE, _KIND_OF_DTYPE,
+    _PY_NUMBERS, _STABLE, _U, _WEAK_DTYPE, _astype, _bool_as_int, _is_array, _is_py_number, _is_strong,
+    _numba_widen, _type_key, dtype_of, python_numbers)
 _MAX_UNROLL = 100_000  # iterations of one unrolled loop: beyond it a loop is data-sized, not a stencil
 _MAX_INLINE_DEPTH = 32
-
-
-class Untranslatable(Exception):
-    """The function uses a construct that has no array form; the message names file:line."""
-
-
-class Weak:
-    """An array of Python numbers (float(x), math.sin(x), ...): NEP 50 treats them as weak."""
-
-    __slots__ = ("array", "kind")
-
-    def __init__(self, array, kind):
-        self.array, self.kind = array, kind
 
 
 class _Break(Exception):
@@ -67,99 +55,8 @@ class _Continue(Exception):
     pass
 
 
-_STABLE = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset, range,
-           _np.generic, _np.dtype, type, types.ModuleType, types.FunctionType,
-           types.BuiltinFunctionType, _np.ufunc, _core.ufunc, _core.ndarray)
-# The errstate of a recorded operation (_translate_array_trace.py replays it): both branches of an
-# array condition run quietly; a division of Python numbers raises where Python would.
-ERRSTATE_QUIET = {"all": "ignore"}
-ERRSTATE_STRICT = {"divide": "raise", "invalid": "raise"}
 _NO_RETURN = object()
 _UNDEFINED = object()
-_PY_NUMBERS = (bool, int, float, complex)
-_KIND_OF_DTYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
-_WEAK_DTYPE = {bool: _np.dtype(bool), int: _np.dtype(_np.int64), float: _np.dtype(_np.float64),
-               complex: _np.dtype(_np.complex128)}
-
-
-def _astype(v, dtype):
-    return v.astype(dtype)
-
-
-def _is_array(v):
-    return isinstance(v, (_core.ndarray, Weak))
-
-
-def _is_py_number(v):
-    """A Python bool, int, float or complex (numpy.float64 subclasses float: it is not one)."""
-    return isinstance(v, _PY_NUMBERS) and not isinstance(v, _np.generic)
-
-
-def _is_strong(v):
-    """A value with a NumPy dtype of its own (not a Python number): NEP 50 lets it decide."""
-    return isinstance(v, (_core.ndarray, _np.generic))
-
-
-def _parse(func):
-    """(FunctionDef or Lambda node, filename) of a function, line numbers matching its file."""
-    return _parse_code(func.__code__)
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_code(code):
-    try:
-        lines, first = inspect.getsourcelines(code)
-    except (OSError, TypeError) as e:
-        raise Untranslatable(f"{code.co_filename}:{code.co_firstlineno}: no source for "
-                             f"{code.co_name} ({e})") from None
-    text = "".join(lines)
-    try:
-        dedented = textwrap.dedent(text)
-        tree = ast.parse(dedented)
-    except SyntaxError:  # a lambda inside an expression that spans lines
-        raise Untranslatable(f"{code.co_filename}:{first}: cannot parse the source of "
-                             f"{code.co_name}") from None
-    shift = len(lines[0]) - len(dedented.splitlines(True)[0])  # columns dedent removed
-    ast.increment_lineno(tree, first - 1)
-    wanted = code.co_varnames[:code.co_argcount]
-    found = [node for node in ast.walk(tree)
-             if isinstance(node, (ast.FunctionDef, ast.Lambda)) and
-             tuple(a.arg for a in node.args.args) == wanted and
-             (isinstance(node, ast.Lambda) or node.name == code.co_name)]
-    if len(found) > 1 and isinstance(found[0], ast.Lambda):
-        # Several lambdas with these parameters on the lines: the one whose span holds the
-        # function's instructions (a wrong pick would compute another function).
-        spots = {(ln, col - shift) for ln, _, col, end in code.co_positions()
-                 if ln is not None and col is not None and end is not None and end > col}
-        found = [n for n in found if all(_within(n, ln, col) for ln, col in spots)]
-    if len(found) == 1 or (found and isinstance(found[0], ast.FunctionDef)):
-        return found[0], code.co_filename
-    raise Untranslatable(f"{code.co_filename}:{first}: cannot find the source of "
-                         f"{code.co_name} (none or several candidates)")
-
-
-def _within(node, line, col):
-    """Whether (line, col) of the original file lies in the node's span (parsed dedented)."""
-    return (node.lineno, node.col_offset) <= (line, col) <= (node.end_lineno, node.end_col_offset)
-
-
-def python_numbers(a):
-    """An array's elements as the Python numbers numpy.vectorize and frompyfunc hand the function
-    (their object loops call it with int, float, complex or bool, not NumPy scalars)."""
-    kind = _KIND_OF_DTYPE[a.dtype.kind]
-    want = _WEAK_DTYPE[kind]
-    return Weak(a if a.dtype == want else a.astype(want), kind)
-
-
-def dtype_of(v):
-    """The NumPy dtype of a value: an array's, a NumPy scalar's, a Python number's as NumPy stores it."""
-    if isinstance(v, Weak):
-        return _WEAK_DTYPE[v.kind]
-    if isinstance(v, _core.ndarray):
-        return v.dtype
-    return _np.asarray(v).dtype
-
-
 class Interpreter:
     """Runs one Python function's AST over array values (see the module's docstring)."""
 
@@ -197,7 +94,7 @@ class Interpreter:
             raise Untranslatable(f"{func!r} is not a Python function")
         if self._depth >= _MAX_INLINE_DEPTH:
             raise Untranslatable(self._loc(None, func) + ": recursion")
-        node, filename = _parse(func)
+        node, filename = parse(func)
         self.functions.append(func)
         code = func.__code__
         if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or node.args.kwonlyargs:
@@ -241,8 +138,8 @@ class Interpreter:
                     if r is not _NO_RETURN:
                         return r
                     continue
-                returns = _has(st, ast.Return)
-                if in_loop and (returns or _has(st, (ast.Break, ast.Continue))):
+                returns = contains(st, ast.Return)
+                if in_loop and (returns or contains(st, (ast.Break, ast.Continue))):
                     self.fail(st, "return, break or continue under an array condition inside a loop")
                 mask = self.truth(cond, st.test)
                 if returns:  # the rest of the block runs on both paths
@@ -482,11 +379,11 @@ class Interpreter:
             for a in list(args) + list(kwargs.values()):
                 self.outside(a)
             return func(*args, **kwargs)  # Python folds what does not involve an element
-        special = _BUILTIN_CALLS.get(id(func))
+        special = BUILTIN_CALLS.get(id(func))
         if special is not None and not kwargs:
             return special(self, args, node)
-        if isinstance(func, types.BuiltinFunctionType) and func in _MATH:
-            return self.math_call(func, args, kwargs, node)
+        if isinstance(func, types.BuiltinFunctionType) and func in MATH:
+            return math_call(self, func, args, kwargs, node)
         name = getattr(func, "__name__", None)
         if isinstance(func, (_np.ufunc, _core.ufunc)) and name in _U and not kwargs:
             return self.ufunc(_U[name], *args)
@@ -578,68 +475,6 @@ class Interpreter:
         r = self.apply(_core.where, mask, x, y)
         return Weak(r, _KIND_OF_DTYPE[r.dtype.kind]) if weak else r
 
-    def math_call(self, func, args, kwargs, node):
-        name, nargs = _MATH[func]
-        if kwargs or len(args) != nargs:
-            self.fail(node, f"math.{func.__name__} with {len(args)} arguments")
-        floats = []
-        for a in args:
-            a = a.array if isinstance(a, Weak) else a
-            if _is_array(a):
-                if a.dtype.kind == "c":
-                    self.fail(node, f"math.{func.__name__} of a complex value")
-                keep = a.dtype == _np.float64 or self.mode == "numba" and a.dtype == _np.float32
-                a = a if keep else self.apply(_astype, a, _np.float64)
-            floats.append(a)
-        r = self.apply(_U[name], *floats)
-        if name in ("floor", "ceil", "trunc"):
-            r = self.apply(_astype, r, _np.int64)
-        if self.mode == "numba":
-            return r
-        return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
-
-
-def _type_key(v):
-    if isinstance(v, Weak):
-        return ("weak", v.kind)
-    if _is_py_number(v):
-        return ("weak", type(v))
-    return ("strong", dtype_of(v))
-
-
-_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor)
-
-
-def _bool_as_int(it, v):
-    """Python's arithmetic on bools is on the ints 0 and 1."""
-    if isinstance(v, Weak) and v.kind is bool:
-        return Weak(it.apply(_astype, v.array, _np.int64), int)
-    return v
-
-
-def _numba_widen(it, v, partner):
-    """Numba computes integer (and bool) arithmetic in 64 bits: int32 + int32 is int64."""
-    dt = dtype_of(v)
-    if dt.kind in "biu" and dt.itemsize < 8 or dt.kind == "b":
-        unsigned = dt.kind == "u" and dtype_of(partner).kind in "ub"
-        target = _np.dtype(_np.uint64 if unsigned else _np.int64)
-        return it.apply(_astype, v, target) if _is_array(v) else target.type(v)
-    return v
-
-
-def _has(node, kinds):
-    """Whether a statement contains one of the node kinds outside nested functions and loops."""
-    stack = list(ast.iter_child_nodes(node))
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kinds):
-            return True
-        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
-            continue
-        if kinds is ast.Return or not isinstance(n, (ast.For, ast.While)):
-            stack.extend(ast.iter_child_nodes(n))
-    return False
-
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -649,74 +484,6 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.Gt: operator.gt, ast.GtE: operator.ge}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
           ast.Not: operator.not_}
-
-# math function -> (numfuse ufunc, number of arguments); each converts its arguments to float
-# and returns a Python float (floor/ceil/trunc: a Python int), as the math module does.
-_MATH = {getattr(math, m): (u, n) for m, u, n in [
-    ("sin", "sin", 1), ("cos", "cos", 1), ("tan", "tan", 1), ("asin", "arcsin", 1),
-    ("acos", "arccos", 1), ("atan", "arctan", 1), ("atan2", "arctan2", 2), ("sinh", "sinh", 1),
-    ("cosh", "cosh", 1), ("tanh", "tanh", 1), ("asinh", "arcsinh", 1), ("acosh", "arccosh", 1),
-    ("atanh", "arctanh", 1), ("exp", "exp", 1), ("expm1", "expm1", 1), ("log", "log", 1),
-    ("log2", "log2", 1), ("log10", "log10", 1), ("log1p", "log1p", 1), ("sqrt", "sqrt", 1),
-    ("fabs", "fabs", 1), ("floor", "floor", 1), ("ceil", "ceil", 1), ("trunc", "trunc", 1),
-    ("copysign", "copysign", 2), ("hypot", "hypot", 2), ("pow", "power", 2),
-    ("fmod", "fmod", 2), ("isnan", "isnan", 1), ("isinf", "isinf", 1), ("isfinite", "isfinite", 1),
-    ("degrees", "rad2deg", 1), ("radians", "deg2rad", 1), ("cbrt", "cbrt", 1), ("exp2", "exp2", 1)]
-    if hasattr(math, m)}
-
-
-def _b_abs(it, args, node):
-    if len(args) != 1:
-        it.fail(node, "abs() with other than one argument")
-    v = args[0]
-    if isinstance(v, Weak):
-        r = it.apply(_U["absolute"], v.array)
-        return Weak(r, _KIND_OF_DTYPE[r.dtype.kind])
-    return it.apply(_U["absolute"], _numba_widen(it, v, v) if it.mode == "numba" and
-                    v.dtype.kind == "b" else v)
-
-
-def _b_minmax(pick):
-    def run(it, args, node):
-        if len(args) < 2:
-            it.fail(node, "min()/max() of one iterable")
-        result = args[0]
-        for v in args[1:]:  # Python keeps the first of equal values: replace only when strictly
-            better = it.binop(ast.Lt() if pick == "min" else ast.Gt(), v, result, node, compare=True)
-            result = it.merge(it.truth(better, node), v, result, node)
-        return result
-    return run
-
-
-def _b_convert(kind):
-    def run(it, args, node):
-        if len(args) != 1:
-            it.fail(node, f"{kind.__name__}() with other than one argument")
-        v = it.strong(args[0])
-        if kind is bool:
-            r = it.truth(v, node)
-        elif kind is int:
-            if v.dtype.kind == "c":
-                it.fail(node, "int() of a complex value")
-            r = it.apply(_astype, v if v.dtype.kind != "f" else it.apply(_U["trunc"], v), _np.int64)
-        else:
-            if kind is float and v.dtype.kind == "c":
-                it.fail(node, "float() of a complex value")
-            r = it.apply(_astype, v, _WEAK_DTYPE[kind])
-        return r if it.mode == "numba" else Weak(r, kind)
-    return run
-
-
-def _b_pow(it, args, node):
-    if len(args) != 2:
-        it.fail(node, "pow() with a modulus")
-    return it.binop(ast.Pow(), args[0], args[1], node)
-
-
-_BUILTIN_CALLS = {id(builtins.abs): _b_abs, id(builtins.min): _b_minmax("min"),
-                  id(builtins.max): _b_minmax("max"), id(builtins.float): _b_convert(float),
-                  id(builtins.int): _b_convert(int), id(builtins.bool): _b_convert(bool),
-                  id(builtins.complex): _b_convert(complex), id(builtins.pow): _b_pow}
 
 
 def run(func, args, mode="numpy", subscript=None):
