@@ -1,7 +1,8 @@
 """A scalar Python function run over whole numfuse arrays: the translator behind numfuse.vectorize,
 numfuse.stencil and the translated path of numpy.vectorize / frompyfunc.
 
-The function's AST is interpreted once per call with lazy arrays in place of its scalars, so its
+The function's AST is interpreted with lazy arrays in place of its scalars (once per operand
+types: _translate_array_trace.py records the operations and replays them after), so its
 arithmetic, comparisons and math calls become ufunc nodes of the lazy graph and fuse with the
 expressions around them on every backend (the planner and the CUDA code generator see ordinary
 element-wise nodes). The constructs and how they map:
@@ -41,8 +42,8 @@ from ._translate_array_calls import BUILTIN_CALLS, MATH, math_call
 from ._translate_array_source import contains, parse
 from ._translate_array_values import (  # noqa: F401  (dtype_of, python_numbers: the API)
     ERRSTATE_QUIET, ERRSTATE_STRICT, Untranslatable, Weak, _BITWISE, _KIND_OF_DTYPE,
-    _PY_NUMBERS, _STABLE, _U, _WEAK_DTYPE, _astype, _bool_as_int, _is_array, _is_py_number, _is_strong,
-    _numba_widen, _type_key, dtype_of, python_numbers)
+    _PY_NUMBERS, _STABLE, _U, _WEAK_DTYPE, _astype, _bool_as_int, _is_array, _is_py_number,
+    _is_strong, _numba_widen, _type_key, dtype_of, python_numbers)
 _MAX_UNROLL = 100_000  # iterations of one unrolled loop: beyond it a loop is data-sized, not a stencil
 _MAX_INLINE_DEPTH = 32
 
