@@ -119,3 +119,23 @@ def test_matvec_and_vecmat(xp, shapes, dtype, device):
     x = xp.asarray(make_array(v, dtype, seed=3))
     at = xp.matrix_transpose(a) if a.ndim >= 2 else a
     return xp.matvec(a, x), xp.vecmat(x, at)
+
+
+def test_astype_takes_numpy_scalars_as_numpy_does():
+    # a[()] of a CPU array is a NumPy scalar (as NumPy's): the standard's astype takes it back.
+    nf = numfuse_module()
+    for value in (numpy.False_, numpy.float32(2.5), numpy.int64(-3)):
+        for dtype in (numpy.int8, numpy.float64, numpy.bool_):
+            want, got = numpy.astype(value, dtype), nf.astype(value, dtype)
+            assert type(got) is type(want) and got == want
+    with pytest.raises(TypeError):
+        nf.astype([1, 2], numpy.int8)
+
+
+def test_asarray_copy_false_with_its_own_dtype_is_the_array():
+    nf = numfuse_module()
+    x = nf.asarray(numpy.arange(3, dtype=numpy.uint8))
+    assert nf.asarray(x, dtype=numpy.uint8, copy=False) is x
+    assert nf.asarray(x, dtype="uint8") is x
+    with pytest.raises(ValueError, match="avoid copy"):
+        nf.asarray(x, dtype=numpy.uint16, copy=False)

@@ -115,3 +115,124 @@ def test_the_limit_comes_from_the_environment():
     env = dict(os.environ, NUMFUSE_IMMEDIATE_MAX="10", NUMFUSE_DEVICE="cpu", PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["10", "True"]
+
+
+# ---- the express lane: a lone ufunc on small materialised host operands runs with no node -------
+
+EXPRESS_OPS = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
+               "maximum", "fmin", "arctan2", "greater", "equal", "logical_and", "bitwise_xor",
+               "divmod", "hypot", "copysign", "left_shift"]
+EXPRESS_DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float16", "float32",
+                  "float64", "complex64", "complex128"]
+
+
+def _express_operand(rng, kind, dtype, shape):
+    """A NumPy operand of one layout the lane takes (contiguous, 0-d, Python scalar) or refuses
+    (broadcast, strided, reversed), with zeros, NaNs and infinities among its values."""
+    special = numpy.array([0, 1, -1, 2, numpy.nan, numpy.inf, -numpy.inf, 0.5, 3])
+    if kind == "pyscalar":
+        v = rng.choice(special[:4])
+        return {"bool": bool(v), "int64": int(v), "float64": float(v)}.get(dtype, complex(v, 1))
+    n = int(numpy.prod(shape))
+    m = 2 * n + 8  # enough for every layout below, empty shapes included
+    with numpy.errstate(all="ignore"):
+        raw = numpy.where(rng.random(m) < 0.3, rng.choice(special, m),
+                          rng.normal(0, 4, m)).astype(numpy.complex128)
+        vals = raw.real.astype(dtype) if numpy.dtype(dtype).kind != "c" else raw.astype(dtype)
+    if kind == "0d":
+        return vals[0].reshape(())
+    if kind == "strided":
+        return vals[: 2 * n].reshape(shape[:-1] + (2 * shape[-1],))[..., ::2] if shape else vals[0].reshape(())
+    if kind == "reversed":
+        return vals[:n][::-1].reshape(shape)
+    if kind == "broadcast":
+        return vals[: shape[-1] if shape else 1].reshape(shape[-1:])
+    return vals[:n].reshape(shape).copy()
+
+
+def _run_express(xp, op, x, y, mode):
+    with xp.errstate(all=mode):
+        return getattr(xp, op)(x, y)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_express_lane_agrees_with_numpy(seed):
+    """Random ufunc calls on small materialised operands, values and errors as NumPy's: the lane
+    must give NumPy's dtype and value, and its floating-point reports (warn / raise / ignore) must
+    come at the call as NumPy's do (the lane gives a flagged loop back to the node's path)."""
+    import warnings
+    rng = numpy.random.default_rng(seed)
+    for _ in range(12):
+        op = str(rng.choice(EXPRESS_OPS))
+        shape = tuple(int(s) for s in rng.integers(0, 5, rng.integers(0, 3)))
+        kinds = [str(rng.choice(["contiguous", "contiguous", "0d", "pyscalar", "strided", "reversed", "broadcast"]))
+                 for _ in range(2)]
+        if kinds == ["pyscalar", "pyscalar"]:
+            kinds[0] = "contiguous"
+        dts = [str(rng.choice(EXPRESS_DTYPES)) for _ in range(2)]
+        x, y = (_express_operand(rng, k, d, shape) for k, d in zip(kinds, dts))
+        mode = str(rng.choice(["ignore", "warn", "raise"]))
+        outcome = {}
+        for name, xp in (("numpy", numpy), ("numfuse", nf)):
+            a = x if not isinstance(x, numpy.ndarray) else (materialised(x) if xp is nf else x)
+            b = y if not isinstance(y, numpy.ndarray) else (materialised(y) if xp is nf else y)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    r = _run_express(xp, op, a, b, mode)
+                    outcome[name] = ("ok", r, sorted({str(w.message) for w in caught}))
+                except Exception as e:  # noqa: BLE001 - the class is compared with NumPy's
+                    outcome[name] = ("error", type(e).__name__, None)
+        want, got = outcome["numpy"], outcome["numfuse"]
+        case = f"{op}({kinds[0]} {dts[0]}, {kinds[1]} {dts[1]}) shape={shape} errstate={mode}"
+        assert got[0] == want[0], (case, want, got)
+        if want[0] == "error":
+            assert got[1] == want[1], case
+            continue
+        assert got[2] == want[2], case  # the same warnings, at the call
+        wanted = want[1] if isinstance(want[1], tuple) else (want[1],)
+        gotten = got[1] if isinstance(got[1], tuple) else (got[1],)
+        for w, g in zip(wanted, gotten):
+            assert not g._pending, case  # small: computed in the call
+            harness.compare(numpy.asarray(w), harness.to_numpy(nf, g), path=case)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_reduction_lane_agrees_with_numpy(seed):
+    """Random reductions of small materialised arrays (the reductions' express lane): NumPy's
+    values, dtypes, errors and floating-point reports, axis and keepdims included."""
+    import warnings
+    rng = numpy.random.default_rng(1000 + seed)
+    for _ in range(10):
+        name = str(rng.choice(["sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "mean", "var", "std"]))
+        dt = str(rng.choice(["bool", "int8", "uint16", "int64", "float16", "float32", "float64", "complex128"]))
+        shape = tuple(int(s) for s in rng.integers(0, 4, rng.integers(0, 4)))
+        kind = str(rng.choice(["contiguous", "contiguous", "strided", "reversed"]))
+        x = _express_operand(rng, kind, dt, shape) if shape else _express_operand(rng, "0d", dt, shape)
+        kwargs = {}
+        if x.ndim and rng.random() < 0.6:
+            kwargs["axis"] = int(rng.integers(-x.ndim, x.ndim))
+        if name not in ("argmax", "argmin") and rng.random() < 0.4:
+            kwargs["keepdims"] = True
+        mode = str(rng.choice(["ignore", "warn", "raise"]))
+        outcome = {}
+        for label, xp in (("numpy", numpy), ("numfuse", nf)):
+            a = materialised(x) if xp is nf else x
+            with warnings.catch_warnings(record=True) as caught, xp.errstate(all=mode):
+                warnings.simplefilter("always")
+                try:
+                    r = getattr(xp, name)(a, **kwargs)
+                    # NumPy divides a 0-d mean as a scalar ("in scalar divide"); numfuse keeps
+                    # 0-d arrays ("in divide"): the same report otherwise.
+                    outcome[label] = ("ok", r, sorted({(w.category.__name__, str(w.message).replace("scalar ", ""))
+                                                       for w in caught}))
+                except Exception as e:  # noqa: BLE001 - the class is compared with NumPy's
+                    outcome[label] = ("error", type(e).__name__, None)
+        want, got = outcome["numpy"], outcome["numfuse"]
+        case = f"{name}({kind} {dt} {shape}, {kwargs}) errstate={mode}"
+        assert got[0] == want[0], (case, want, got)
+        if want[0] == "error":
+            assert got[1] == want[1], case
+            continue
+        assert got[2] == want[2], case
+        harness.compare(numpy.asarray(want[1]), harness.to_numpy(nf, got[1]), path=case)

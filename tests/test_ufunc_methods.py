@@ -217,6 +217,31 @@ def test_at_matches_numpy_on_random_repeats(device):
         run_both(body, device=device)
 
 
+@pytest.mark.parametrize("case", range(4))
+def test_at_with_pending_and_overlapping_operands(device, case):
+    """at writes into `a` in place: a pending value computed from `a`, a view of `a` as the
+    values, and a pending `a` itself see NumPy's values (the ones before the call)."""
+    idx = numpy.array([0, 3, 3, 9, 0, 5, 5, 5])
+
+    def body(xp):
+        a = xp.asarray(numpy.arange(10.0), device=device) if xp is not numpy else numpy.arange(10.0)
+        if case == 0:
+            b = a[idx] * 2.0  # pending, reads a
+            xp.add.at(a, xp.asarray(idx), b)
+            return a, b
+        if case == 1:
+            xp.multiply.at(a, xp.asarray(idx[:5]), a[::-2])  # the values are a's own memory
+            return a
+        if case == 2:
+            a = a * 3.0 + 1.0  # a pending a
+            xp.subtract.at(a, xp.asarray(idx), 0.5)
+            return a
+        c = a + 0.0
+        xp.maximum.at(a, xp.asarray(idx), xp.asarray(numpy.linspace(0, 20, idx.size)))
+        return a, c
+    run_both(body, device=device)
+
+
 # ---- attributes ------------------------------------------------------------------------------
 
 def test_attributes_match_numpy():

@@ -55,6 +55,7 @@ static inline unsigned long long atomicMax(unsigned long long* a, unsigned long 
   }
   return old;
 }
+static inline int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
 static inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }

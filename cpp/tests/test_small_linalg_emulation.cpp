@@ -163,7 +163,8 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b) {
   const int n = static_cast<int>(a.shape[1]);
   const DType dt = a.dtype;
   Result r;
-  r.info.assign(batch, -7);
+  r.info.assign(batch + 1, -7);  // the codes, then the count of failures (zeroed, as the host does)
+  r.info[batch] = 0;
   auto out = [&](Shape s, DType d) { r.outs.push_back(Array::empty(s, d, Device::cpu())); };
   switch (spec.op) {
     case LinalgOp::Inv:
@@ -243,6 +244,7 @@ void check_case(LinalgOp op, DType dt, int n, bool upper) {
   }
   const Result r = run_emulated(spec, a, b);
   const double tol = 200.0 * n * eps(dt);
+  int failures = 0;
   for (int64_t m = 0; m < batch; ++m) {
     SCOPED_TRACE(std::string(linalg_op_name(op)) + " " + dtype_name(dt) + " n=" +
                  std::to_string(n) + " matrix " + std::to_string(m) + (upper ? " upper" : ""));
@@ -251,6 +253,7 @@ void check_case(LinalgOp op, DType dt, int n, bool upper) {
     const bool can_fail = op == LinalgOp::Inv || op == LinalgOp::Solve || op == LinalgOp::Cholesky;
     if (can_fail) {
       ASSERT_EQ(r.info[m] != 0, fails) << "info " << r.info[m];
+      failures += fails;
     } else {
       ASSERT_EQ(r.info[m], 0);
     }
@@ -345,6 +348,8 @@ void check_case(LinalgOp op, DType dt, int n, bool upper) {
       }
     }
   }
+  // The count after the codes: what the host reads first (it reads the codes only when not 0).
+  EXPECT_EQ(r.info[batch], failures) << "count of failed matrices";
 }
 
 // Whether the CPU backend has LAPACK (NUMFUSE_BLAS_LIBRARY naming NumPy's OpenBLAS, say).

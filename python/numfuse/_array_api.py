@@ -86,8 +86,12 @@ def array_namespace_method(self, /, *, api_version=None):
 
 def astype(x, dtype, /, *, copy=True, device=None):
     """The standard's astype: x as `dtype` (a copy unless copy=False allows a view), on `device`."""
-    if not isinstance(x, _core.ndarray):
-        raise TypeError(f"Input should be a numfuse array. It is a {type(x)} instead.")
+    if isinstance(x, _np.generic) and device is None:
+        return x.astype(dtype, copy=copy)  # a NumPy scalar (what a[()] of a CPU array gives), as NumPy's
+    if not isinstance(x, (_core.ndarray, _np.generic)):
+        raise TypeError(f"Input should be a numfuse array or scalar. It is a {type(x)} instead.")
+    if isinstance(x, _np.generic):
+        x = asarray(x, device=device)
     out = x.astype(dtype, copy=copy)
     return out if device is None else out.to_device(device)
 

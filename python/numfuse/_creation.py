@@ -28,7 +28,7 @@ def _default_float(dtype):
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """numpy.asarray: numfuse arrays pass through; anything else is copied in."""
     if isinstance(a, ndarray):
-        out = a if dtype is None else a.astype(dtype, copy=False)
+        out = a if dtype is None or _np.dtype(dtype) == a.dtype else a.astype(dtype, copy=False)
         if copy:
             out = out.copy() if out is a else out
         elif copy is False and out is not a:
@@ -91,6 +91,10 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     ``numpy.asarray(a, order=order)`` does: a view that shares (and keeps alive) its memory, so
     that writes on either side are seen by the other. A device array is copied to the host.
     """
+    if out is None:  # the common case, a CPU array already laid out as asked, in one call
+        res = _core._host_view_if_laid_out(a, order)
+        if res is not None:
+            return res
     if isinstance(a, ndarray):
         if a.device == "cpu":  # its host view is its memory
             res = _np.asarray(a._host_view(), order=order)

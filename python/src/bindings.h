@@ -55,6 +55,10 @@ PyObject* numpy_scalar(DType d, const void* p);
 bool numpy_scalar_value(PyObject* o, DType* d, const void** value);
 // Whether o is a 0-d NumPy array of an integer dtype (an integer index to NumPy).
 bool is_numpy_integer_0d(PyObject* o);
+// A numpy.ndarray viewing `data` (dtype `d`, strides in bytes) whose base is `owner` (a new
+// reference, stolen: released with the view, or at once when making it fails). Python error on failure.
+PyObject* numpy_view_of(void* data, DType d, int ndim, const int64_t* shape, const int64_t* strides,
+                        bool writeable, PyObject* owner);
 
 // numpy, imported once.
 nb::module_& numpy();
@@ -91,6 +95,11 @@ Array to_device(const Array& a, Device device);
 // `r`, computed from the array object `self`: when r is a view of self's memory it records the
 // owner of that memory as its base (view_base.cpp), as NumPy's ndarray.base does.
 Array as_view_of(nb::handle self, Array r);
+// A reference to array object `self`, held as the base of views of its memory (view_base.cpp).
+std::shared_ptr<void> base_reference(nb::handle self);
+// A new ndarray object: the view (shape, strides, byte_offset) of array object `self`'s memory,
+// with `self` (or its own base) as its base.
+PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset);
 // ndarray.base: the owner object of a view's memory, None for an array that owns its memory.
 nb::object base_of(const Array& a);
 

@@ -1,4 +1,4 @@
-// NumPy scalars made and read in C++ through NumPy's own C API: a[i, j] of a CPU array returns
+// NumPy scalars (and NumPy views of host memory) made and read in C++ through NumPy's own C API: a[i, j] of a CPU array returns
 // numpy.float64, numpy.int32, numpy.bool_ ... as NumPy's indexing does, and the values a Python
 // loop writes back (those same scalars) are read without a conversion call. The only file that
 // includes NumPy's headers (its API table is static to it).
@@ -85,6 +85,27 @@ bool numpy_scalar_value(PyObject* o, DType* d, const void** value) {
     }
   }
   return false;
+}
+
+PyObject* numpy_view_of(void* data, DType d, int ndim, const int64_t* shape, const int64_t* strides,
+                        bool writeable, PyObject* owner) {
+  const ScalarTypes& t = scalar_types();
+  PyArray_Descr* descr = t.descr[static_cast<int>(d)];
+  Py_INCREF(descr);  // PyArray_NewFromDescr steals it
+  static_assert(sizeof(npy_intp) == sizeof(int64_t), "numfuse's extents are NumPy's npy_intp");
+  PyObject* arr = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, reinterpret_cast<npy_intp*>(const_cast<int64_t*>(shape)),
+                                       reinterpret_cast<npy_intp*>(const_cast<int64_t*>(strides)), data,
+                                       writeable ? NPY_ARRAY_WRITEABLE : 0, nullptr);
+  if (!arr) {
+    Py_DECREF(owner);
+    throw nb::python_error();
+  }
+  // Steals `owner` even when it fails (NumPy's rule).
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr), owner) < 0) {
+    Py_DECREF(arr);
+    throw nb::python_error();
+  }
+  return arr;
 }
 
 bool is_numpy_integer_0d(PyObject* o) {

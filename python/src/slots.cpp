@@ -45,6 +45,25 @@ PyObject* new_array_object(Array&& a) {
   return o.release().ptr();
 }
 
+PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset) {
+  const Array& a = *nb::inst_ptr<Array>(self);
+  nb::object o = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(array_type())));
+  if (!o.is_valid()) throw nb::python_error();
+  // Built where it lives (a[i, :] in a Python loop): what Array::view and as_view_of make,
+  // without moving the Array through them into the object.
+  Array* v = new (nb::inst_ptr<Array>(o)) Array();
+  v->dtype = a.dtype;
+  v->shape = std::move(shape);
+  v->strides = std::move(strides);
+  v->byte_offset = byte_offset;
+  v->storage = a.storage;
+  v->writeable = a.writeable;
+  v->is_view = true;
+  v->base = a.base ? a.base : base_reference(self);
+  nb::inst_mark_ready(o);
+  return o.release().ptr();
+}
+
 bool is_array(PyObject* h) { return is_exact_array(h) || nb::isinstance<Array>(nb::handle(h)); }
 
 }  // namespace nf::py

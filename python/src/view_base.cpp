@@ -43,16 +43,18 @@ void release_ref(PyObject* o) {
 
 }  // namespace
 
+std::shared_ptr<void> base_reference(nb::handle self) {
+  static const bool at_exit_registered = Py_AtExit([] { g_python_gone = true; }) == 0;
+  (void)at_exit_registered;
+  Py_INCREF(self.ptr());
+  // The control block from the core's block pool: a view per a[i] must stay cheap.
+  return std::shared_ptr<void>(self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); },
+                               PoolAllocator<char>());
+}
+
 Array as_view_of(nb::handle self, Array r) {
   const Array& a = *nb::inst_ptr<Array>(self);
-  if (r.is_view && !r.base && r.storage == a.storage) {
-    static const bool at_exit_registered = Py_AtExit([] { g_python_gone = true; }) == 0;
-    (void)at_exit_registered;
-    Py_INCREF(self.ptr());
-    // The control block from the core's block pool: a view per a[i] must stay cheap.
-    r.base = std::shared_ptr<void>(
-        self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); }, PoolAllocator<char>());
-  }
+  if (r.is_view && !r.base && r.storage == a.storage) r.base = base_reference(self);
   return r;
 }
 

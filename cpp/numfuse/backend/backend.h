@@ -99,6 +99,22 @@ class Backend {
   // a[mask] = v: one block of a.shape[mask.ndim():] for every True, or one per True (per_true).
   virtual void mask_store(const Array& a, const Array& mask, const Array& v, bool per_true);
 
+  // A lone ufunc over small contiguous host operands, run now without a node (the express lane of
+  // ops/elementwise.cpp for `a + b` in a Python loop): in[k] advances by step[k] elements (0: a
+  // scalar), out[j] is contiguous, all of the loop's dtypes. False, with nothing reported, when
+  // this device has no such loop for the dtypes or the loop raised a floating-point flag: the
+  // caller then takes the node's path, which computes again and reports the flag as errstate says.
+  // out_loop is what the caller allocated: a loop that would write other dtypes is refused.
+  virtual bool run_ufunc_now(UFunc op, const DType* in_loop, const DType* out_loop, const void* const* in,
+                             const int64_t* step, void* const* out, int64_t n) {
+    return false;
+  }
+
+  // The same for a reduction: `spec` of the small materialised host array `in` into `out` (fresh,
+  // C-contiguous, the reduced dims kept as 1). False, with nothing reported, when the loop raised
+  // a floating-point flag or the device has no such path.
+  virtual bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) { return false; }
+
   // ---- nodes
   // Evaluates `node` with the function registered for its kind. An elementwise kind without one
   // runs as a program of one step (single_node_program); any other raises NotImplementedError.

@@ -5,7 +5,9 @@
 // type), NF_SM_N (the padded size: 2, 4, 8 or 16) and NF_SM_OP (which kernel to compile, below).
 // A matrix of n < N is padded with the identity, which LU, Cholesky and Jacobi leave decoupled
 // from the n x n block. Each matrix writes its LAPACK-style info code (0, or k+1 for the first
-// failing column), read once by the host after the kernel.
+// failing column) and counts itself in info[batch] when it failed: the host reads that one int
+// after the kernel, and the codes only when it is not zero (reading 100,000 codes cost more than
+// inverting the matrices).
 
 #define NF_SM_THREADS 32  // small blocks: the staging tile below fits shared memory
 #define NF_SM_INV 0       // out = inv(a)
@@ -19,7 +21,7 @@ struct nf_sm_params {
   const nf_t* b;  // solve: batch C-order n x nrhs
   void* out;
   void* out2;
-  int* info;  // one per matrix
+  int* info;  // one per matrix, then the count of nonzero ones (zeroed before the launch)
   long long batch;
   int n, nrhs, flags;
 };
@@ -93,6 +95,12 @@ __device__ __forceinline__ nf_sm_place nf_sm_where(long long batch) {
   w.count = static_cast<int>(
       left < static_cast<long long>(blockDim.x) ? left : static_cast<long long>(blockDim.x));
   return w;
+}
+
+// Matrix m's info code, counted in info[batch] when it is a failure.
+__device__ __forceinline__ void nf_sm_report(const nf_sm_params& p, long long m, int info) {
+  p.info[m] = info;
+  if (info != 0) atomicAdd(p.info + p.batch, 1);
 }
 
 // Matrix `m` of the stack into a[][] (the identity beyond n).
@@ -191,7 +199,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
   if (w.live) {
     nf_sm_load(src, n, a);
     info = nf_sm_lu(a, piv);
-    p.info[m] = info;  // nonzero: the host raises, or writes NaN (raise_on_failure false)
+    nf_sm_report(p, m, info);  // nonzero: the host raises, or writes NaN (raise_on_failure false)
   }
 #if NF_SM_OP == NF_SM_INV
   const int cols = n;
@@ -312,7 +320,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
     }
   }
   if (w.live) {
-    p.info[m] = info;
+    nf_sm_report(p, m, info);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
@@ -425,7 +433,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
       }
     }
   }
-  if (place.live) p.info[m] = info;
+  if (place.live) nf_sm_report(p, m, info);
   if (!(total < nf::m::inf(total))) {  // NaN or inf in the matrix: no rotation is meaningful
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {

@@ -9,6 +9,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/core/iteration.h"
 #include "numfuse/graph/eval.h"
+#include "numfuse/graph/flush.h"
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
@@ -170,6 +171,50 @@ struct ResolvedLoop {
   }
 };
 
+// The express lane of `c = a + b` in a Python loop: a lone ufunc whose operands are small
+// materialised host arrays, contiguous and of the loop's dtypes (or scalars), runs in the call
+// through the backend's loop, with no node at all (immediate evaluation without the node's
+// bookkeeping; docs/decisions.md, "Immediate evaluation of small CPU ops"). False when anything
+// differs, or when the loop raised a floating-point flag: the node's path then runs (again) and
+// reports it as numpy.errstate says.
+bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, const DType* weak_dtype,
+                 const Shape& shape, Device device, Array* fresh) {
+  if (!device.is_cpu()) return false;
+  const GraphLimits& lim = graph_limits();
+  const int64_t n = numel(shape);
+  if (lim.immediate_max <= 0 || n > lim.immediate_max || lim.trace) return false;
+  const int nin = ufunc_nin(op), nout = ufunc_nout(op);
+  Array scalars[2];  // weak scalars in their loop dtype (cached constants)
+  const void* in[2];
+  int64_t step[2];
+  for (int i = 0; i < nin; ++i) {
+    const Operand& o = *ins[i];
+    const Array* a = &o.array;
+    if (o.weak != WeakKind::None) {
+      scalars[i] = loop_input(o, weak_dtype[i]);
+      a = &scalars[i];
+    }
+    // pending() without the graph lock, as run_immediately reads it (graph/eval.cpp).
+    if (a->pending() || a->dtype != sig.in[i]) return false;
+    if (a->ndim() == 0) {
+      step[i] = 0;
+    } else if (a->shape == shape && a->c_contiguous()) {
+      step[i] = 1;
+    } else {
+      return false;
+    }
+    in[i] = a->data();
+  }
+  void* out[2];
+  for (int j = 0; j < nout; ++j) {
+    fresh[j] = Array::empty(shape, sig.out[j], device);
+    out[j] = fresh[j].data();
+  }
+  if (backend_for(device).run_ufunc_now(op, sig.in, sig.out, in, step, out, n)) return true;
+  for (int j = 0; j < nout; ++j) fresh[j] = Array();
+  return false;
+}
+
 // The one implementation behind ufunc/ufunc1/ufunc2. Operands arrive by pointer and results go to
 // `results[nout]`: every op of a Python loop passes here, so nothing but the node itself and its
 // outputs is allocated.
@@ -242,9 +287,12 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
   }
 
   Array fresh[2];
+  const bool fresh_result = opts.out.empty() && !opts.where;
   if (constant_result) {
     bool v = *constant_result;
     fresh[0] = full(shape, DType::Bool, &v, device);
+  } else if (fresh_result && run_express(op, sig, ins, weak_dtype, shape, device, fresh)) {
+    // computed in the call
   } else {
     auto node = std::allocate_shared<UFuncNode>(PoolAllocator<UFuncNode>());
     node->ufunc = op;
@@ -256,7 +304,6 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
     }
     node->out_loop.assign(sig.out, sig.out + nout);
     // A result written into out= stays pending: assign() redirects its kernel into the target.
-    const bool fresh_result = opts.out.empty() && !opts.where;
     make_pending(std::move(node), sig.out, shape, nout, fresh, fresh_result ? RunNow::IfSmall : RunNow::Never);
   }
 

@@ -6,6 +6,7 @@
 #include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
 #include "numfuse/graph/eval.h"
+#include "numfuse/graph/flush.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
 #include "numfuse/ops/views.h"
@@ -16,6 +17,32 @@ namespace {
 
 bool is_value_op(ReduceOp op) { return op <= ReduceOp::Fmin; }
 bool is_arg_op(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
+
+// Dropping unit dims of a fresh C-contiguous result is a relabelling, not a view.
+Array drop_reduced_dims(const Array& res, const Shape& kept_shape) {
+  Array r = res.view(kept_shape, contiguous_strides(kept_shape), res.byte_offset);
+  r.is_view = false;
+  return r;
+}
+
+// The express lane of a loop's small sums (`x[i:i+8].sum()`): a reduction of a small
+// materialised host array runs in the call through the backend, with no node (as the ufuncs'
+// lane in elementwise.cpp). False when it does not apply or the loop raised a floating-point flag:
+// the node's path then runs and reports it as numpy.errstate says.
+bool reduce_now(ReduceOp op, DType loop, const std::vector<bool>& axes, const Array& a, DType result_dtype,
+                const Shape& reduced_shape, Array& res) {
+  if (!a.device().is_cpu()) return false;
+  const GraphLimits& lim = graph_limits();
+  if (lim.immediate_max <= 0 || a.size() > lim.immediate_max || lim.trace || a.pending()) return false;
+  ReduceSpec spec;
+  spec.op = op;
+  spec.loop = loop;
+  spec.axes = axes;
+  res = Array::empty(reduced_shape, result_dtype, a.device());
+  if (backend_for(a.device()).run_reduce_now(spec, a, res)) return true;
+  res = Array();
+  return false;
+}
 
 }  // namespace
 
@@ -106,6 +133,9 @@ Array reduce(ReduceOp op, const Array& a_in, const ReduceOptions& opts) {
     }
   }
 
+  if (Array res; !opts.out && !opts.where && !opts.initial && reduce_now(op, loop, axes, a, result_dtype, reduced_shape, res)) {
+    return opts.keepdims ? res : drop_reduced_dims(res, kept_shape);
+  }
   auto node = std::allocate_shared<ReduceNode>(PoolAllocator<ReduceNode>());  // a loop's small sums
   node->device = a.device();
   node->spec.op = op;
@@ -157,11 +187,7 @@ Array reduce(ReduceOp op, const Array& a_in, const ReduceOptions& opts) {
     const Array init = res.device().is_cpu() ? initial_value : Array::scalar(initial_value.data(), loop, res.device());
     res = ufunc2(op == ReduceOp::Sum ? UFunc::Add : UFunc::Multiply, Operand::of(init), Operand::of(res));
   }
-  if (!opts.keepdims) {
-    // Dropping unit dims of a fresh C-contiguous result is a relabelling, not a view.
-    res = res.view(kept_shape, contiguous_strides(kept_shape), res.byte_offset);
-    res.is_view = false;
-  }
+  if (!opts.keepdims) res = drop_reduced_dims(res, kept_shape);
   if (opts.out) {
     assign(*opts.out, res, Casting::Unsafe, true);
     return *opts.out;

@@ -8,9 +8,12 @@
 #include "numfuse/backend/cpu/nodes_cpu.h"
 #include "numfuse/backend/cpu/mask_cpu.h"
 #include "numfuse/backend/cpu/nonzero_cpu.h"
+#include "numfuse/backend/cpu/reduce_cpu.h"
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
+#include "numfuse/backend/cpu/ufunc_loops.h"
 #include "numfuse/core/fp_status.h"
+#include "numfuse/core/type_resolution.h"
 
 namespace nf::cpu {
 
@@ -74,6 +77,28 @@ class CpuBackend final : public Backend {
   }
 
   void run_program(const GroupProgram& program) override { cpu::run_program(program); }
+  bool run_ufunc_now(UFunc op, const DType* in_loop, const DType* out_loop, const void* const* in,
+                     const int64_t* step, void* const* out, int64_t n) override {
+    DType loop_out[2];
+    UFuncLoop loop = find_ufunc_loop(op, in_loop, loop_out);
+    if (!loop) return false;
+    for (int j = 0; j < ufunc_nout(op); ++j) {
+      if (loop_out[j] != out_loop[j]) return false;
+    }
+    if (n == 0) return true;
+    fp_hw_take();  // flags left by earlier work on this thread are not this op's
+    loop(in, step, out, n);
+    return fp_hw_take() == 0;
+  }
+  bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) override {
+    fp_hw_take();  // earlier work's flags are not this reduction's
+    if (spec.op == ReduceOp::Var) {
+      variance(spec, in, out);
+    } else {
+      reduce(spec, in, out);
+    }
+    return fp_hw_take() == 0;
+  }
 
   bool run_reduction_program(ReduceNode& red, const GroupProgram& prologue, const Array& out,
                              const GroupProgram* epilogue) override {

@@ -71,16 +71,28 @@ uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const
   // A pole (x / 0, log(0), 0 ** -1) makes an infinity from finite operands too, but one of them
   // is zero: that justifies divide, not overflow (libmvec's pow raises both there).
   bool nan_made = false, inf_made = false, inf_without_zero = false;
+  auto judge = [&](uint8_t ins, uint8_t c) {
+    nan_made |= (c & 1) && !(ins & 1);
+    const bool inf = (c & 2) && !(ins & 3);
+    inf_made |= inf || ((c & 2) && (ins & 4) && !(ins & 1));  // 0 ** -inf: a pole too
+    inf_without_zero |= inf && !(ins & 4);
+  };
+  // A complex sum or difference is two real ones: (-inf + nan j) - (-inf) makes its NaN in the
+  // real part from operands whose real parts hold none, which NumPy reports.
+  const bool by_part = (op.ufunc == UFunc::Add || op.ufunc == UFunc::Subtract) && op.in.size() == 2 &&
+                       is_complex(op.out[0]) && op.in[0] == op.out[0] && op.in[1] == op.out[0];
+  const DType part = op.out[0] == DType::Complex64 ? DType::Float32 : DType::Float64;
   for (int64_t i = 0; i < n; ++i) {
+    if (by_part) {
+      for (int64_t c = 0; c < 2; ++c) {
+        const uint8_t ins = value_class(part, in[0], 2 * i * step[0] + c) | value_class(part, in[1], 2 * i * step[1] + c);
+        judge(ins, value_class(part, out[0], 2 * i + c));
+      }
+      continue;
+    }
     uint8_t ins = 0;
     for (size_t k = 0; k < op.in.size(); ++k) ins |= value_class(op.in[k], in[k], i * step[k]);
-    for (size_t o = 0; o < op.out.size(); ++o) {
-      const uint8_t c = value_class(op.out[o], out[o], i);
-      nan_made |= (c & 1) && !(ins & 1);
-      const bool inf = (c & 2) && !(ins & 3);
-      inf_made |= inf || ((c & 2) && (ins & 4) && !(ins & 1));  // 0 ** -inf: a pole too
-      inf_without_zero |= inf && !(ins & 4);
-    }
+    for (size_t o = 0; o < op.out.size(); ++o) judge(ins, value_class(op.out[o], out[o], i));
   }
   uint8_t keep = flags & kFpUnderflow;
   if (nan_made) keep |= flags & kFpInvalid;
@@ -99,6 +111,12 @@ uint8_t fp_reportable(const ElementwiseOp& op) {
     case ElementwiseOp::Kind::UFunc:
       break;
   }
+  // NumPy orders complex numbers with C's ordered comparisons (xr < yr || (xr == yr && xi < yi)),
+  // which raise `invalid` where they meet a NaN: "invalid value encountered in less". Its float
+  // loops compare quietly.
+  const bool ordering = op.ufunc == UFunc::Less || op.ufunc == UFunc::LessEqual || op.ufunc == UFunc::Greater ||
+                        op.ufunc == UFunc::GreaterEqual;
+  if (ordering && !op.in.empty() && is_complex(op.in[0])) return kFpInvalid;
   switch (op.ufunc) {
     // NumPy's loops for these clear (or never raise) the flags: checked against numpy 2.4
     // (tests/test_errstate.py compares every ufunc on 0, inf and NaN operands).

@@ -502,12 +502,20 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   for (int d = 0; d < a.ndim() - 2; ++d) batch *= a.shape[d];
   if (batch == 0) return;
   const int dev = node.device.index;
-  Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
+  // One code per matrix, and after them the small kernels' count of failed matrices.
+  Array infos = Array::empty(Shape{batch + 1}, DType::Int32, node.device);
   // Small matrices: one NVRTC kernel, a thread per matrix (small_linalg_cuda.h), no cuSOLVER;
-  // every matrix writes its own info code.
+  // every matrix writes its own info code, and the failures count themselves: the host reads
+  // that count (4 bytes) and the codes only when it is not zero.
   if (m == n && cuda::small_linalg_size(op, a.dtype, n) > 0) {
+    const Array failures = infos.view(Shape{1}, Strides{1}, infos.byte_offset + batch * 4);
+    const unsigned char zero[16] = {};
+    cuda::fill(failures, zero);
     if (cuda::eval_small_linalg(node, outs, infos, batch, n)) {
-      raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
+      int failed = 0;
+      cuda::copy_device_to_host(&failed, reinterpret_cast<cuda::CUdeviceptr>(failures.data()), sizeof failed,
+                                cuda::enqueue_stream(dev));
+      if (failed != 0) raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
     }
     return;
   }
