@@ -582,7 +582,20 @@ def test_replayed_stencil_follows_scalar_arguments(fusion):
         compare(want, got, rtol=1e-12)
 
 
-def test_division_by_zero_of_python_numbers_raises(lazy_graph):
+@pytest.fixture
+def gpu_fp_checks():
+    """The GPU's floating-point checks are opt-in (numfuse.cuda.set_fp_checks): on for a test."""
+    cuda = getattr(nf, "cuda", None)
+    if cuda is None or not cuda.is_available():
+        yield
+        return
+    before = cuda.fp_checks_enabled()
+    cuda.set_fp_checks(True)
+    yield
+    cuda.set_fp_checks(before)
+
+
+def test_division_by_zero_of_python_numbers_raises(lazy_graph, gpu_fp_checks):
     """Python raises ZeroDivisionError where NumPy's array division warns: numpy.vectorize
     raises it; numfuse raises too (FloatingPointError when the value is read, or NumPy's own
     error when the call falls back), never returning inf."""
