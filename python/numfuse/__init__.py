@@ -32,6 +32,7 @@ from ._index_tricks import *  # noqa: F401,F403
 from ._construction import *  # noqa: F401,F403
 from ._editing import *  # noqa: F401,F403
 from ._functional import *  # noqa: F401,F403
+from ._stencil import stencil  # noqa: F401  (Numba's @stencil, translated into slices)
 from ._bits import *  # noqa: F401,F403
 from ._pad import pad  # noqa: F401  (the statistic and ramp modes, over _shape.pad)
 from . import _ufunc_methods  # noqa: F401  (attaches ufunc.outer, .at, .reduceat, ... once)

@@ -1,21 +1,21 @@
 """Functions applied over arrays: apply_along_axis and apply_over_axes (a numfuse function called
 on slices or axes, lazy), and vectorize and frompyfunc (a Python function called per element).
 
-A Python function per element runs on the host whatever the device: vectorize and frompyfunc
+A Python function per element: vectorize (_vectorize.py) and frompyfunc first translate the
+function into fused element-wise nodes (_translate_array.py); where it cannot be translated they
 are NumPy's own, given the operands' host memory, and their results are moved back to the
-device of the first numfuse operand (the user-kernels issue will compile such functions).
-numfuse has no object dtype: object results are read back by value (numpy.array of their
+device of the first numfuse operand. numfuse has no object dtype: object results are read back by value (numpy.array of their
 elements), so frompyfunc(f, 1, 1)(x) gives the dtype NumPy would infer from the values.
 """
-import functools
 import operator
+import types
 
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ._core import ndarray
-from ._creation import asarray, asnumpy, zeros
+from ._creation import asarray, zeros
 from ._shape import expand_dims
+from ._vectorize import call_on_host, translate_elementwise, vectorize
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize", "frompyfunc"]
 
@@ -58,61 +58,7 @@ def apply_over_axes(func, a, axes):
 
 
 # ---- Python functions per element ---------------------------------------------------------------
-
-def _device_of(values):
-    for v in values:
-        if isinstance(v, ndarray):
-            return v.device
-    return None
-
-
-def _to_host(v):
-    return asnumpy(v, order="K") if isinstance(v, ndarray) else v
-
-
-def _from_host(r, device):
-    if isinstance(r, tuple):
-        return tuple(_from_host(x, device) for x in r)
-    if isinstance(r, _np.ndarray):
-        if r.dtype == object:
-            r = _np.array(r.tolist()) if r.ndim else _np.array(r.item())
-        return asarray(r, device=device)
-    if isinstance(r, _np.generic):
-        return asarray(r, device=device)
-    return r
-
-
-def _call_on_host(fn, args, kwargs):
-    device = _device_of(list(args) + list(kwargs.values()))
-    host_args = [_to_host(a) for a in args]
-    host_kwargs = {k: _to_host(v) for k, v in kwargs.items()}
-    return _from_host(fn(*host_args, **host_kwargs), device)
-
-
-class vectorize:
-    """numpy.vectorize for numfuse operands (otypes, excluded, cache, signature as NumPy's)."""
-
-    def __init__(self, pyfunc=_np._NoValue, otypes=None, doc=None, excluded=None, cache=False,
-                 signature=None):
-        self._options = dict(otypes=otypes, doc=doc, excluded=excluded, cache=cache,
-                             signature=signature)
-        self.pyfunc = pyfunc
-        if pyfunc is not _np._NoValue:
-            self._host = _np.vectorize(pyfunc, **self._options)
-            self.__doc__ = self._host.__doc__
-            functools.update_wrapper(self, pyfunc, assigned=("__module__", "__name__",
-                                                             "__qualname__"), updated=())
-
-    def __getattr__(self, name):  # otypes, excluded, signature, cache as NumPy's object has them
-        if name.startswith("__") or "_host" not in self.__dict__:
-            raise AttributeError(name)
-        return getattr(self._host, name)
-
-    def __call__(self, *args, **kwargs):
-        if self.pyfunc is _np._NoValue:  # @vectorize(otypes=...) used as a decorator factory
-            return vectorize(args[0], **self._options)
-        return _call_on_host(self._host, args, kwargs)
-
+# numfuse.vectorize lives in _vectorize.py (NumPy's and Numba's, translated into fused nodes).
 
 class _PyFunc:
     """What numfuse.frompyfunc returns: NumPy's object ufunc over host values, its results read
@@ -121,6 +67,8 @@ class _PyFunc:
     def __init__(self, func, nin, nout, identity):
         kw = {} if identity is None else {"identity": identity}
         self._ufunc = _np.frompyfunc(func, nin, nout, **kw)
+        self._func = func
+        self._caches = ({}, {})  # recorded translations, typing results (_vectorize.py)
         self.__name__ = self._ufunc.__name__
 
     nin = property(lambda self: self._ufunc.nin)
@@ -132,19 +80,28 @@ class _PyFunc:
     signature = property(lambda self: self._ufunc.signature)
 
     def __call__(self, *args, **kwargs):
-        return _call_on_host(self._ufunc, args, kwargs)
+        result = None if kwargs or self.nout != 1 else self._translated(args)
+        return result if result is not None else call_on_host(self._ufunc, args, kwargs)
+
+    def _translated(self, args):
+        """The call as fused nodes where the function translates and its results have one type
+        (the object array NumPy returns is read back as that type), else None."""
+        if len(args) != self.nin or not isinstance(self._func, types.FunctionType):
+            return None
+        return translate_elementwise(self._func, list(args), object_results=True,
+                                     caches=self._caches)
 
     def reduce(self, *args, **kwargs):
-        return _call_on_host(self._ufunc.reduce, args, kwargs)
+        return call_on_host(self._ufunc.reduce, args, kwargs)
 
     def accumulate(self, *args, **kwargs):
-        return _call_on_host(self._ufunc.accumulate, args, kwargs)
+        return call_on_host(self._ufunc.accumulate, args, kwargs)
 
     def outer(self, *args, **kwargs):
-        return _call_on_host(self._ufunc.outer, args, kwargs)
+        return call_on_host(self._ufunc.outer, args, kwargs)
 
     def reduceat(self, *args, **kwargs):
-        return _call_on_host(self._ufunc.reduceat, args, kwargs)
+        return call_on_host(self._ufunc.reduceat, args, kwargs)
 
     def __repr__(self):
         return f"<ufunc {self.__name__!r}>"

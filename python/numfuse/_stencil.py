@@ -1,0 +1,257 @@
+"""numfuse.stencil: Numba's @stencil over numfuse arrays, written as the slices a NumPy user writes.
+
+A kernel such as `return 0.25 * (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1])` is run once by the
+translator (_translate_array.py, Numba's typing) with every relative read `a[i, j]` replaced by
+the shifted slice of `a` that holds the neighbour of every interior point. The result is the graph
+the slice-written stencil builds, `out[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + ...)`: one fused
+element-wise group on every backend, as fast as the slices by construction. The output is a new
+array of the input's shape filled with cval (default 0) where the neighbourhood does not fit, with
+the dtype Numba gives the kernel's return value (float literals are float64, integer arithmetic
+is 64-bit); `out=` writes the interior of a given array and leaves its border as it is.
+
+Options as Numba's: neighborhood= ((lo, hi) per dimension; needed by Numba when the indices come
+from loops, here inferred from the indices the kernel reads when absent), cval=, standard_indexing=
+(names of arguments indexed normally, e.g. a weights array), and func_or_mode='constant', the one
+mode Numba has. Loops with bounds known before the data (range(-1, 2)) are unrolled. A construct
+with no array form (an index or loop bound that depends on an element's value, a call of an unknown
+object) raises NotImplementedError at the first call naming file:line and the construct.
+"""
+import numpy as _np
+
+from . import _core
+from ._creation import asarray, full, zeros
+from ._shape import broadcast_to
+from ._translate_array import Untranslatable, Weak, dtype_of
+from ._translate_array_trace import outside_values, run_cached
+
+__all__ = ["stencil"]
+
+_OPTIONS = {"neighborhood", "cval", "standard_indexing"}
+
+
+class _Relative:
+    """A stencil argument read through relative indices."""
+
+    __slots__ = ("array", "name")
+
+    def __init__(self, array, name):
+        self.array, self.name = array, name
+
+
+class _Standard:
+    """A stencil argument named in standard_indexing: indexed as usual (a weights array)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _standard_read(value, index, node, filename, apply):
+    index = index if isinstance(index, tuple) else (index,)
+    if any(not isinstance(i, (int, _np.integer)) or isinstance(i, bool) for i in index):
+        raise NotImplementedError(f"numfuse.stencil: {filename}:{getattr(node, 'lineno', '?')}: "
+                                  f"the index {index!r} into a standard_indexing array (only "
+                                  "integers known before the data)")
+    return apply(_getitem, value.array, index)
+
+
+def _getitem(array, index):
+    return array[index]
+
+
+def _shifted(array, offsets, nbhd):
+    """The neighbour at `offsets` of every interior point: a view of the input."""
+    return array[tuple(slice(-lo + k, n - hi + k)
+                       for k, (lo, hi), n in zip(offsets, nbhd, array.shape))]
+
+
+def _offsets(index, ndim, node, filename):
+    index = index if isinstance(index, tuple) else (index,)
+    where = f"{filename}:{getattr(node, 'lineno', '?')}"
+    for i in index:
+        if isinstance(i, (_core.ndarray, Weak)):
+            raise NotImplementedError(f"numfuse.stencil: {where}: a relative index that depends on "
+                                      "an element's value")
+        if isinstance(i, (bool, _np.bool_)) or not isinstance(i, (int, _np.integer)):
+            raise NotImplementedError(f"numfuse.stencil: {where}: the relative index {i!r} "
+                                      "(only integers relative to the current point)")
+    if len(index) != ndim:
+        raise ValueError(f"numfuse.stencil: {where}: {len(index)} relative indices into a "
+                         f"{ndim}-dimensional array")
+    return tuple(int(i) for i in index)
+
+
+class StencilFunc:
+    """What @numfuse.stencil returns: call it with arrays (and scalars), as Numba's StencilFunc."""
+
+    def __init__(self, kernel, mode, options):
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise TypeError(f"stencil: unknown option(s) {sorted(unknown)}; expected some of "
+                            f"{sorted(_OPTIONS)}")
+        self.kernel = kernel
+        self.mode = mode
+        self.options = options
+        self.neighborhood = options.get("neighborhood")
+        self._plans = {}
+        self.__name__ = getattr(kernel, "__name__", "stencil")
+        self.__doc__ = kernel.__doc__
+
+    def __call__(self, *args, out=None):
+        code = self.kernel.__code__
+        names = code.co_varnames[:code.co_argcount]
+        if len(args) != len(names):
+            raise TypeError(f"{self.__name__}() takes {len(names)} arguments ({len(args)} given)")
+        standard = set(self.options.get("standard_indexing", ()))
+        values, relative = self._operands(args, names, standard)
+        shape, ndim = relative[0].array.shape, relative[0].array.ndim
+        nbhd, dtype, traces = self._plan(values, relative, names, ndim)
+        interior = tuple(slice(-lo, n - hi) for (lo, hi), n in zip(nbhd, shape))
+        if out is not None:
+            if not isinstance(out, _core.ndarray) or out.shape != shape:
+                raise ValueError(f"stencil: out must be a numfuse array of shape {shape}, "
+                                 f"got {getattr(out, 'shape', type(out).__name__)}")
+        else:  # first, as the slice-written stencil allocates its output before writing it
+            out = self._allocate(shape, dtype, relative[0].array.device)
+        if all(s.stop > s.start for s in interior):
+            # The value goes straight into the write: a Python name holding it would make the
+            # graph keep it as an array of its own (an extra pass) before copying it into out.
+            out[interior] = self._interior(values, nbhd, traces, interior, dtype)
+        return out
+
+    def _interior(self, values, nbhd, traces, interior, dtype):
+        body = self._run(values, nbhd, traces)
+        body = body.array if isinstance(body, Weak) else body
+        body = asarray(body) if not isinstance(body, _core.ndarray) else body
+        if body.dtype != dtype:
+            body = body.astype(dtype)
+        target = tuple(s.stop - s.start for s in interior)
+        return body if body.shape == target else broadcast_to(body, target)
+
+    def _operands(self, args, names, standard):
+        values, relative = [], []
+        device = next((a.device for a in args if isinstance(a, _core.ndarray)), None)
+        for name, a in zip(names, args):
+            if isinstance(a, (bool, int, float, complex, _np.generic)):
+                values.append(a)
+                continue
+            arr = a if isinstance(a, _core.ndarray) else \
+                asarray(a, device=device) if device is not None else asarray(a)
+            if name in standard:
+                values.append(_Standard(arr))
+            else:
+                values.append(_Relative(arr, name))
+                relative.append(values[-1])
+        if not relative:
+            raise ValueError(f"stencil {self.__name__}: no array argument to apply the kernel over")
+        first = relative[0].array
+        if first.ndim == 0:
+            raise ValueError(f"stencil {self.__name__}: the input '{relative[0].name}' is 0-d")
+        for r in relative[1:]:
+            if r.array.shape != first.shape:
+                raise ValueError(f"stencil {self.__name__}: the input '{r.name}' has shape "
+                                 f"{r.array.shape}, the first input '{relative[0].name}' has "
+                                 f"shape {first.shape}: stencil inputs must have one shape")
+        return values, relative
+
+    def _plan(self, values, relative, names, ndim):
+        """(neighborhood, output dtype, recordings of the interior's computation), from one run
+        of the kernel on 0-d stand-ins (cached by the arguments' types and scalar values and the
+        numbers the kernel reads from outside): it notes every relative index the kernel reads."""
+        key = tuple((type(v).__name__, v.array.dtype if isinstance(v, _Relative) else
+                     (v.array.dtype, v.array.shape) if isinstance(v, _Standard) else v)
+                    for v in values)
+        key += (ndim,) + outside_values(self.kernel)
+        try:
+            plan = self._plans.get(key)
+        except TypeError:  # an unhashable scalar argument
+            plan, key = None, None
+        if plan is not None:
+            return plan
+        seen = []
+        filename = self.kernel.__code__.co_filename
+
+        def record(value, index, node, apply):
+            if isinstance(value, _Standard):
+                return _standard_read(value, index, node, filename, apply)
+            if not isinstance(value, _Relative):
+                return NotImplemented
+            offs = _offsets(index, ndim, node, filename)
+            seen.append(offs)
+            return zeros((), value.array.dtype, device=value.array.device)
+
+        with _np.errstate(all="ignore"):
+            result = self._translate(values, record, None, None)
+        if not isinstance(result, (_core.ndarray, Weak, bool, int, float, complex, _np.generic)):
+            raise TypeError(f"stencil {self.__name__}: the kernel returns "
+                            f"{type(result).__name__}; a stencil kernel returns one number")
+        dtype = dtype_of(result.array if isinstance(result, Weak) else result)
+        if dtype.kind not in "biufc":
+            raise TypeError(f"stencil {self.__name__}: the kernel returns {type(result).__name__}")
+        nbhd = self._neighborhood(seen, ndim)
+        if key is not None:
+            self._plans[key] = (nbhd, dtype, {})  # the last: recorded interior computations
+        return nbhd, dtype, {} if key is None else self._plans[key][2]
+
+    def _neighborhood(self, seen, ndim):
+        given = self.options.get("neighborhood")
+        if given is None:
+            nbhd = tuple((min([0] + [o[d] for o in seen]), max([0] + [o[d] for o in seen]))
+                         for d in range(ndim))
+            self.neighborhood = nbhd
+            return nbhd
+        given = tuple(tuple(int(x) for x in pair) for pair in given)
+        if len(given) != ndim:
+            raise ValueError(f"{len(given)} dimensional neighborhood specified for {ndim} "
+                             "dimensional input array")
+        for lo, hi in given:
+            if not lo <= 0 <= hi:
+                raise ValueError(f"stencil {self.__name__}: neighborhood {given} must contain 0 "
+                                 "in every dimension (lo <= 0 <= hi)")
+        for offs in seen:
+            if any(not lo <= o <= hi for o, (lo, hi) in zip(offs, given)):
+                raise ValueError(f"stencil {self.__name__}: the kernel reads the relative index "
+                                 f"{offs}, outside the neighborhood {given}")
+        return given
+
+    def _run(self, values, nbhd, traces):
+        filename = self.kernel.__code__.co_filename
+
+        def shifted(value, index, node, apply):
+            if isinstance(value, _Standard):
+                return _standard_read(value, index, node, filename, apply)
+            if not isinstance(value, _Relative):
+                return NotImplemented
+            offs = tuple(int(i) for i in (index if isinstance(index, tuple) else (index,)))
+            return apply(_shifted, value.array, offs, nbhd)
+        leaves = [v.array for v in values if isinstance(v, (_Relative, _Standard))]
+        return self._translate(values, shifted, traces, leaves)
+
+    def _translate(self, values, subscript, traces, leaves):
+        """The kernel over `values`; with `traces`, replayed from a recording when one exists
+        (the key: the plan's, which holds the argument types and scalar values)."""
+        try:
+            result, _ = run_cached(traces, "interior", self.kernel, values, leaves or [],
+                                   mode="numba", subscript=subscript)
+        except Untranslatable as e:
+            raise NotImplementedError(f"numfuse.stencil: {e}") from None
+        return result
+
+    def _allocate(self, shape, dtype, device):
+        if "cval" not in self.options:
+            return zeros(shape, dtype, device=device)
+        cval = self.options["cval"]
+        if _np.iscomplexobj(cval) and dtype.kind != "c":
+            raise ValueError("cval type does not match stencil return type.")
+        return full(shape, cval, dtype, device=device)
+
+
+def stencil(func_or_mode="constant", **options):
+    """Numba's @stencil (see the module's docstring): `@stencil`, `@stencil(neighborhood=...,
+    cval=..., standard_indexing=...)`, or `stencil(kernel)`."""
+    if callable(func_or_mode):
+        return StencilFunc(func_or_mode, "constant", options)
+    if func_or_mode != "constant":
+        raise ValueError(f"Unsupported mode style {func_or_mode}")
+    return lambda kernel: StencilFunc(kernel, func_or_mode, options)
