@@ -24,10 +24,12 @@ def _einsum(*operands, **kwargs):
     return einsum(*operands, **kwargs)
 
 
-def _divide(*args, **kwargs):
-    # Through _ufuncs at call time: a ufunc object kept in Dask's table would outlive nanobind's
-    # shutdown (docs/architecture.md).
-    return _u.divide(*args, **kwargs)
+def _divide(x1, x2, out=None, dtype=None):
+    # Dask's divide (numpy_compat.divide): NumPy's divide, then a cast to `dtype`. Reached through
+    # _ufuncs at call time: a ufunc object kept in Dask's table would outlive nanobind's shutdown
+    # (docs/architecture.md).
+    x = _u.divide(x1, x2, out)
+    return x if dtype is None else x.astype(dtype)
 
 
 def _percentile(a, q, method="linear"):

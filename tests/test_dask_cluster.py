@@ -1,0 +1,62 @@
+"""The seed's Dask program (tests/dask_seed_program.py) on a dask.distributed LocalCluster of two
+worker processes (loopback only), with numfuse chunks, against the same program in NumPy: the
+chunks travel between processes through numfuse's serializers, and each worker's default device
+is set by numfuse.dask.DevicePlugin."""
+import cloudpickle
+import numpy
+import pytest
+from distributed import Client, LocalCluster
+
+import numfuse
+import numfuse.dask
+
+import dask_seed_program as seed
+
+# The workers cannot import the tests' modules: the program's functions travel by value.
+cloudpickle.register_pickle_by_value(seed)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      worker_dashboard_address=None) as cluster, Client(cluster) as c:
+        c.register_plugin(numfuse.dask.DevicePlugin())
+        yield c
+
+
+def host(v):
+    return numfuse.asnumpy(v) if isinstance(v, numfuse.ndarray) else numpy.asarray(v)
+
+
+def test_seed_program_on_two_worker_processes(client):
+    x, g = seed.inputs()
+    expected = seed.run_numpy(*client.compute([x, g], sync=True))
+    xn, gn = seed.inputs(backend="numfuse")
+    assert isinstance(xn._meta, numfuse.ndarray) and isinstance(gn._meta, numfuse.ndarray)
+    got = seed.run(xn, gn)
+    assert set(got) == set(expected)
+    for name, value in got.items():
+        assert isinstance(value, numfuse.ndarray), (name, type(value))
+        assert value.shape == numpy.shape(expected[name]), name
+        numpy.testing.assert_allclose(host(value), expected[name], rtol=1e-9, atol=1e-9,
+                                      err_msg=name)
+
+
+def test_chunks_stay_numfuse_on_the_workers(client):
+    xn, _ = seed.inputs(backend="numfuse")
+    kinds = client.compute(xn.map_blocks(lambda b: numpy.asarray([[type(b).__module__]]),
+                                         dtype=object, chunks=(1, 1)), sync=True)
+    assert set(numpy.asarray(kinds).ravel()) == {"numfuse._core"}
+    # Each worker runs tasks with numfuse's serializers and dispatch registered.
+    registered = client.run(lambda: __import__("distributed.protocol.serialize", fromlist=["x"])
+                            .dask_serialize.dispatch(numfuse.ndarray).__module__)
+    assert set(registered.values()) == {"numfuse.dask.serialize"}
+
+
+def test_device_plugin_sets_each_workers_default_device(client):
+    def worker_devices(dask_worker):
+        return dask_worker.numfuse_device, numfuse._core.default_device(), dask_worker.name
+    seen = client.run(worker_devices)
+    assert len(seen) == 2
+    for plugin_device, default, name in seen.values():
+        assert plugin_device == default == numfuse.dask.choose_device(name)
