@@ -5,12 +5,14 @@ a GPU are present, CuPy chunks beside numfuse chunks on the GPU, in one run.
 
 Inputs are made on the workers (NumPy's random numbers, moved to each chunk type by Dask's
 to_backend) and persisted before timing; the timed region persists every result of the program
-on the workers and waits (chunks move between workers as the program needs; nothing is gathered
-to the client). Time is the median of --repeat runs after one warm-up run; ratio = the peer's
+on the workers and waits, each task ending with its chunk computed and the GPU synchronised
+(chunks move between workers as the program needs; nothing is gathered to the client). Time is the median of --repeat runs after one warm-up run, the peer's and numfuse's runs
+interleaved; ratio = the peer's
 time / numfuse's (> 1: numfuse faster); `ok` checks numfuse's results against the peer's.
 
 Usage:  PYTHONPATH=python python bench/dask_program.py [--rows 200000] [--grid 2048] [--repeat 5]
-        [--workers 2] [--no-gpu] [--no-cpu]
+        [--workers 2] [--parts] [--numfuse-threads N]
+        [--no-gpu] [--no-cpu]
 """
 import argparse
 import os
@@ -34,24 +36,50 @@ import dask_seed_program as seed  # noqa: E402
 cloudpickle.register_pickle_by_value(seed)  # the workers cannot import tests/
 
 
-def timed_runs(client, args, backend):
-    """Median seconds of the program on `backend` chunks, and its results (gathered once)."""
-    x, g = seed.inputs((args.rows, args.cols), (args.grid, args.grid), args.row_chunks,
-                       args.grid_chunks, backend=backend)
-    x, g = client.persist([x, g])
-    wait([x, g])
-    times = []
-    for i in range(args.repeat + 1):
-        lazy = seed.program(x, g, args.iterations)
-        t0 = time.perf_counter()
-        done = client.persist(list(lazy.values()))
-        wait(done)
-        if i:  # the first run warms up (imports, kernel compilation, BLAS threads)
-            times.append(time.perf_counter() - t0)
-        del done
-    lazy = seed.program(x, g, args.iterations)
-    values = dict(zip(lazy, dask.compute(*lazy.values())))  # for `ok`, outside the timing
-    return statistics.median(times), values
+def force_block(block):
+    """Ends a task with its chunk computed: numfuse is lazy and CuPy asynchronous, and Dask would
+    otherwise count a task done before its work has run."""
+    if type(block).__module__.startswith("cupy"):
+        import cupy
+        cupy.cuda.get_current_stream().synchronize()
+        return block
+    return numfuse.dask.evaluate_block(block)
+
+
+def forced(x):
+    return x.map_blocks(force_block, dtype=x.dtype, meta=x._meta)
+
+
+def timed_runs(client, args, backends):
+    """Median seconds of the whole program (and, with --parts, of each part) for each backend's
+    chunks, the backends' runs interleaved so that a busy machine slows them alike; and each
+    backend's results (gathered once, after the timing)."""
+    inputs = {}
+    for b in backends:
+        x, g = seed.inputs((args.rows, args.cols), (args.grid, args.grid), args.row_chunks,
+                           args.grid_chunks, backend=b)
+        inputs[b] = client.persist([forced(x), forced(g)])
+        wait(inputs[b])
+    groups = {"program": tuple(seed.program(*inputs[backends[0]], 1))}
+    if args.parts:
+        groups.update(seed.PARTS)
+    times = {b: {group: [] for group in groups} for b in backends}
+    for group, keys in groups.items():
+        for i in range(args.repeat + 1):
+            for b in backends:
+                lazy = seed.program(*inputs[b], args.iterations)
+                t0 = time.perf_counter()
+                done = client.persist([forced(lazy[k]) for k in keys])
+                wait(done)
+                if i:  # the first run warms up (imports, kernel compilation, BLAS threads)
+                    times[b][group].append(time.perf_counter() - t0)
+                del done
+    values = {}
+    for b in backends:
+        lazy = seed.program(*inputs[b], args.iterations)
+        values[b] = dict(zip(lazy, dask.compute(*lazy.values())))  # for `ok`, not timed
+    medians = {b: {g: statistics.median(t) for g, t in times[b].items()} for b in backends}
+    return medians, values
 
 
 def host(v):
@@ -67,10 +95,12 @@ def agree(a, b):
 
 
 def compare(title, client, args, peer):
-    t_peer, r_peer = timed_runs(client, args, peer)
-    t_nf, r_nf = timed_runs(client, args, "numfuse")
-    print(f"{title:34s} {peer:>6s} {t_peer * 1e3:10.1f} ms   numfuse {t_nf * 1e3:10.1f} ms   "
-          f"ratio {t_peer / t_nf:5.2f}  ok={agree(r_peer, r_nf)}", flush=True)
+    times, values = timed_runs(client, args, [peer, "numfuse"])
+    t_peer, t_nf = times[peer], times["numfuse"]
+    print(f"{title}: ok={agree(values[peer], values['numfuse'])}")
+    for group in t_nf:
+        print(f"  {group:12s} {peer:>6s} {t_peer[group] * 1e3:9.1f} ms   numfuse "
+              f"{t_nf[group] * 1e3:9.1f} ms   ratio {t_peer[group] / t_nf[group]:5.2f}", flush=True)
 
 
 def main():
@@ -85,6 +115,10 @@ def main():
     p.add_argument("--workers", type=int, default=2, help="CPU worker processes")
     p.add_argument("--no-cpu", action="store_true")
     p.add_argument("--no-gpu", action="store_true")
+    p.add_argument("--parts", action="store_true", help="also time each part on its own")
+    p.add_argument("--numfuse-threads", default="",
+                   help="NUMFUSE_NUM_THREADS of the CPU workers (default: numfuse's, all cores; "
+                        "Dask sets NumPy's BLAS to 1 thread per worker)")
     args = p.parse_args()
     print(f"seed Dask program: svd of {args.rows}x{args.cols} in {args.row_chunks} row chunks, "
           f"{args.iterations} stencil sweeps of {args.grid}^2 in {args.grid_chunks}^2 chunks, "
@@ -92,7 +126,7 @@ def main():
     common = dict(threads_per_worker=1, processes=True, dashboard_address=None,
                   worker_dashboard_address=None)
     if not args.no_cpu:
-        with LocalCluster(n_workers=args.workers, env={"NUMFUSE_DEVICE": "cpu"}, **common) as c, \
+        with LocalCluster(n_workers=args.workers, env={"NUMFUSE_DEVICE": "cpu", "NUMFUSE_NUM_THREADS": args.numfuse_threads}, **common) as c, \
                 Client(c) as client:
             compare(f"CPU, {args.workers} worker processes", client, args, "numpy")
     try:

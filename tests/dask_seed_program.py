@@ -44,6 +44,11 @@ def program(x, g, iterations=3):
     }
 
 
+# The program's results by part, for timing each part on its own.
+PARTS = {"svd": ("s", "abs_u", "abs_vt"), "stencil": ("stencil", "stencil_sum"),
+         "reductions": ("col_sum", "row_mean", "col_std", "std"), "matmul": ("gram",)}
+
+
 def run(x, g, iterations=3, **compute_kwargs):
     """Runs the program; returns the results as they come out of Dask (chunk type kept)."""
     lazy = program(x, g, iterations)

@@ -360,6 +360,20 @@ def test_distributed_serializers_round_trip(family, device):
         assert_same_array(a, deserialize(header, frames))
 
 
+def test_cuda_family_device_frames_round_trip(device):
+    # The form a device array takes in the "cuda" family (its bytes where it lives), made of
+    # arrays on `device`: on the CPU this runs the code path a GPU array takes.
+    from numfuse.dask.serialize import cuda_deserialize_numfuse, device_frames
+    for name, a in layouts(device).items():
+        header, frames = device_frames(a)
+        assert len(frames) == 1 and frames[0].dtype == numpy.uint8 and frames[0].ndim == 1
+        assert frames[0].nbytes == a.size * a.itemsize and frames[0].device == a.device
+        assert_same_array(a, cuda_deserialize_numfuse(header, frames))
+        # a transport that staged the frame in host memory hands back bytes
+        staged = [memoryview(numfuse.asnumpy(frames[0]).tobytes())]
+        assert_same_array(a, cuda_deserialize_numfuse(header, staged))
+
+
 def test_dask_family_sends_a_cpu_array_without_copy():
     from distributed.protocol import serialize
     a = numfuse.arange(4000.0, device="cpu")
@@ -377,6 +391,26 @@ def test_serialized_message_of_numfuse_chunks():
                 deserializers=["dask", "pickle"])["data"]
     for k, v in chunks.items():
         assert_same_array(v, got[k])
+
+
+def test_evaluated_chunks_are_computed_when_the_task_ends(device):
+    # chunks big enough to stay lazy (small results are computed at once: NUMFUSE_IMMEDIATE_MAX)
+    big = numpy.random.default_rng(2).standard_normal((4000, 100))
+    x = da.from_array(nf_array(big, device), chunks=(2000, 100), asarray=False)
+    seen = []
+
+    def record(block):
+        seen.append(block._pending)
+        return block
+    (x * 2 + 1).map_blocks(record).compute(scheduler="sync")
+    assert any(seen)  # numfuse chunks leave their tasks pending: Dask sees work not yet run
+    seen.clear()
+    y = numfuse.dask.evaluated(x * 2 + 1)
+    assert isinstance(y._meta, numfuse.ndarray)
+    y.map_blocks(record).compute(scheduler="sync")
+    assert seen and not any(seen)
+    check_same(big * 2 + 1, y.compute(scheduler="sync"))
+    assert numfuse.dask.evaluate_block(MATRIX) is MATRIX  # other chunk types pass through
 
 
 # ---- one worker per GPU -------------------------------------------------------------------------

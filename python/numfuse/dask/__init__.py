@@ -7,14 +7,17 @@
 - numfuse.ndarray's dask.distributed serializers, "dask" and "cuda" families (serialize.py).
 Importing numfuse does the same by itself when Dask is already imported (a Dask worker, which
 imports numfuse when it first receives a numfuse chunk, registers that way).
-One worker per GPU: workers.py (gpu_cluster, DevicePlugin).
+One worker per GPU: workers.py (gpu_cluster, DevicePlugin). Chunks computed when their task
+ends (numfuse is lazy): evaluation.py (evaluated).
 """
 from . import backend, dispatch, serialize
 from .backend import NumfuseBackendEntrypoint, to_numfuse_dispatch
+from .evaluation import evaluate_block, evaluated
 from .workers import DevicePlugin, choose_device, cuda_visible_devices, gpu_cluster, worker_env
 
 __all__ = ["register", "NumfuseBackendEntrypoint", "to_numfuse_dispatch", "DevicePlugin",
-           "choose_device", "cuda_visible_devices", "gpu_cluster", "worker_env"]
+           "choose_device", "cuda_visible_devices", "gpu_cluster", "worker_env", "evaluated",
+           "evaluate_block"]
 
 
 def register():

@@ -33,10 +33,15 @@ def dask_deserialize_numfuse(header, frames):
 def cuda_serialize_numfuse(x):
     if x.device == "cpu":
         return dask_serialize_numfuse(x)
-    x = ascontiguousarray(x)
+    return device_frames(x)
+
+
+def device_frames(x):
+    """Header and frames of `x` as the array's own bytes, one contiguous byte view where the
+    array lives (the "cuda" family's form of a device array; a CPU array works too)."""
     header = {"numfuse-device": x.device, "numfuse-cuda": True, "shape": x.shape,
               "dtype": x.dtype.str}
-    return header, [x.reshape(-1).view(_np.uint8)]
+    return header, [ascontiguousarray(x).reshape(-1).view(_np.uint8)]
 
 
 def cuda_deserialize_numfuse(header, frames):
