@@ -99,15 +99,45 @@ PROGRAMS = {
     "nanvar_nancount": lambda x: da.nanvar(da.where(x > 1.2, numpy.nan, x))
     + da.count_nonzero(da.isnan(da.where(x > 1.2, numpy.nan, x))),
     "percentile": lambda x: da.percentile(x[:, 0], [5, 50, 95]),
+    "median": lambda x: da.median(x, axis=0),
+    "nanmedian": lambda x: da.nanmedian(da.where(x > 1.2, numpy.nan, x), axis=1),
+    "fft_rfft2": lambda x: abs(da.fft.rfft2(x.rechunk((60, 12)))),
+    "fft_ifft": lambda x: da.fft.ifft(x.rechunk((15, -1)), axis=1).imag,
+    "topk_argtopk": lambda x: da.topk(x[:, 0], 5) + da.argtopk(x[:, 1], -5),
+    "unique": lambda x: da.unique((x * 2).astype(int)),
+    "cov_corrcoef": lambda x: da.cov(x.T) + da.corrcoef(x.T),
+    "average_ptp": lambda x: da.average(x, axis=0, weights=da.arange(60, chunks=15) + 1.0)
+    + da.ptp(x, axis=0),
+    "searchsorted_digitize": lambda x: da.searchsorted(
+        da.from_array(numpy.linspace(-2, 2, 9), chunks=3), x[:, 0]) + da.digitize(
+        x[:, 1], numpy.linspace(-2, 2, 9)),
+    "isin": lambda x: da.isin((x * 2).astype(int), [0, 1, -1]),
+    "tril_triu_flip_roll": lambda x: da.tril(x[:12]) + da.triu(da.roll(da.flip(x, 0), 7, 0)[:12], 1),
+    "choose_select_piecewise": lambda x: da.choose((x > 0).astype(int), [x, -x])
+    + da.select([x > 1, x < -1], [x, -x], 0.5)
+    + da.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2]),
+    "compress_block": lambda x: da.block([[da.compress([True, False] * 6, x, axis=1)[:10],
+                                           x[:10, :5]]]),
+    "einsum_three_operands": lambda x: da.einsum("ij,jk,ik->i", x, da.ones((12, 12), chunks=6), x),
+    "matmul_batched": lambda x: da.matmul(x[:24].rechunk(12).reshape(2, 12, 12), x[:12]),
+    "norm": lambda x: da.linalg.norm(x, axis=1) + da.linalg.norm(x.rechunk((15, -1))),
+    "gradient": lambda x: da.gradient(x, axis=0),
+    "coarsen": lambda x: da.coarsen(numpy.sum, x, {0: 3, 1: 2}),
+    "apply_along_axis": lambda x: da.apply_along_axis(numpy.sort, 1, x),
+    "shuffle": lambda x: x.shuffle([[5, 3, 1], [0, 2, 4] + list(range(6, 60))], axis=0),
+    "complex_var": lambda x: (x * 1j + x).var(axis=0),
 }
 
 
 # Programs whose Dask array has a NumPy _meta although its chunks are numfuse arrays: Dask makes
 # these metas from a NumPy scalar, which numfuse returns where NumPy does (a[()] of a 0-d array,
 # the argmin of a 1-d one), so no chunk type can keep its meta there but one that breaks NumPy's
-# scalar rules (CuPy's); da.histogram makes its meta from a dtype alone, for every chunk type.
-# The computed values are numfuse arrays all the same.
-META_FROM_A_SCALAR = {"sum_all", "std_all", "argmin_argmax", "nanvar_nancount", "histogram"}
+# scalar rules (CuPy's); or from a dtype alone, or by calling the function on NumPy arrays
+# of its own (da.histogram, da.fft, gradient, coarsen, apply_along_axis, nanmedian), for every
+# chunk type. The computed values are numfuse arrays all the same.
+META_FROM_A_SCALAR = {"sum_all", "std_all", "argmin_argmax", "nanvar_nancount", "histogram",
+                      "fft_rfft2", "fft_ifft", "norm", "gradient", "coarsen", "apply_along_axis",
+                      "nanmedian"}
 
 
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])

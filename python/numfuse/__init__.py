@@ -109,4 +109,7 @@ def where(condition, x=None, y=None):
 # first numfuse chunk): Dask's dispatch tables, backend and serializers learn numfuse arrays now.
 # Otherwise `import numfuse.dask` does it.
 if "dask" in __import__("sys").modules:
-    from . import dask  # noqa: F401,E402
+    try:
+        from . import dask  # noqa: F401,E402
+    except ImportError:  # a Dask without dask.array (or distributed's parts): nothing to register
+        pass
