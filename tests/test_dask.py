@@ -463,3 +463,14 @@ def test_choose_device():
 def test_gpu_cluster_without_gpus_says_so():
     with pytest.raises(RuntimeError, match="no GPU"):
         workers.gpu_cluster(gpus=[])
+
+
+def test_gpu_cluster_spec_pins_one_worker_per_gpu():
+    from distributed import Nanny
+    spec = workers.gpu_cluster_spec(gpus=["2", "5", "7"], threads_per_worker=2)
+    assert sorted(spec) == [0, 1, 2]
+    assert all(w["cls"] is Nanny and w["options"]["nthreads"] == 2 for w in spec.values())
+    assert [spec[i]["options"]["env"]["CUDA_VISIBLE_DEVICES"] for i in range(3)] == \
+        ["2,5,7", "5,7,2", "7,2,5"]
+    assert {w["options"]["env"]["NUMFUSE_DEVICE"] for w in spec.values()} == {"cuda:0"}
+    assert sorted(workers.gpu_cluster_spec(n_workers=2, gpus=[0, 1, 2, 3])) == [0, 1]

@@ -72,18 +72,26 @@ class DevicePlugin(_WorkerPlugin):
         worker.numfuse_device = device
 
 
-def gpu_cluster(n_workers=None, threads_per_worker=1, gpus=None, **scheduler_options):
-    """A local cluster of one worker process per GPU (all visible GPUs, or the first n_workers,
-    or the ids in `gpus`), each pinned to its GPU through `worker_env`; returns the cluster
-    (use it with ``distributed.Client(cluster)``)."""
-    from distributed import Nanny, Scheduler, SpecCluster
+def gpu_cluster_spec(n_workers=None, threads_per_worker=1, gpus=None):
+    """The worker specs of `gpu_cluster` (distributed.SpecCluster's form): worker i a Nanny with
+    `worker_env(i, gpus)`."""
+    from distributed import Nanny
 
     gpus = list(gpus) if gpus is not None else _visible_gpus()
     if not gpus:
         raise RuntimeError("gpu_cluster: no GPU is visible here (CUDA_VISIBLE_DEVICES or the driver)")
     n = len(gpus) if n_workers is None else int(n_workers)
+    return {i: {"cls": Nanny, "options": {"nthreads": threads_per_worker,
+                                          "env": worker_env(i, gpus)}} for i in range(n)}
+
+
+def gpu_cluster(n_workers=None, threads_per_worker=1, gpus=None, **scheduler_options):
+    """A local cluster of one worker process per GPU (all visible GPUs, or the first n_workers,
+    or the ids in `gpus`), each pinned to its GPU through `worker_env`; returns the cluster
+    (use it with ``distributed.Client(cluster)``)."""
+    from distributed import Scheduler, SpecCluster
+
+    workers = gpu_cluster_spec(n_workers, threads_per_worker, gpus)
     scheduler_options.setdefault("dashboard_address", None)
-    workers = {i: {"cls": Nanny, "options": {"nthreads": threads_per_worker,
-                                             "env": worker_env(i, gpus)}} for i in range(n)}
     return SpecCluster(workers=workers,
                        scheduler={"cls": Scheduler, "options": scheduler_options})
