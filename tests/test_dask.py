@@ -328,6 +328,37 @@ def test_backend_is_registered_and_declared():
     assert eps["dask.sizeof"]["numfuse"] == "numfuse._dask_sizeof:register"
 
 
+def test_entry_points_load_as_installed(tmp_path):
+    # An installed numfuse's entry points, as pip writes them from pyproject.toml, found by
+    # Dask in a process that never imports numfuse.dask itself.
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    import tomllib
+    pyproject = pathlib.Path(__file__).resolve().parent.parent / "pyproject.toml"
+    eps = tomllib.loads(pyproject.read_text())["project"]["entry-points"]
+    info = tmp_path / "numfuse_entry_points-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: numfuse-entry-points\nVersion: 0\n")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in names.items()) for group, names in eps.items()))
+    code = ("import sys, dask, dask.array as da\n"
+            "from dask.sizeof import sizeof\n"
+            "with dask.config.set({'array.backend': 'numfuse'}):\n"
+            "    x = da.ones((6,), chunks=3)\n"
+            "import numfuse\n"
+            "from importlib.metadata import entry_points\n"
+            "loaded = [e.load().__name__ for g in ('dask.array.backends', 'dask.sizeof')\n"
+            "          for e in entry_points(group=g) if e.name == 'numfuse']\n"
+            "print(type(x._meta).__module__, type(x.compute(scheduler='sync')).__module__, "
+            "sizeof(numfuse.ones(100)), *loaded)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path)] + sys.path), NUMFUSE_DEVICE="cpu")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["numfuse._core", "numfuse._core", "800", "NumfuseBackendEntrypoint", "register"]
+
+
 def test_importing_numfuse_after_dask_registers(tmp_path):
     import os
     import subprocess
