@@ -10,6 +10,8 @@ from distributed import Client, LocalCluster
 import numfuse
 import numfuse.dask
 
+import harness
+
 import dask_seed_program as seed
 
 # The workers cannot import the tests' modules: the program's functions travel by value.
@@ -60,3 +62,21 @@ def test_device_plugin_sets_each_workers_default_device(client):
     assert len(seen) == 2
     for plugin_device, default, name in seen.values():
         assert plugin_device == default == numfuse.dask.choose_device(name)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not harness.cuda_available(), reason="numfuse.cuda.is_available() is False")
+def test_gpu_cluster_runs_the_program_on_pinned_workers():
+    # One worker process per visible GPU, pinned as dask-cuda pins them (numfuse.dask.gpu_cluster).
+    with numfuse.dask.gpu_cluster() as cluster, Client(cluster) as c:
+        devices = c.run(lambda: (numfuse._core.default_device(),
+                                 __import__("os").environ["CUDA_VISIBLE_DEVICES"]))
+        assert len(devices) == numfuse.cuda.runtime.getDeviceCount()
+        assert {d for d, _ in devices.values()} == {"cuda:0"}
+        x, g = seed.inputs((4000, 20), (256, 256))
+        expected = seed.run_numpy(*c.compute([x, g], sync=True))
+        got = seed.run(*seed.inputs((4000, 20), (256, 256), backend="numfuse"))
+        for name, value in got.items():
+            assert isinstance(value, numfuse.ndarray) and value.device.startswith("cuda"), name
+            numpy.testing.assert_allclose(host(value), expected[name], rtol=1e-9, atol=1e-9,
+                                          err_msg=name)
