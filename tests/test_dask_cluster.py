@@ -3,6 +3,7 @@ worker processes (loopback only), with numfuse chunks, against the same program 
 chunks travel between processes through numfuse's serializers, and each worker's default device
 is set by numfuse.dask.DevicePlugin."""
 import cloudpickle
+import dask.array as da
 import numpy
 import pytest
 from distributed import Client, LocalCluster
@@ -53,6 +54,20 @@ def test_chunks_stay_numfuse_on_the_workers(client):
     registered = client.run(lambda: __import__("distributed.protocol.serialize", fromlist=["x"])
                             .dask_serialize.dispatch(numfuse.ndarray).__module__)
     assert set(registered.values()) == {"numfuse.dask.serialize"}
+
+
+def test_client_side_numfuse_data_reaches_the_workers(client):
+    # numfuse arrays made on the client travel in the graph (from_array: pickled with protocol 5,
+    # data out of band), by scatter (the "dask" serializer) and back by gather.
+    a = numpy.random.default_rng(3).standard_normal((3000, 40))
+    x = da.from_array(numfuse.asarray(a), chunks=(1000, 40), asarray=False)
+    got = (x * 2).sum(axis=0).compute()
+    assert isinstance(got, numfuse.ndarray)
+    numpy.testing.assert_allclose(host(got), (a * 2).sum(axis=0), rtol=1e-12)
+    future = client.scatter(numfuse.asarray(a[:7]))
+    back = client.submit(lambda b: b[::-1] + 1, future).result()
+    assert isinstance(back, numfuse.ndarray) and back.dtype == a.dtype
+    numpy.testing.assert_array_equal(host(back), a[:7][::-1] + 1)
 
 
 def test_device_plugin_sets_each_workers_default_device(client):
