@@ -113,3 +113,13 @@ def where(condition, x=None, y=None):
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return _core.where(condition, x, y)
+
+
+# A Dask program or worker that imported Dask first (a worker imports numfuse when it receives its
+# first numfuse chunk): Dask's dispatch tables, backend and serializers learn numfuse arrays now.
+# Otherwise `import numfuse.dask` does it.
+if "dask" in __import__("sys").modules:
+    try:
+        from . import dask  # noqa: F401,E402
+    except ImportError:  # a Dask without dask.array (or distributed's parts): nothing to register
+        pass

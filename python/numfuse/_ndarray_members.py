@@ -118,9 +118,34 @@ def choose_method(self, choices, out=None, mode="raise"):
 
 # ---- pickling: NumPy's state tuple --------------------------------------------------------------
 
+def _arrival_device(device):
+    """Where an unpickled array lands: a CPU array on the CPU; a device array, as CuPy does, on
+    the receiving process's current device (a Dask worker pinned to its GPU receives chunks
+    from workers on other GPUs), or on the device it left when the receiver's default is the CPU."""
+    if device == "cpu":
+        return device
+    here = _core.default_device()
+    return device if here == "cpu" else here
+
+
 def _reconstruct(device):
     """An empty array that __setstate__ then fills (pickle's protocol, as NumPy's _reconstruct)."""
-    return empty((0,), _np.uint8, device=device)
+    return empty((0,), _np.uint8, device=_arrival_device(device))
+
+
+def _from_host(host, device):
+    """The array pickled by __reduce_ex__(5): NumPy's unpickled array, moved to numfuse."""
+    return asarray(host, device=_arrival_device(device))
+
+
+def __reduce_ex__(self, protocol):
+    """Protocol 5 hands the data to pickle as a NumPy array, which NumPy reduces to a PickleBuffer:
+    out of band when the pickler takes buffers (dask.distributed, multiprocessing), so the bytes
+    are never copied into the pickle stream; a CPU array's buffer is its own memory, a device
+    array's one host copy. Protocols below 5 use NumPy's state tuple (__reduce__)."""
+    if protocol < 5:
+        return __reduce__(self)
+    return (_from_host, (asnumpy(self, order="K"), self.device))
 
 
 def __reduce__(self):
@@ -181,6 +206,7 @@ METHODS = {
     "choose": choose_method,
     "flat": FLAT,
     "__reduce__": __reduce__,
+    "__reduce_ex__": __reduce_ex__,
     "__setstate__": __setstate__,
     "__array_interface__": property(_array_interface),
 }

@@ -102,6 +102,9 @@ class Philox(BitGenerator):
     def __repr__(self):
         return f"Philox at 0x{id(self):X}"
 
+    # NumPy's private name for it, which dask.array.random spawns one child per chunk from.
+    _seed_seq = property(lambda self: self.seed_seq)
+
     def __getstate__(self):
         with self._lock:
             return {"seed": self._seed, "stream": self._stream, "offset": self._offset}
