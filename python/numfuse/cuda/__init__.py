@@ -293,12 +293,6 @@ from ._memory import (to_device, device_array, device_array_like, pinned_array, 
 from ._types import TranslationError  # noqa: E402
 from ._dispatcher import jit, simulating  # noqa: E402
 
-
-def nvrtc_available():
-    """True when NVRTC loads (it compiles kernels without a GPU)."""
-    return _c.nvrtc_available()
-
-
 __all__ += ["jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpsize", "grid", "gridsize",
             "syncthreads", "threadfence", "shared", "local", "const", "atomic", "to_device",
             "device_array", "device_array_like", "pinned_array", "is_cuda_array", "stream",
