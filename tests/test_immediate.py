@@ -179,10 +179,12 @@ def _assert_same_outcome(want, got, case):
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_express_lane_agrees_with_numpy(seed):
+def test_express_lane_agrees_with_numpy(seed, cpu_default_device):
     """Random ufunc calls on small materialised operands, values and errors as NumPy's: the lane
     must give NumPy's dtype and value, and its floating-point reports (warn / raise / ignore) must
-    come at the call as NumPy's do (the lane gives a flagged loop back to the node's path)."""
+    come at the call as NumPy's do (the lane gives a flagged loop back to the node's path). The
+    CPU is the default device here: an op of 0-d arrays and scalars alone goes to the default
+    device, which on a GPU machine is the GPU."""
     rng = numpy.random.default_rng(seed)
     for _ in range(12):
         op = str(rng.choice(EXPRESS_OPS))
@@ -202,7 +204,7 @@ def test_express_lane_agrees_with_numpy(seed):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_reduction_lane_agrees_with_numpy(seed):
+def test_reduction_lane_agrees_with_numpy(seed, cpu_default_device):
     """Random reductions of small materialised arrays (the reductions' express lane): NumPy's
     values, dtypes, errors and floating-point reports, axis and keepdims included."""
     rng = numpy.random.default_rng(1000 + seed)

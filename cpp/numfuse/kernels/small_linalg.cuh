@@ -187,52 +187,8 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
   }
 }
 
-#if NF_SM_OP == NF_SM_INV
-// inv(a) in place by Gauss-Jordan elimination with partial pivoting: the pivots (and so the info
-// code) are getrf's, since elimination above the diagonal leaves the rows below as LU leaves
-// them; the row interchanges become column interchanges of the inverse, undone in reverse order.
-// About n^3 multiply-adds, all on registers, against LU's n^3/3 and then n solves of n^2 each
-// written out one column at a time (the slower kernel before: 0.17 ms for 100,000 8x8 doubles).
-__device__ __forceinline__ int nf_sm_invert(nf_t (&a)[NF_SM_N][NF_SM_N]) {
-  int info = 0;
-  int piv[NF_SM_N];
-#pragma unroll
-  for (int k = 0; k < NF_SM_N; ++k) {
-    piv[k] = nf_sm_pivot(a, k);
-    if (a[k][k] == nf_t(0)) {
-      if (info == 0) info = k + 1;
-      continue;  // singular: the host raises (or writes NaN); the values do not matter
-    }
-    const nf_t r = nf_t(1) / a[k][k];
-    a[k][k] = nf_t(1);
-#pragma unroll
-    for (int j = 0; j < NF_SM_N; ++j) a[k][j] = a[k][j] * r;
-#pragma unroll
-    for (int i = 0; i < NF_SM_N; ++i) {
-      if (i == k) continue;
-      const nf_t f = a[i][k];
-      a[i][k] = nf_t(0);
-#pragma unroll
-      for (int j = 0; j < NF_SM_N; ++j) a[i][j] = a[i][j] - f * a[k][j];
-    }
-  }
-#pragma unroll
-  for (int k = NF_SM_N - 1; k >= 0; --k) {
-#pragma unroll
-    for (int q = k + 1; q < NF_SM_N; ++q) {
-      if (q == piv[k]) {
-#pragma unroll
-        for (int i = 0; i < NF_SM_N; ++i) {
-          const nf_t t = a[i][k];
-          a[i][k] = a[i][q];
-          a[i][q] = t;
-        }
-      }
-    }
-  }
-  return info;
-}
-
+#if NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE
+// inv: the columns of the identity solved one after another; solve: the columns of b.
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const nf_sm_params p) {
   const nf_sm_place w = nf_sm_where(p.batch);
   const long long m = w.m;
@@ -243,55 +199,41 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
     nf_sm_stage_in(tile, p.a + w.first * nn, w.count, nn);
     src = tile + threadIdx.x * (nn | 1);
   }
-  if (w.live) {
-    nf_t a[NF_SM_N][NF_SM_N];
-    nf_sm_load(src, n, a);
-    nf_sm_report(p, m, nf_sm_invert(a));  // nonzero: the host raises, or writes NaN
-    // Each thread writes back its own slot of the tile (the one it read): no other thread's.
-    nf_t* out = nf_sm_staged ? tile + threadIdx.x * (nn | 1) : static_cast<nf_t*>(p.out) + m * nn;
-#pragma unroll
-    for (int i = 0; i < NF_SM_N; ++i) {
-#pragma unroll
-      for (int j = 0; j < NF_SM_N; ++j) {
-        if (i < n && j < n) out[i * n + j] = a[i][j];
-      }
-    }
-  }
-  if (nf_sm_staged) nf_sm_stage_out(tile, static_cast<nf_t*>(p.out) + w.first * nn, w.count, nn);
-}
-#endif
-
-#if NF_SM_OP == NF_SM_SOLVE
-// solve: LU, then the columns of b one after another.
-extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const nf_sm_params p) {
-  const nf_sm_place w = nf_sm_where(p.batch);
-  const long long m = w.m;
-  const int n = p.n, nn = n * n;
-  __shared__ nf_t tile[nf_sm_tile_size];
-  const nf_t* src = p.a + m * nn;
-  if (nf_sm_staged) {
-    nf_sm_stage_in(tile, p.a + w.first * nn, w.count, nn);
-    src = tile + threadIdx.x * (nn | 1);
-  }
-  if (!w.live) return;  // no barrier below
   nf_t a[NF_SM_N][NF_SM_N];
   int piv[NF_SM_N];
-  nf_sm_load(src, n, a);
-  const int info = nf_sm_lu(a, piv);
-  nf_sm_report(p, m, info);  // nonzero: the host raises, or writes NaN (raise_on_failure false)
+  int info = 1;
+  if (w.live) {
+    nf_sm_load(src, n, a);
+    info = nf_sm_lu(a, piv);
+    nf_sm_report(p, m, info);  // nonzero: the host raises, or writes NaN (raise_on_failure false)
+  }
+#if NF_SM_OP == NF_SM_INV
+  const int cols = n;
+  nf_t* out = nf_sm_staged ? tile + threadIdx.x * (nn | 1) : static_cast<nf_t*>(p.out) + m * nn;
+#else
   const int cols = info == 0 ? p.nrhs : 0;
   const nf_t* b = p.b + m * n * p.nrhs;
   nf_t* out = static_cast<nf_t*>(p.out) + m * n * p.nrhs;
-  for (int c = 0; c < cols; ++c) {
+#endif
+  for (int c = 0; c < cols && info == 0; ++c) {
     nf_t x[NF_SM_N];
 #pragma unroll
-    for (int i = 0; i < NF_SM_N; ++i) x[i] = i < n ? b[i * cols + c] : nf_t(0);
+    for (int i = 0; i < NF_SM_N; ++i) {
+#if NF_SM_OP == NF_SM_INV
+      x[i] = nf_t(i == c ? 1 : 0);
+#else
+      x[i] = i < n ? b[i * cols + c] : nf_t(0);
+#endif
+    }
     nf_sm_lu_solve(a, piv, x);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
       if (i < n) out[i * cols + c] = x[i];
     }
   }
+#if NF_SM_OP == NF_SM_INV
+  if (nf_sm_staged) nf_sm_stage_out(tile, static_cast<nf_t*>(p.out) + w.first * nn, w.count, nn);
+#endif
 }
 #endif
 
