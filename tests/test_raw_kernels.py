@@ -284,27 +284,6 @@ def test_shared_memory_stream_and_attributes(device):
         k((0,), (64,), (x, y, 64))
 
 
-def test_pycuda_multiply_them(device):
-    _gpu(device)
-    # PyCUDA's introductory program, only the imports changed.
-    import numfuse.cuda as drv
-    import numpy
-    from numfuse.cuda import SourceModule
-    mod = SourceModule("""
-    __global__ void multiply_them(float *dest, float *a, float *b)
-    {
-      const int i = threadIdx.x;
-      dest[i] = a[i] * b[i];
-    }
-    """)
-    multiply_them = mod.get_function("multiply_them")
-    a = numpy.random.randn(400).astype(numpy.float32)
-    b = numpy.random.randn(400).astype(numpy.float32)
-    dest = numpy.zeros_like(a)
-    multiply_them(drv.Out(dest), drv.In(a), drv.In(b), block=(400, 1, 1), grid=(1, 1))
-    np.testing.assert_array_equal(dest, a * b)
-
-
 def test_pycuda_mem_alloc_program(device):
     _gpu(device)
     import numfuse.cuda as cuda
