@@ -9,6 +9,7 @@ import numpy
 import pytest
 
 from harness import ALL_DTYPES, FLOAT_DTYPES, VIEW_IDS, make_array, make_view, oracle
+import harness
 
 SHAPES = [(0,), (1,), (7,), (3, 0), (2, 3), (4, 5), (2, 3, 4)]
 
@@ -324,3 +325,20 @@ def test_cuda_sorts_use_cub(device):
         pytest.skip("CUB's radix sort is the cuda device's")
     import numfuse
     assert numfuse.cuda._c.cub_sort_available()
+
+
+def test_searchsorted_refuses_operands_of_two_devices():
+    """A kernel of one device cannot read another's memory: NumPy's-style ValueError at the call,
+    never the GPU's illegal-address error (isin under Dask met it)."""
+    nf = harness.numfuse_module()
+    if not harness.cuda_available(nf):
+        pytest.skip("needs a GPU beside the CPU")
+    a = nf.asarray(numpy.arange(5.0), device="cuda")
+    v = nf.asarray(numpy.array([1.5, 3.0]), device="cpu")
+    with pytest.raises(ValueError, match="different devices"):
+        nf.searchsorted(a, v)
+    with pytest.raises(ValueError, match="different devices"):
+        nf.searchsorted(v, a)
+    # isin takes test elements given as a list or a NumPy array on element's device.
+    got = nf.isin(nf.asarray(numpy.arange(5.0), device="cpu"), numpy.array([1.0, 3.0]))
+    assert got.device == "cpu" and nf.asnumpy(got).tolist() == [False, True, False, True, False]

@@ -158,7 +158,8 @@ def _in1d(ar1, ar2, invert):
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """numpy.isin: element-wise membership of `element` in `test_elements`, of element's shape."""
     element = _arr(element)
-    test = _arr(test_elements)
+    # test_elements given as a list or a NumPy array join element's device (not the default one).
+    test = test_elements if isinstance(test_elements, ndarray) else asarray(test_elements, device=element.device)
     _check_isin_kind(kind, element, test)
     return reshape(_in1d(_ravel(element), _ravel(test), invert), element.shape)
 

@@ -79,6 +79,14 @@ Array searchsorted(const Array& a, const Array& v, bool right, const std::option
     throw TypeError(std::string("searchsorted: a (") + dtype_name(a.dtype) + ") and v (" +
                     dtype_name(v.dtype) + ") must share a dtype");
   }
+  // Every operand is read by the device's kernel (no host scalar is a parameter here): a CPU v
+  // beside a GPU a was read through its host address (CUDA_ERROR_ILLEGAL_ADDRESS under Dask).
+  for (const Array* x : {&v, sorter ? &*sorter : &v}) {
+    if (x->device() != a.device()) {
+      throw ValueError("arrays are on different devices: " + a.device().str() + " and " + x->device().str() +
+                       "; move one with asarray(x, device=...)");
+    }
+  }
   auto node = std::make_shared<SearchSortedNode>();
   node->device = a.device();
   node->right = right;
