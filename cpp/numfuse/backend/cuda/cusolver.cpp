@@ -23,6 +23,7 @@ struct SolverState {
   syevjInfo_t syevj_params = nullptr;
   int (*create_params)(cusolverDnParams_t*) = nullptr;  // optional, for Xgeev
   XgeevApi xgeev = {};
+  XgesvdpApi xgesvdp = {};
   std::string xgeev_missing;  // why Xgeev cannot be used ("" when it can)
   SolverTable tables[4] = {};  // S, D, C, Z
   std::mutex mutex;
@@ -69,6 +70,8 @@ SolverState& state() {
     lib.bind_optional(s->create_params, "cusolverDnCreateParams");
     lib.bind_optional(s->xgeev.bufferSize, "cusolverDnXgeev_bufferSize");
     lib.bind_optional(s->xgeev.geev, "cusolverDnXgeev");
+    lib.bind_optional(s->xgesvdp.bufferSize, "cusolverDnXgesvdp_bufferSize");
+    lib.bind_optional(s->xgesvdp.gesvdp, "cusolverDnXgesvdp");
     if (!s->create_params || !s->xgeev.bufferSize || !s->xgeev.geev) {
       s->xgeev_missing = "cuSOLVER at " + lib.path() +
                          " lacks cusolverDnXgeev (it needs the cuSOLVER of CUDA 12.6 or later)";
@@ -96,11 +99,26 @@ const SolverTable& solver_table(DType dt) {
   }
 }
 
+namespace {
+
+// The 64-bit API's parameter object, made once and shared by Xgeev and Xgesvdp (nullptr where
+// the library cannot make it); never destroyed.
+cusolverDnParams_t x_params(SolverState& s) {
+  static cusolverDnParams_t params = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [&s] {
+    if (s.ok && s.create_params && s.create_params(&params) != 0) params = nullptr;
+  });
+  return params;
+}
+
+}  // namespace
+
 const XgeevApi* xgeev_api(std::string* why) {
   SolverState& s = state();
   static std::once_flag once;
   std::call_once(once, [&s] {
-    if (s.ok && s.xgeev_missing.empty() && s.create_params(&s.xgeev.params) != 0) {
+    if (s.ok && s.xgeev_missing.empty() && !(s.xgeev.params = x_params(s))) {
       s.xgeev_missing = "cusolverDnCreateParams failed";
     }
   });
@@ -113,6 +131,15 @@ const XgeevApi* xgeev_api(std::string* why) {
     return nullptr;
   }
   return &s.xgeev;
+}
+
+const XgesvdpApi* xgesvdp_api() {
+  SolverState& s = state();
+  static std::once_flag once;
+  std::call_once(once, [&s] {
+    if (s.ok && s.xgesvdp.bufferSize && s.xgesvdp.gesvdp) s.xgesvdp.params = x_params(s);
+  });
+  return s.xgesvdp.params ? &s.xgesvdp : nullptr;
 }
 
 syevjInfo_t syevj_params() {

@@ -1,0 +1,195 @@
+// svd, svdvals, eig and eigvals of a LinalgNode on a CUDA device (the Run of linalg_run_cuda.h).
+// svd: gesvdp (svd_polar_cuda.h) for large real matrices, gesvd for the others and for the
+// matrices gesvdp had to perturb. eig: cusolverDnXgeev (CUDA 12.6 and later).
+#include <algorithm>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "numfuse/backend/cuda/linalg_run_cuda.h"
+#include "numfuse/backend/cuda/svd_polar_cuda.h"
+
+namespace nf::cuda::linalg_run {
+
+Run::SvdLayout Run::svd_layout() const {
+  SvdLayout g;
+  g.vectors = node.spec.op == LinalgOp::Svd;
+  g.full = g.vectors && node.spec.full_matrices;
+  g.tall = m >= n;
+  g.rows = g.tall ? m : n;
+  g.cols = g.tall ? n : m;
+  g.ucols = g.full ? g.rows : k;
+  g.vrows = g.full ? g.cols : k;
+  return g;
+}
+
+void Run::svd() {
+  const SvdLayout g = svd_layout();
+  if (k == 0) {
+    if (g.full) {
+      set_identity(outs[1]);
+      set_identity(outs[2]);
+    }
+    return;
+  }
+  std::vector<int64_t> left;  // the matrices gesvd computes
+  if (cuda::polar_svd_applies(dt, g.rows, g.cols)) {
+    left = svd_polar(g);
+  } else {
+    for (int64_t b = 0; b < batch; ++b) left.push_back(b);
+  }
+  if (!left.empty()) svd_qr(g, left);
+  raise_or_nan(read_infos());
+}
+
+std::vector<int64_t> Run::svd_polar(const SvdLayout& g) {
+  Array w = g.tall ? colmajor(node.inputs[0]) : contiguous(node.inputs[0]);
+  Array ubuf, vbuf;  // the factor that needs a transposing copy, one matrix at a time
+  if (g.vectors) {
+    ubuf = Array::empty(Shape{g.ucols, g.rows}, dt, w.device());
+    vbuf = Array::empty(Shape{g.vrows, g.cols}, dt, w.device());
+  }
+  const int nb = node.inputs[0].ndim() - 2;
+  std::vector<int64_t> left;
+  for (int64_t b = 0; b < batch; ++b) {
+    void* u = nullptr;
+    void* v = nullptr;
+    if (g.vectors) {
+      u = g.tall ? ubuf.data() : at(outs[2], b, g.ucols * g.rows);
+      v = g.tall ? at(outs[2], b, g.vrows * g.cols) : vbuf.data();
+    }
+    const double err = cuda::polar_svd(h(), device, dt, g.rows, g.cols, at(w, b, g.rows * g.cols),
+                                       at(outs[0], b, k), u, v, g.vectors, !g.full, info(b));
+    if (err != 0.0) {
+      left.push_back(b);
+    } else if (g.vectors) {
+      const Array& t_buf = g.tall ? ubuf : vbuf;
+      cuda::copy_on_device(swap_last(t_buf), slice(outs[1], b, batch, nb));
+    }
+  }
+  return left;
+}
+
+void Run::svd_qr(const SvdLayout& g, const std::vector<int64_t>& which) {
+  const signed char job = !g.vectors ? 'N' : g.full ? 'A' : 'S';
+  Array w = g.tall ? colmajor(node.inputs[0]) : contiguous(node.inputs[0]);
+  Array u, vt;
+  if (g.vectors && g.tall) {
+    u = Array::empty(Shape{batch, g.ucols, g.rows}, dt, w.device());
+    vt = Array::empty(Shape{batch, g.cols, g.vrows}, dt, w.device());
+  } else if (g.vectors) {  // straight into the outputs: u' is a's vh, vt' is a's u
+    u = outs[2];
+    vt = outs[1];
+  }
+  int lwork = 0;
+  cuda::check_solver(t.gesvd_bufferSize(h(), as_int(g.rows), as_int(g.cols), &lwork),
+                     "cusolverDn?gesvd_bufferSize");
+  Array work = scratch(lwork, dt);
+  Array rwork = scratch(k, real_dtype(dt));
+  for (int64_t b : which) {
+    cuda::check_solver(
+        t.gesvd(h(), job, job, as_int(g.rows), as_int(g.cols), at(w, b, g.rows * g.cols),
+                as_int(g.rows), at(outs[0], b, k), g.vectors ? at(u, b, g.rows * g.ucols) : nullptr,
+                as_int(g.rows), g.vectors ? at(vt, b, g.vrows * g.cols) : nullptr,
+                as_int(std::max<int64_t>(1, g.vrows)), work.data(), lwork, rwork.data(), info(b)),
+        "cusolverDn?gesvd");
+  }
+  if (!g.vectors || !g.tall) return;
+  if (which.size() == size_t(batch)) {  // the whole stack in two copies
+    cuda::copy_on_device(swap_last(u),
+                         outs[1].view(Shape{batch, m, g.ucols}, Strides{m * g.ucols, g.ucols, 1},
+                                      outs[1].byte_offset));
+    cuda::copy_on_device(
+        swap_last(vt),
+        outs[2].view(Shape{batch, g.vrows, n}, Strides{g.vrows * n, n, 1}, outs[2].byte_offset));
+    return;
+  }
+  const int nb = node.inputs[0].ndim() - 2;
+  for (int64_t b : which) {
+    const Array ub = u.view(Shape{g.ucols, g.rows}, Strides{g.rows, 1},
+                            u.byte_offset + b * g.ucols * g.rows * int64_t(u.itemsize()));
+    const Array vb = vt.view(Shape{g.cols, g.vrows}, Strides{g.vrows, 1},
+                             vt.byte_offset + b * g.cols * g.vrows * int64_t(vt.itemsize()));
+    cuda::copy_on_device(swap_last(ub), slice(outs[1], b, batch, nb));
+    cuda::copy_on_device(swap_last(vb), slice(outs[2], b, batch, nb));
+  }
+}
+
+int Run::cuda_type(DType d) {
+  switch (d) {
+    case DType::Float32:
+      return cuda::kCudaR32F;
+    case DType::Float64:
+      return cuda::kCudaR64F;
+    case DType::Complex64:
+      return cuda::kCudaC32F;
+    default:
+      return cuda::kCudaC64F;
+  }
+}
+
+void Run::eig() {
+  if (n == 0) return;
+  std::string why;
+  const cuda::XgeevApi* x = cuda::xgeev_api(&why);
+  const bool vectors = node.spec.op == LinalgOp::Eig;
+  const int jobvr = vectors ? cuda::kEigModeVector : cuda::kEigModeNoVector;
+  const int ta = cuda_type(dt), tw = cuda_type(outs[0].dtype);
+  Array w = colmajor(node.inputs[0]);
+  Array vr = vectors ? Array::empty(Shape{batch, n, n}, dt, node.device) : Array();
+  const Array& vals = outs[0];
+  size_t dbytes = 0, hbytes = 0;
+  cuda::check_solver(x->bufferSize(h(), x->params, cuda::kEigModeNoVector, jobvr, n, ta, w.data(),
+                                   n, tw, vals.data(), ta, nullptr, 1, ta,
+                                   vectors ? vr.data() : nullptr, n, ta, &dbytes, &hbytes),
+                     "cusolverDnXgeev_bufferSize");
+  Array dwork = scratch(static_cast<int64_t>(dbytes), DType::UInt8);
+  std::vector<unsigned char> hwork(std::max<size_t>(1, hbytes));
+  for (int64_t b = 0; b < batch; ++b) {
+    cuda::check_solver(
+        x->geev(h(), x->params, cuda::kEigModeNoVector, jobvr, n, ta, at(w, b, n * n), n, tw,
+                at(vals, b, n), ta, nullptr, 1, ta, vectors ? at(vr, b, n * n) : nullptr, n, ta,
+                dwork.data(), dbytes, hwork.data(), hbytes, info(b)),
+        "cusolverDnXgeev");
+  }
+  raise_or_nan(read_infos());
+  if (!vectors) return;
+  if (is_complex(dt)) {
+    cuda::copy_on_device(swap_last(vr), outs[1]);
+    return;
+  }
+  if (dt == DType::Float32) {
+    unpack_pairs<float>(vr);
+  } else {
+    unpack_pairs<double>(vr);
+  }
+}
+
+template <class R>
+void Run::unpack_pairs(const Array& vr) const {
+  using C = std::complex<R>;
+  cuda::Stream s = cuda::enqueue_stream(device);
+  std::vector<R> v(static_cast<size_t>(batch * n * n));
+  std::vector<C> ev(static_cast<size_t>(batch * n)), out(v.size());
+  cuda::copy_device_to_host(v.data(), reinterpret_cast<cuda::CUdeviceptr>(vr.data()),
+                            v.size() * sizeof(R), s);
+  cuda::copy_device_to_host(ev.data(), reinterpret_cast<cuda::CUdeviceptr>(outs[0].data()),
+                            ev.size() * sizeof(C), s);
+  for (int64_t b = 0; b < batch; ++b) {
+    const R* f = v.data() + b * n * n;
+    C* o = out.data() + b * n * n;
+    for (int64_t j = 0; j < n; ++j) {
+      const bool pair = ev[b * n + j].imag() != R(0) && j + 1 < n;
+      for (int64_t i = 0; i < n; ++i) {
+        const R re = f[i + j * n], im = pair ? f[i + (j + 1) * n] : R(0);
+        o[i * n + j] = C(re, im);
+        if (pair) o[i * n + j + 1] = C(re, -im);
+      }
+      if (pair) ++j;
+    }
+  }
+  cuda::copy_host_to_device(reinterpret_cast<cuda::CUdeviceptr>(outs[1].data()), out.data(),
+                            out.size() * sizeof(C), s);
+}
+
+}  // namespace nf::cuda::linalg_run
