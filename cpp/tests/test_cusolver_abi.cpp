@@ -65,6 +65,10 @@ static_assert(SameShape<int (*)(cublasHandle_t, int, int, int, void* const*, int
 static_assert(SameShape<decltype(nf::cuda::XgeevApi::bufferSize),
                         decltype(&cusolverDnXgeev_bufferSize)>::value);
 static_assert(SameShape<decltype(nf::cuda::XgeevApi::geev), decltype(&cusolverDnXgeev)>::value);
+static_assert(SameShape<decltype(nf::cuda::XgesvdpApi::bufferSize),
+                        decltype(&cusolverDnXgesvdp_bufferSize)>::value);
+static_assert(SameShape<decltype(nf::cuda::XgesvdpApi::gesvdp),
+                        decltype(&cusolverDnXgesvdp)>::value);
 static_assert(nf::cuda::kCudaR32F == CUDA_R_32F && nf::cuda::kCudaR64F == CUDA_R_64F &&
               nf::cuda::kCudaC32F == CUDA_C_32F && nf::cuda::kCudaC64F == CUDA_C_64F);
 static_assert(nf::cuda::kCublasFillLower == CUBLAS_FILL_MODE_LOWER);
