@@ -55,6 +55,10 @@ NF_CHECK_CALL(potrfBatched, cusolverDnZpotrfBatched);
 NF_CHECK_CALL(syevjBatched_bufferSize, cusolverDnZheevjBatched_bufferSize);
 NF_CHECK_CALL(syevjBatched, cusolverDnDsyevjBatched);
 static_assert(SameShape<int (*)(nf::cuda::syevjInfo_t*), decltype(&cusolverDnCreateSyevjInfo)>::value);
+NF_CHECK_CALL(gesvdjBatched_bufferSize, cusolverDnDgesvdjBatched_bufferSize);
+NF_CHECK_CALL(gesvdjBatched, cusolverDnZgesvdjBatched);
+static_assert(SameShape<int (*)(nf::cuda::gesvdjInfo_t*), decltype(&cusolverDnCreateGesvdjInfo)>::value);
+static_assert(SameShape<int (*)(nf::cuda::gesvdjInfo_t, int), decltype(&cusolverDnXgesvdjSetSortEig)>::value);
 NF_CHECK_CALL(gesvd_bufferSize, cusolverDnCgesvd_bufferSize);
 NF_CHECK_CALL(gesvd, cusolverDnZgesvd);
 static_assert(SameShape<int (*)(cublasHandle_t, int, void* const*, int, int*, int*, int),

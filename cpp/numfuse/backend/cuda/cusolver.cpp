@@ -21,6 +21,8 @@ struct SolverState {
   SetStreamFn set_stream = nullptr;
   int (*create_syevj_info)(syevjInfo_t*) = nullptr;  // optional
   syevjInfo_t syevj_params = nullptr;
+  int (*create_gesvdj_info)(gesvdjInfo_t*) = nullptr;   // optional
+  int (*gesvdj_set_sort)(gesvdjInfo_t, int) = nullptr;  // optional
   int (*create_params)(cusolverDnParams_t*) = nullptr;  // optional, for Xgeev
   XgeevApi xgeev = {};
   XgesvdpApi xgesvdp = {};
@@ -42,6 +44,8 @@ bool bind_table(const LoadedLibrary& lib, char p, bool cplx, SolverTable* t, std
   lib.bind_optional(t->syevjBatched, name(syevj).c_str());
   lib.bind_optional(t->syevjBatched_bufferSize,
                     (name(syevj) + "_bufferSize").c_str());
+  lib.bind_optional(t->gesvdjBatched, name("gesvdjBatched").c_str());
+  lib.bind_optional(t->gesvdjBatched_bufferSize, name("gesvdjBatched_bufferSize").c_str());
   const char* orgqr = cplx ? "ungqr" : "orgqr";
   const char* syevd = cplx ? "heevd" : "syevd";
   return bind(t->getrf_bufferSize, "getrf_bufferSize") && bind(t->getrf, "getrf") &&
@@ -68,6 +72,8 @@ SolverState& state() {
     if (!lib.bind(s->set_stream, "cusolverDnSetStream", &s->reason)) return;
     lib.bind_optional(s->create_syevj_info, "cusolverDnCreateSyevjInfo");
     lib.bind_optional(s->create_params, "cusolverDnCreateParams");
+    lib.bind_optional(s->create_gesvdj_info, "cusolverDnCreateGesvdjInfo");
+    lib.bind_optional(s->gesvdj_set_sort, "cusolverDnXgesvdjSetSortEig");
     lib.bind_optional(s->xgeev.bufferSize, "cusolverDnXgeev_bufferSize");
     lib.bind_optional(s->xgeev.geev, "cusolverDnXgeev");
     lib.bind_optional(s->xgesvdp.bufferSize, "cusolverDnXgesvdp_bufferSize");
@@ -152,6 +158,19 @@ syevjInfo_t syevj_params() {
     }
   });
   return s.syevj_params;
+}
+
+gesvdjInfo_t gesvdj_params() {
+  SolverState& s = state();
+  static gesvdjInfo_t params = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [&s] {
+    // Never destroyed: one small object, used until exit. Sorted explicitly (the default is
+    // sorted too, but NumPy's order is the contract).
+    if (!s.ok || !s.create_gesvdj_info || !s.gesvdj_set_sort) return;
+    if (s.create_gesvdj_info(&params) != 0 || s.gesvdj_set_sort(params, 1) != 0) params = nullptr;
+  });
+  return params;
 }
 
 void check_solver(int status, const char* call) {

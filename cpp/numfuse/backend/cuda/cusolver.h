@@ -15,6 +15,8 @@ struct cusolverDnContext;
 using cusolverDnHandle_t = cusolverDnContext*;
 struct syevjInfo;
 using syevjInfo_t = syevjInfo*;
+struct gesvdjInfo;
+using gesvdjInfo_t = gesvdjInfo*;
 struct cusolverDnParams;
 using cusolverDnParams_t = cusolverDnParams*;
 
@@ -53,6 +55,14 @@ struct SolverTable {
                                  const void* W, int* lwork, syevjInfo_t params, int batch);
   int (*syevjBatched)(Handle, int jobz, int uplo, int n, void* A, int lda, void* W, void* work,
                       int lwork, int* info, syevjInfo_t params, int batch);
+  // Jacobi SVD of a stack of matrices up to 32 x 32, full U and V (not V^H), with the parameters
+  // of gesvdj_params(); optional (null where the library lacks them).
+  int (*gesvdjBatched_bufferSize)(Handle, int jobz, int m, int n, const void* A, int lda,
+                                  const void* S, const void* U, int ldu, const void* V, int ldv,
+                                  int* lwork, gesvdjInfo_t params, int batch);
+  int (*gesvdjBatched)(Handle, int jobz, int m, int n, void* A, int lda, void* S, void* U, int ldu,
+                       void* V, int ldv, void* work, int lwork, int* info, gesvdjInfo_t params,
+                       int batch);
   int (*gesvd_bufferSize)(Handle, int m, int n, int* lwork);
   int (*gesvd)(Handle, signed char jobu, signed char jobvt, int m, int n, void* A, int lda,
                void* S, void* U, int ldu, void* VT, int ldvt, void* work, int lwork, void* rwork,
@@ -110,6 +120,10 @@ const XgesvdpApi* xgesvdp_api();
 // syevjBatched's parameters (the library's defaults: eigenvalues sorted ascending, tolerance of
 // the machine precision), made once per process; nullptr where the library cannot make them.
 syevjInfo_t syevj_params();
+
+// gesvdjBatched's parameters (singular values sorted descending, as LAPACK's; tolerance of the
+// machine precision), made once per process; nullptr where the library cannot make them.
+gesvdjInfo_t gesvdj_params();
 
 // Throws CUDAError "<call> failed: CUSOLVER_STATUS_..." unless status is 0 (CUDAOutOfMemoryError
 // for an allocation failure).

@@ -152,6 +152,11 @@ struct Run {
 
   void svd();
 
+  // A stack of real matrices up to 32 x 32 in one gesvdjBatched launch (complex ones loop gesvd:
+  // gesvdj gives V, and V^H of a complex V needs a conjugating copy not written yet).
+  bool svd_jacobi_applies() const;
+  void svd_jacobi(const SvdLayout& g);
+
   // gesvdp of every matrix (svd_polar_cuda.h); returns those it had to perturb. Its V (cols x
   // vrows, column-major) read in C order is V^T: a's vh for a tall a, a's u transposed for a
   // wide one; its U likewise. One of the two goes straight into its output.

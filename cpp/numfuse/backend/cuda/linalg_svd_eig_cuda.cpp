@@ -1,6 +1,7 @@
 // svd, svdvals, eig and eigvals of a LinalgNode on a CUDA device (the Run of linalg_run_cuda.h).
-// svd: gesvdp (svd_polar_cuda.h) for large real matrices, gesvd for the others and for the
-// matrices gesvdp had to perturb. eig: cusolverDnXgeev (CUDA 12.6 and later).
+// svd: gesvdjBatched (one launch) for stacks of small real matrices, gesvdp (svd_polar_cuda.h)
+// for large real matrices, gesvd for the others and for the matrices gesvdp had to perturb. eig:
+// cusolverDnXgeev (CUDA 12.6 and later).
 #include <algorithm>
 #include <complex>
 #include <string>
@@ -32,6 +33,11 @@ void Run::svd() {
     }
     return;
   }
+  if (svd_jacobi_applies()) {
+    svd_jacobi(g);
+    raise_or_nan(read_infos());
+    return;
+  }
   std::vector<int64_t> left;  // the matrices gesvd computes
   if (cuda::polar_svd_applies(dt, g.rows, g.cols)) {
     left = svd_polar(g);
@@ -40,6 +46,45 @@ void Run::svd() {
   }
   if (!left.empty()) svd_qr(g, left);
   raise_or_nan(read_infos());
+}
+
+bool Run::svd_jacobi_applies() const {
+  return small_stack() && m <= kBatchedMaxN && (dt == DType::Float32 || dt == DType::Float64) &&
+         t.gesvdjBatched && t.gesvdjBatched_bufferSize && cuda::gesvdj_params();
+}
+
+void Run::svd_jacobi(const SvdLayout& g) {
+  const cuda::gesvdjInfo_t params = cuda::gesvdj_params();
+  const int jobz = g.vectors ? cuda::kEigModeVector : cuda::kEigModeNoVector;
+  const int rows = as_int(g.rows), cols = as_int(g.cols);
+  Array w = g.tall ? colmajor(node.inputs[0]) : contiguous(node.inputs[0]);
+  // Full U (rows x rows) and V (cols x cols) of each matrix, column-major: read in C order,
+  // U^T and V^T.
+  Array u = Array::empty(Shape{batch, g.rows, g.rows}, dt, node.device);
+  Array v = Array::empty(Shape{batch, g.cols, g.cols}, dt, node.device);
+  int lwork = 0;
+  cuda::check_solver(
+      t.gesvdjBatched_bufferSize(h(), jobz, rows, cols, w.data(), rows, outs[0].data(), u.data(),
+                                 rows, v.data(), cols, &lwork, params, as_int(batch)),
+      "cusolverDn?gesvdjBatched_bufferSize");
+  Array work = scratch(lwork, dt);
+  cuda::check_solver(
+      t.gesvdjBatched(h(), jobz, rows, cols, w.data(), rows, outs[0].data(), u.data(), rows,
+                      v.data(), cols, work.data(), lwork, info(0), params, as_int(batch)),
+      "cusolverDn?gesvdjBatched");
+  if (!g.vectors) return;
+  // Tall a: its u is U and its vh V^T. Wide a (the problem is A^T = U' S V'^T): its u is V' and
+  // its vh U'^T. Either way a's u is the transposed read of one buffer and vh the plain read of
+  // the other, cut to the outputs' widths (economy sizes keep the first columns / rows).
+  const Array& first = g.tall ? u : v;   // (batch, m, m) holding (a's u)^T
+  const Array& second = g.tall ? v : u;  // (batch, n, n) holding a's full vh
+  const int64_t ux = outs[1].shape.back(), vy = outs[2].shape[outs[2].ndim() - 2];
+  cuda::copy_on_device(
+      first.view(Shape{batch, m, ux}, Strides{m * m, 1, m}, first.byte_offset),
+      outs[1].view(Shape{batch, m, ux}, Strides{m * ux, ux, 1}, outs[1].byte_offset));
+  cuda::copy_on_device(
+      second.view(Shape{batch, vy, n}, Strides{n * n, n, 1}, second.byte_offset),
+      outs[2].view(Shape{batch, vy, n}, Strides{vy * n, n, 1}, outs[2].byte_offset));
 }
 
 std::vector<int64_t> Run::svd_polar(const SvdLayout& g) {

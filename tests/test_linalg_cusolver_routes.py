@@ -1,8 +1,9 @@
-"""The large-matrix routes of numfuse.linalg against NumPy: on CUDA, cholesky goes through the
-lower triangle of a column-major copy (cuSOLVER's upper-triangle potrf is 2.6x slower) and svd of
-a real matrix at least 256 on its short side goes through cusolverDnXgesvdp (a polar
-decomposition), falling back to gesvd for a matrix it had to perturb (rank-deficient). The same
-cases run on the CPU (LAPACK). Sizes sit just past the thresholds so the suite stays quick.
+"""The routes numfuse.linalg takes on CUDA by size, against NumPy: cholesky of a large matrix
+goes through the lower triangle of a column-major copy (cuSOLVER's upper-triangle potrf is 2.6x
+slower); svd of a real matrix at least 256 on its short side goes through cusolverDnXgesvdp (a
+polar decomposition), falling back to gesvd for a matrix it had to perturb (rank-deficient); a
+stack of real matrices up to 32 x 32 goes through one gesvdjBatched launch. The same cases run on
+the CPU (LAPACK). Sizes sit just past the thresholds so the suite stays quick.
 """
 import numpy
 import pytest
@@ -30,7 +31,7 @@ def _check_svd(a, device, full):
     ref = numpy.linalg.svd(a, compute_uv=False)
     eps = float(numpy.finfo(a.dtype).eps)
     tol = 100 * eps * max(a.shape[-2:]) * float(numpy.max(ref, initial=1.0))
-    assert s.dtype == ref.dtype and u.dtype == a.dtype and vh.dtype == a.dtype
+    assert s.dtype == ref.dtype and u.dtype == a.dtype and vh.dtype == a.dtype, (s.dtype, u.dtype)
     numpy.testing.assert_allclose(s, ref, rtol=0, atol=tol)
     numpy.testing.assert_allclose(s_only, ref, rtol=0, atol=tol)
     k = min(a.shape[-2:])
@@ -39,9 +40,9 @@ def _check_svd(a, device, full):
     assert vh.shape == a.shape[:-2] + ((n, n) if full else (k, n))
     numpy.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a,
                                   rtol=0, atol=10 * tol)
-    for q in (u, numpy.swapaxes(vh, -1, -2)):
+    for q in (u, numpy.conj(numpy.swapaxes(vh, -1, -2))):
         eye = numpy.eye(q.shape[-1])
-        numpy.testing.assert_allclose(numpy.swapaxes(q, -1, -2) @ q,
+        numpy.testing.assert_allclose(numpy.conj(numpy.swapaxes(q, -1, -2)) @ q,
                                       numpy.broadcast_to(eye, q.shape[:-2] + eye.shape),
                                       rtol=0, atol=100 * eps * max(a.shape[-2:]))
 
@@ -73,6 +74,26 @@ def test_svd_stack_with_one_rank_deficient_matrix(device):
     good = numpy.random.default_rng(4).standard_normal((260, 260))
     bad = _with_singular_values(260, 260, numpy.r_[numpy.ones(130), numpy.zeros(130)], seed=5)
     _check_svd(numpy.stack([good, bad, good.T]), device, full=True)
+
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("shape", [(40, 8, 8), (3, 5, 3), (3, 3, 5), (6, 32, 32), (4, 32, 20),
+                                   (4, 20, 32), (2, 3, 1, 1), (5, 2, 7)], ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex64"])
+def test_svd_of_small_stacks(shape, dtype, full, device):
+    rng = numpy.random.default_rng(len(shape) + shape[-1])
+    a = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    _check_svd(a.astype(dtype), device, full)
+
+
+def test_svd_of_small_stack_with_rank_deficient_members(device):
+    rng = numpy.random.default_rng(9)
+    a = rng.standard_normal((30, 6, 6))
+    a[::3, :, 0] = a[::3, :, 1]  # every third matrix of rank 5
+    a[1] = 0.0
+    _check_svd(a, device, full=True)
 
 
 @pytest.mark.parametrize("upper", [False, True])
