@@ -11,6 +11,7 @@ library loading) apart from the best warm time.
     PYTHONPATH=python python bench/linalg_fft_gpu.py [--quick] [--small]
 
 --small: only the stacks of small matrices (more operations, dtypes and sizes: small_stack_cases).
+--only=WORD[,WORD...]: only the cases whose names contain one of the words (e.g. --only=svd,cholesky).
 """
 import os
 import sys
@@ -106,6 +107,7 @@ def small_stack_cases(rng, batch):
         (f"det {batch} x 8x8 float64", "det", lambda xp, x: xp.linalg.det(x), [s8], 5),
         (f"cholesky {batch} x 8x8 float64", "cholesky", lambda xp, x: xp.linalg.cholesky(x), [spd8], 5),
         (f"eigvalsh {batch} x 8x8 float64", "eigvalsh", lambda xp, x: xp.linalg.eigvalsh(x), [sym8], 5),
+        (f"svd {batch} x 8x8 float64", "svd", lambda xp, x: xp.linalg.svd(x, full_matrices=False), [s8], 3),
     ]
     for n, dtype in [(3, np.float64), (4, np.float32), (8, np.float32), (16, np.float32),
                      (8, np.complex128), (16, np.float64)]:
@@ -117,12 +119,13 @@ def small_stack_cases(rng, batch):
 def main():
     quick = "--quick" in sys.argv
     only_small = "--small" in sys.argv  # the stacks of small matrices alone
+    only = [w for a in sys.argv if a.startswith("--only=") for w in a[7:].split(",") if w]
     rng = np.random.default_rng(0)
     others = cuda_timing.peers()
     print(f"{'case':36s} {'numfuse ms':>10s} {'first ms':>9s} "
           + " ".join(f"{k + ' ms':>9s} {'ratio':>6s}" for k in others) + "  ok", flush=True)
     for name, key, fn, inputs, reps in cases(rng, quick):
-        if only_small and " x " not in name:
+        if only_small and " x " not in name or only and not any(w in name for w in only):
             continue
         dev = [nf.asarray(h, device="cuda") for h in inputs]
 
