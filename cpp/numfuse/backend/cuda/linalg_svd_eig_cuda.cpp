@@ -89,22 +89,20 @@ void Run::svd_jacobi(const SvdLayout& g) {
 
 std::vector<int64_t> Run::svd_polar(const SvdLayout& g) {
   Array w = g.tall ? colmajor(node.inputs[0]) : contiguous(node.inputs[0]);
-  Array ubuf, vbuf;  // the factor that needs a transposing copy, one matrix at a time
-  if (g.vectors) {
-    ubuf = Array::empty(Shape{g.ucols, g.rows}, dt, w.device());
-    vbuf = Array::empty(Shape{g.vrows, g.cols}, dt, w.device());
-  }
+  // The factor that needs a transposing copy, one matrix at a time. svdvals computes both factors
+  // too, into these buffers: gesvdp without vectors failed with CUSOLVER_STATUS_INTERNAL_ERROR
+  // on the H100 (CUDA 13.0), and with them it is still 7x faster than gesvd.
+  Array ubuf = Array::empty(Shape{g.ucols, g.rows}, dt, w.device());
+  Array vbuf = Array::empty(Shape{g.vrows, g.cols}, dt, w.device());
   const int nb = node.inputs[0].ndim() - 2;
   std::vector<int64_t> left;
   for (int64_t b = 0; b < batch; ++b) {
-    void* u = nullptr;
-    void* v = nullptr;
-    if (g.vectors) {
-      u = g.tall ? ubuf.data() : at(outs[2], b, g.ucols * g.rows);
-      v = g.tall ? at(outs[2], b, g.vrows * g.cols) : vbuf.data();
-    }
+    void* u = ubuf.data();
+    void* v = vbuf.data();
+    if (g.vectors && g.tall) v = at(outs[2], b, g.vrows * g.cols);
+    if (g.vectors && !g.tall) u = at(outs[2], b, g.ucols * g.rows);
     const double err = cuda::polar_svd(h(), device, dt, g.rows, g.cols, at(w, b, g.rows * g.cols),
-                                       at(outs[0], b, k), u, v, g.vectors, !g.full, info(b));
+                                       at(outs[0], b, k), u, v, /*econ=*/!g.full, info(b));
     if (err != 0.0) {
       left.push_back(b);
     } else if (g.vectors) {

@@ -15,10 +15,10 @@ bool polar_svd_applies(DType dt, int64_t rows, int64_t cols) {
 }
 
 double polar_svd(cusolverDnHandle_t h, int device, DType dt, int64_t rows, int64_t cols, void* a,
-                 void* s, void* u, void* v, bool vectors, bool econ, int* info) {
+                 void* s, void* u, void* v, bool econ, int* info) {
   const XgesvdpApi& x = *xgesvdp_api();
   const int type = dt == DType::Float32 ? kCudaR32F : kCudaR64F;
-  const int jobz = vectors ? kEigModeVector : kEigModeNoVector;
+  const int jobz = kEigModeVector;  // without vectors: CUSOLVER_STATUS_INTERNAL_ERROR (CUDA 13.0)
   size_t device_bytes = 0, host_bytes = 0;
   check_solver(x.bufferSize(h, x.params, jobz, econ ? 1 : 0, rows, cols, type, a, rows, type, s,
                             type, u, rows, type, v, cols, type, &device_bytes, &host_bytes),

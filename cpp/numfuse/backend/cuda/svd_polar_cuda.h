@@ -19,10 +19,10 @@ constexpr int64_t kPolarSvdMinK = 256;
 bool polar_svd_applies(DType dt, int64_t rows, int64_t cols);
 
 // The SVD of the column-major rows x cols matrix at `a` (destroyed; rows >= cols): singular
-// values into s, and with `vectors` U (rows x ucols, ld rows) and V (cols x vcols, ld cols; V,
-// not V^T), economy-sized when `econ`. Enqueued on the device's stream with the handle bound to
+// values into s, U (rows x ucols, ld rows) and V (cols x vcols, ld cols; V, not V^T),
+// economy-sized when `econ`. Enqueued on the device's stream with the handle bound to
 // it; waits for the call to end. Returns h_err_sigma: 0 when no perturbation was needed.
 double polar_svd(cusolverDnHandle_t h, int device, DType dt, int64_t rows, int64_t cols, void* a,
-                 void* s, void* u, void* v, bool vectors, bool econ, int* info);
+                 void* s, void* u, void* v, bool econ, int* info);
 
 }  // namespace nf::cuda
