@@ -1,0 +1,347 @@
+"""Issue 16: weak scaling across workers, one Dask worker process per GPU (or per CPU core).
+
+(1) The seed's heat-diffusion loop (the 5-point stencil written with slices, float64) on a grid
+    of `--size`^2 per worker, cut in row strips, one strip per worker, through dask.array's
+    map_overlap: a halo of `--exchange-every` rows is exchanged, then each worker runs that many
+    sweeps on its strip and halo (a deeper halo, fewer exchanges: the halo's outer rows go stale
+    by one row per sweep, and trimming drops exactly those). Time per iteration and efficiency
+    (1 worker's time / k workers' time, same chunks) for numfuse chunks beside NumPy (cpu) or
+    CuPy (cuda) chunks; "no Dask" is the same loop on one block in one worker, for Dask's cost.
+(2) The seed's Dask program (tests/dask_seed_program.py: TSQR SVD, stencil, reductions, x.T @ x)
+    with the same per-worker data on 1, 2, 4 workers (rows and grid grow with the workers).
+(3) --kill: the stencil on 2 workers, one worker process SIGKILLed mid-run; Dask recomputes the
+    lost chunks and the answer is checked against NumPy's loop on the whole grid.
+
+Workers: --device cpu: LocalCluster(n_workers=k, threads_per_worker=1, processes=True), each
+worker's numfuse on one thread (NUMFUSE_NUM_THREADS=1) on the CPU; --device cuda:
+numfuse.dask.gpu_cluster(k), worker i pinned to GPU i (CUDA_VISIBLE_DEVICES rotated,
+NUMFUSE_DEVICE=cuda:0). Every worker runs with NCCL_NVLS_ENABLE=0 (NVLink multicast off) and the
+scheduler's work stealing off, so that strip i stays on worker i.
+
+Usage:  PYTHONPATH=python python bench/scaling.py [--device cpu|cuda] [--workers 1,2,4]
+        [--size N] [--iterations 50] [--exchange-every 10] [--persist] [--repeat 3]
+        [--parts stencil,program,kill] [--rows 50000] [--grid 1024]
+"""
+import argparse
+import os
+import signal
+import statistics
+import sys
+import time
+
+import numpy
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, HERE)
+
+import cloudpickle  # noqa: E402
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
+
+import numfuse  # noqa: E402
+import numfuse.dask  # noqa: E402
+import dask_seed_program as seed  # noqa: E402
+
+# The workers cannot import tests/ or bench/: the functions they run travel by value.
+cloudpickle.register_pickle_by_value(seed)
+if __name__ != "__main__":
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+PEER = {"cpu": "numpy", "cuda": "cupy"}
+
+
+def chunk_module(backend):
+    if backend == "numfuse":
+        return numfuse
+    if backend == "cupy":
+        import cupy
+        return cupy
+    return numpy
+
+
+def finish(block):
+    """The block with its work done: numfuse is lazy and CuPy asynchronous, and Dask would
+    otherwise count a task done (and time it) before its work has run."""
+    if type(block).__module__.startswith("cupy"):
+        import cupy
+        cupy.cuda.get_current_stream().synchronize()
+        return block
+    return numfuse.dask.evaluate_block(block)
+
+
+def finished(x):
+    """Dask array x whose tasks end with their chunks computed (see finish)."""
+    return x.map_blocks(finish, dtype=x.dtype, meta=x._meta)
+
+
+def heat_diffusion(grid, iterations):
+    """The seed's loop (bench/run_cpu.py): slices of one array, written through setitem; the
+    edge rows and columns stay as they are (fixed boundary)."""
+    a = grid.copy()
+    b = a.copy()
+    for _ in range(iterations):
+        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+        a, b = b, a
+    return a
+
+
+def initial_grid(rows, cols):
+    """The seed's grid (NumPy): zeros, the top row held at 100."""
+    grid = numpy.zeros((rows, cols))
+    grid[0, :] = 100.0
+    return grid
+
+
+def initial_block(backend, index, rows, cols):
+    """Strip `index` of the seed's grid, made where the task runs (a worker's device)."""
+    block = chunk_module(backend).zeros((rows, cols))
+    if index == 0:
+        block[0, :] = 100.0
+    return finish(block)
+
+
+def sweeps(block, iterations, pause=0.0, tag=0):
+    """`iterations` sweeps of one strip with its halo, computed when the task ends. `pause`
+    (seconds) stretches the task for the worker-kill scenario; `tag` (unused) gives each timed
+    run keys of its own (the scheduler warns when a released key comes back with another
+    task)."""
+    if pause:
+        time.sleep(pause)
+    return finish(heat_diffusion(block, iterations))
+
+
+def plain_seconds(backend, size, iterations):
+    """Runs on a worker: the loop on one size^2 block without Dask (seconds, after a warm-up)."""
+    block = initial_block(backend, 0, size, size)
+    sweeps(block, 2)
+    t0 = time.perf_counter()
+    sweeps(block, iterations)
+    return time.perf_counter() - t0
+
+
+def place_grid(client, backend, rows, cols, workers):
+    """The global grid, len(workers) strips of rows x cols, strip i made on workers[i]. The tasks
+    may run elsewhere (allow_other_workers) so that a strip lost with its worker is remade."""
+    meta = chunk_module(backend).empty((0, 0))
+    strips = []
+    for i, w in enumerate(workers):
+        f = client.submit(initial_block, backend, i, rows, cols, workers=[w],
+                          allow_other_workers=True, pure=False)
+        strips.append(da.from_delayed(f, (rows, cols), dtype=numpy.float64, meta=meta))
+    return da.concatenate(strips, axis=0)
+
+
+def stencil(x, iterations, exchange_every, client=None, pause=0.0, tag=0):
+    """`iterations` sweeps of x (lazy): map_overlap with a halo of `exchange_every` rows, that
+    many sweeps per exchange. With `client`, each exchange's result is persisted (a small graph
+    per exchange, submitted as the previous one runs) instead of one graph for all."""
+    rows = x.chunks[0][0]
+    if not 1 <= exchange_every <= rows:
+        raise ValueError(f"exchange_every={exchange_every} must be in 1..{rows} (the strip's rows)")
+    done = 0
+    while done < iterations:
+        d = min(exchange_every, iterations - done)
+        x = x.map_overlap(sweeps, depth={0: d, 1: 0}, boundary="none", iterations=d, pause=pause,
+                          tag=tag, dtype=x.dtype, meta=x._meta)
+        if client is not None:
+            x = client.persist(x)
+        done += d
+    return x
+
+
+def workers_of(client):
+    return sorted(client.scheduler_info()["workers"])
+
+
+def host(v):
+    if isinstance(v, numfuse.ndarray):
+        return numfuse.asnumpy(v)
+    if type(v).__module__.startswith("cupy"):
+        return v.get()
+    return numpy.asarray(v)
+
+
+def stencil_with_worker_killed(client, backend="numfuse", rows=64, cols=64, iterations=20,
+                               exchange_every=4, pause=0.15, timeout=60):
+    """Runs the stencil on the client's workers and SIGKILLs the last worker's process once it
+    holds a finished sweep (a key of Dask's trim task, which the sweeps are fused into) and the
+    run is still going. Returns (the grid as NumPy, whether the
+    run was pending at the kill, the worker's pid). The Nanny restarts the worker; Dask remakes
+    the lost chunks from their tasks."""
+    workers = workers_of(client)
+    pids = client.run(os.getpid)
+    victim = workers[-1]
+    x = place_grid(client, backend, rows, cols, workers)
+    future = client.compute(stencil(x, iterations, exchange_every, pause=pause))
+    deadline = time.monotonic() + timeout
+    while not any(str(key).startswith(("('_trim", "('sweeps"))
+                  for key in client.has_what().get(victim, ())):
+        if time.monotonic() > deadline or future.done():
+            raise RuntimeError("the run ended (or hung) before the victim finished a sweep")
+        time.sleep(0.01)
+    pending = not future.done()
+    os.kill(pids[victim], signal.SIGKILL)
+    return host(future.result(timeout=timeout)), pending, pids[victim]
+
+
+def median_seconds(client, run, repeat):
+    """Median wall time of `run(i)` (a Dask collection, persisted and waited for), after one
+    warm-up run (imports, kernel compilation)."""
+    times = []
+    for i in range(repeat + 1):
+        t0 = time.perf_counter()
+        done = client.persist(run(i))
+        wait(done)
+        if i:
+            times.append(time.perf_counter() - t0)
+        del done
+    return statistics.median(times)
+
+
+def stencil_rows(client, args, backends):
+    """One cluster's stencil figures: {backend: seconds}, the plain loop's seconds, `ok`."""
+    workers = workers_of(client)
+    k = len(workers)
+    grids = {b: client.persist(place_grid(client, b, args.size, args.size, workers))
+             for b in backends}
+    wait(list(grids.values()))
+    persist_client = client if args.persist else None
+    seconds = {}
+    results = {}
+    for b in backends:
+        def run(i, b=b):
+            return stencil(grids[b], args.iterations, args.exchange_every, persist_client, tag=i)
+        seconds[b] = median_seconds(client, run, args.repeat)
+        results[b] = client.persist(run(-1))
+    sums = {b: host(results[b].sum(axis=1).compute()) for b in backends}
+    ok = all(numpy.allclose(sums[b], sums[backends[0]], rtol=1e-12, atol=0) for b in backends)
+    if k * args.size * args.size <= args.check_limit:  # NumPy's loop on the whole grid
+        want = heat_diffusion(initial_grid(k * args.size, args.size), args.iterations)
+        ok = ok and all(numpy.allclose(host(results[b].compute()), want, rtol=1e-12, atol=1e-12)
+                        for b in backends)
+    placed = {w: len(keys) for w, keys in client.has_what().items()}
+    return seconds, ok, placed
+
+
+def program_seconds(client, args, backends, k):
+    """The seed program with k workers' data: {backend: seconds}, `ok` (numfuse against peer)."""
+    inputs = {}
+    for b in backends:
+        x, g = seed.inputs((args.rows * k, args.cols), (args.grid * k, args.grid), row_chunks=k,
+                           grid_chunks=k, backend=b)
+        inputs[b] = client.persist([finished(x), finished(g)])
+        wait(inputs[b])
+    seconds = {}
+    values = {}
+    for b in backends:
+        def run(i, b=b):
+            lazy = seed.program(*inputs[b], args.program_iterations)
+            return [finished(v) for v in lazy.values()]
+        seconds[b] = median_seconds(client, run, args.repeat)
+        values[b] = dask.compute(*seed.program(*inputs[b], args.program_iterations).values())
+    ok = all(numpy.allclose(host(p), host(n), rtol=1e-7, atol=1e-7)
+             for p, n in zip(values[backends[0]], values[backends[-1]]))
+    return seconds, ok
+
+
+def cluster(device, k):
+    """k worker processes: one per GPU (numfuse.dask.gpu_cluster) or one CPU core each; with
+    fewer GPUs than k (the kill scenario on one GPU), k workers sharing cuda:0."""
+    if device == "cuda" and k <= gpu_count():
+        return numfuse.dask.gpu_cluster(n_workers=k)
+    env = {"NUMFUSE_DEVICE": "cuda:0" if device == "cuda" else "cpu", "NUMFUSE_NUM_THREADS": "1",
+           "NCCL_NVLS_ENABLE": "0"}
+    return LocalCluster(n_workers=k, threads_per_worker=1, processes=True, env=env,
+                        dashboard_address=None, worker_dashboard_address=None)
+
+
+def gpu_count():
+    try:
+        return numfuse.cuda.runtime.getDeviceCount() if numfuse.cuda.is_available() else 0
+    except Exception:
+        return 0
+
+
+def print_table(title, rows, base):
+    """rows: [(k, backend, seconds, per_iteration_divisor, ok)]; efficiency against base[backend]."""
+    print(title)
+    print(f"  {'workers':>7s}  {'chunks':8s} {'ms/iter':>9s} {'efficiency':>10s}  ok")
+    for k, b, s, per, ok in rows:
+        eff = base[b] / s if b in base else float("nan")
+        print(f"  {k:7d}  {b:8s} {s / per * 1e3:9.2f} {eff:10.2f}  {ok}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--workers", default="1,2,4")
+    p.add_argument("--size", type=int, default=None, help="grid side per worker "
+                   "(default 8192 on cuda, 1024 on cpu)")
+    p.add_argument("--iterations", type=int, default=50)
+    p.add_argument("--exchange-every", type=int, default=10)
+    p.add_argument("--persist", action="store_true", help="persist after each halo exchange")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--parts", default="stencil,program,kill")
+    p.add_argument("--chunks", default=None, help="chunk types, e.g. numfuse,numpy")
+    p.add_argument("--check-limit", type=int, default=1 << 22,
+                   help="compare with NumPy's whole-grid loop up to this many elements")
+    p.add_argument("--rows", type=int, default=50_000, help="seed program: rows per worker")
+    p.add_argument("--cols", type=int, default=50)
+    p.add_argument("--grid", type=int, default=1024, help="seed program: grid side per worker")
+    p.add_argument("--program-iterations", type=int, default=5)
+    args = p.parse_args()
+    args.size = args.size or (8192 if args.device == "cuda" else 1024)
+    parts = set(args.parts.split(","))
+    backends = args.chunks.split(",") if args.chunks else [PEER[args.device], "numfuse"]
+    counts = [int(k) for k in args.workers.split(",")]
+    os.environ["NCCL_NVLS_ENABLE"] = "0"  # the workers inherit it: NVLink multicast off
+    dask.config.set({"distributed.scheduler.work-stealing": False})
+    if args.device == "cuda" and max(counts) > gpu_count():
+        print(f"note: {gpu_count()} GPU(s) here; worker counts above that are skipped")
+        counts = [k for k in counts if k <= gpu_count()]
+    print(f"{args.device}, load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
+    stencil_table, program_table, base_s, base_p = [], [], {}, {}
+    for k in counts:
+        with cluster(args.device, k) as c, Client(c) as client:
+            client.register_plugin(numfuse.dask.DevicePlugin())
+            if "stencil" in parts:
+                seconds, ok, placed = stencil_rows(client, args, backends)
+                for b in backends:
+                    if k == counts[0]:
+                        base_s[b] = seconds[b]
+                    stencil_table.append((k, b, seconds[b], args.iterations, ok))
+                if k == counts[0]:
+                    for b in backends:
+                        plain = client.submit(plain_seconds, b, args.size, args.iterations).result()
+                        print(f"  no Dask, {b} on one worker: {plain / args.iterations * 1e3:.2f} "
+                              f"ms/iter", flush=True)
+                print(f"  {k} workers: keys held per worker {sorted(placed.values())}", flush=True)
+            if "program" in parts:
+                seconds, ok = program_seconds(client, args, backends, k)
+                for b in backends:
+                    if k == counts[0]:
+                        base_p[b] = seconds[b]
+                    program_table.append((k, b, seconds[b], 1, ok))
+    if stencil_table:
+        print_table(f"stencil: {args.size}^2 float64 per worker, {args.iterations} iterations, "
+                    f"halo of {args.exchange_every} rows per exchange"
+                    f"{', persisted per exchange' if args.persist else ''}; median of "
+                    f"{args.repeat}; efficiency = 1 worker's time / k workers' time",
+                    stencil_table, base_s)
+    if program_table:
+        print_table(f"seed program per worker: svd of {args.rows}x{args.cols}, "
+                    f"{args.program_iterations} sweeps of {args.grid}^2, reductions, x.T @ x "
+                    f"(ms/iter = ms per program run)", program_table, base_p)
+    if "kill" in parts:
+        with cluster(args.device, 2) as c, Client(c) as client:
+            client.register_plugin(numfuse.dask.DevicePlugin())
+            got, pending, pid = stencil_with_worker_killed(client)
+            want = heat_diffusion(initial_grid(2 * 64, 64), 20)
+            print(f"worker killed mid-run (pid {pid}, run pending at the kill: {pending}): "
+                  f"answer equals NumPy's: {numpy.allclose(got, want, rtol=1e-12, atol=1e-12)}")
+
+
+if __name__ == "__main__":
+    main()
