@@ -122,24 +122,31 @@ def plain_seconds(backend, size, iterations):
 
 
 def place_grid(client, backend, rows, cols, workers):
-    """The global grid, len(workers) strips of rows x cols, strip i made on workers[i]. The tasks
-    may run elsewhere (allow_other_workers) so that a strip lost with its worker is remade."""
+    """Futures of the global grid's strips, rows x cols each, strip i made on workers[i]. The
+    tasks may run elsewhere (allow_other_workers) so that a strip lost with its worker is remade;
+    the restriction also keeps the scheduler from treating them as root tasks, which it places
+    without regard to where data lives."""
+    return [client.submit(initial_block, backend, i, rows, cols, workers=[w],
+                          allow_other_workers=True, pure=False) for i, w in enumerate(workers)]
+
+
+def as_dask_array(strips, backend, rows, cols):
+    """The strips (futures) as one Dask array of row chunks."""
     meta = chunk_module(backend).empty((0, 0))
-    strips = []
-    for i, w in enumerate(workers):
-        f = client.submit(initial_block, backend, i, rows, cols, workers=[w],
-                          allow_other_workers=True, pure=False)
-        strips.append(da.from_delayed(f, (rows, cols), dtype=numpy.float64, meta=meta))
-    return da.concatenate(strips, axis=0)
+    return da.concatenate([da.from_delayed(f, (rows, cols), dtype=numpy.float64, meta=meta)
+                           for f in strips], axis=0)
 
 
-def stencil(x, iterations, exchange_every, client=None, pause=0.0, tag=0):
-    """`iterations` sweeps of x (lazy): map_overlap with a halo of `exchange_every` rows, that
-    many sweeps per exchange. With `client`, each exchange's result is persisted (a small graph
-    per exchange, submitted as the previous one runs) instead of one graph for all."""
-    rows = x.chunks[0][0]
+def check_exchange(exchange_every, rows):
     if not 1 <= exchange_every <= rows:
         raise ValueError(f"exchange_every={exchange_every} must be in 1..{rows} (the strip's rows)")
+
+
+def stencil_map_overlap(x, iterations, exchange_every, client=None, pause=0.0, tag=0):
+    """`iterations` sweeps of Dask array x (lazy): map_overlap with a halo of `exchange_every`
+    rows, that many sweeps per exchange. With `client`, each exchange's result is persisted (a
+    small graph per exchange, submitted as the previous one runs) instead of one graph for all."""
+    check_exchange(exchange_every, x.chunks[0][0])
     done = 0
     while done < iterations:
         d = min(exchange_every, iterations - done)
@@ -149,6 +156,62 @@ def stencil(x, iterations, exchange_every, client=None, pause=0.0, tag=0):
             x = client.persist(x)
         done += d
     return x
+
+
+def edge(strip, side, depth):
+    """The `depth` rows of a strip that its neighbour on `side` ("top" or "bottom") needs."""
+    return strip[:depth] if side == "top" else strip[-depth:]
+
+
+def exchange_step(above, strip, below, iterations, pause=0.0):
+    """One exchange: the strip between its neighbours' edge rows (None at the grid's top or
+    bottom), `iterations` sweeps, the strip's own rows back, computed. The halo's outer rows go
+    stale by one row per sweep, so a halo of `iterations` rows leaves the strip's rows exact."""
+    if pause:
+        time.sleep(pause)
+    parts = [p for p in (above, strip, below) if p is not None]
+    grid = numpy.concatenate(parts) if len(parts) > 1 else strip  # NEP-18: the chunks' own
+    top = 0 if above is None else above.shape[0]
+    return finish(heat_diffusion(grid, iterations)[top:top + strip.shape[0]])
+
+
+def stencil_futures(client, strips, workers, rows, iterations, exchange_every, pause=0.0):
+    """`iterations` sweeps of the strips (futures, strip i on workers[i]) by tasks submitted
+    directly: per exchange, each strip's edge rows (on its worker), then each strip's sweeps on
+    its worker with its neighbours' edges. All exchanges are submitted at once; returns the last
+    exchange's futures. Three tasks per strip and exchange, two hops (map_overlap: three)."""
+    check_exchange(exchange_every, rows)
+    k = len(strips)
+    done = 0
+    while done < iterations:
+        d = min(exchange_every, iterations - done)
+        def on(i, fn, *a, **kw):
+            return client.submit(fn, *a, workers=[workers[i]], allow_other_workers=True,
+                                 pure=False, **kw)
+        tops = [on(i, edge, strips[i], "top", d) if i > 0 else None for i in range(k)]
+        bottoms = [on(i, edge, strips[i], "bottom", d) if i < k - 1 else None for i in range(k)]
+        strips = [on(i, exchange_step, bottoms[i - 1] if i > 0 else None, strips[i],
+                     tops[i + 1] if i < k - 1 else None, d, pause=pause) for i in range(k)]
+        done += d
+    return strips
+
+
+def run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations, exchange_every,
+                persist=False, pause=0.0, tag=0):
+    """The stencil submitted by `scheme` ("futures" or "map_overlap"): returns what to wait for
+    (futures, or a persisted Dask array)."""
+    if scheme == "futures":
+        return stencil_futures(client, strips, workers, rows, iterations, exchange_every, pause)
+    x = as_dask_array(strips, backend, rows, cols)
+    return client.persist(stencil_map_overlap(x, iterations, exchange_every,
+                                              client if persist else None, pause, tag))
+
+
+def result_array(result, backend, rows, cols):
+    """run_stencil's result as a Dask array."""
+    if isinstance(result, list):
+        return as_dask_array(result, backend, rows, cols)
+    return result
 
 
 def workers_of(client):
@@ -163,20 +226,23 @@ def host(v):
     return numpy.asarray(v)
 
 
-def stencil_with_worker_killed(client, backend="numfuse", rows=64, cols=64, iterations=20,
-                               exchange_every=4, pause=0.15, timeout=60):
+def stencil_with_worker_killed(client, scheme="futures", backend="numfuse", rows=64, cols=64,
+                               iterations=20, exchange_every=4, pause=0.15, timeout=60):
     """Runs the stencil on the client's workers and SIGKILLs the last worker's process once it
-    holds a finished sweep (a key of Dask's trim task, which the sweeps are fused into) and the
-    run is still going. Returns (the grid as NumPy, whether the
-    run was pending at the kill, the worker's pid). The Nanny restarts the worker; Dask remakes
-    the lost chunks from their tasks."""
+    holds the result of a finished exchange (an exchange_step key, or map_overlap's trim key,
+    which the sweeps are fused into) and the run is still going. Returns (the grid as NumPy,
+    whether the run was pending at the kill, the worker's pid). The Nanny restarts the worker;
+    Dask remakes the lost chunks from their tasks."""
     workers = workers_of(client)
     pids = client.run(os.getpid)
     victim = workers[-1]
-    x = place_grid(client, backend, rows, cols, workers)
-    future = client.compute(stencil(x, iterations, exchange_every, pause=pause))
+    strips = place_grid(client, backend, rows, cols, workers)
+    result = run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations,
+                         exchange_every, pause=pause)
+    future = client.compute(result_array(result, backend, rows, cols))
+    del strips, result
     deadline = time.monotonic() + timeout
-    while not any(str(key).startswith(("('_trim", "('sweeps"))
+    while not any(("exchange_step" in str(key) or "'_trim" in str(key))
                   for key in client.has_what().get(victim, ())):
         if time.monotonic() > deadline or future.done():
             raise RuntimeError("the run ended (or hung) before the victim finished a sweep")
@@ -186,13 +252,13 @@ def stencil_with_worker_killed(client, backend="numfuse", rows=64, cols=64, iter
     return host(future.result(timeout=timeout)), pending, pids[victim]
 
 
-def median_seconds(client, run, repeat):
-    """Median wall time of `run(i)` (a Dask collection, persisted and waited for), after one
-    warm-up run (imports, kernel compilation)."""
+def median_seconds(run, repeat):
+    """Median wall time of `run(i)` (work submitted to the cluster: futures or a persisted Dask
+    collection) until its work is done, after one warm-up run (imports, kernel compilation)."""
     times = []
     for i in range(repeat + 1):
         t0 = time.perf_counter()
-        done = client.persist(run(i))
+        done = run(i)
         wait(done)
         if i:
             times.append(time.perf_counter() - t0)
@@ -200,29 +266,38 @@ def median_seconds(client, run, repeat):
     return statistics.median(times)
 
 
+def strips_stay(client, result, workers):
+    """Whether strip i of the result is held by workers[i] (halo exchange, not strip moves)."""
+    holders = client.who_has(result)
+    keys = [f.key for f in result] if isinstance(result, list) else sorted(holders,
+                                                                           key=lambda k: k[1])
+    return all(list(holders[key]) == [w] for key, w in zip(keys, workers))
+
+
 def stencil_rows(client, args, backends):
-    """One cluster's stencil figures: {backend: seconds}, the plain loop's seconds, `ok`."""
+    """One cluster's stencil figures: {backend: seconds}, `ok` (every chunk type agrees with the
+    first, and with NumPy's whole-grid loop when it is small), whether strips stayed put."""
     workers = workers_of(client)
-    k = len(workers)
-    grids = {b: client.persist(place_grid(client, b, args.size, args.size, workers))
-             for b in backends}
-    wait(list(grids.values()))
-    persist_client = client if args.persist else None
-    seconds = {}
-    results = {}
+    k, n = len(workers), args.size
+    grids = {b: place_grid(client, b, n, n, workers) for b in backends}
+    wait([f for g in grids.values() for f in g])
+    seconds, results = {}, {}
     for b in backends:
         def run(i, b=b):
-            return stencil(grids[b], args.iterations, args.exchange_every, persist_client, tag=i)
-        seconds[b] = median_seconds(client, run, args.repeat)
-        results[b] = client.persist(run(-1))
-    sums = {b: host(results[b].sum(axis=1).compute()) for b in backends}
+            return run_stencil(client, args.exchange, grids[b], workers, b, n, n, args.iterations,
+                               args.exchange_every, args.persist, tag=i)
+        seconds[b] = median_seconds(run, args.repeat)
+        results[b] = run(-1)
+    wait(list(results.values()))
+    stay = all(strips_stay(client, results[b], workers) for b in backends)
+    arrays = {b: result_array(results[b], b, n, n) for b in backends}
+    sums = {b: host(arrays[b].sum(axis=1).compute()) for b in backends}
     ok = all(numpy.allclose(sums[b], sums[backends[0]], rtol=1e-12, atol=0) for b in backends)
-    if k * args.size * args.size <= args.check_limit:  # NumPy's loop on the whole grid
-        want = heat_diffusion(initial_grid(k * args.size, args.size), args.iterations)
-        ok = ok and all(numpy.allclose(host(results[b].compute()), want, rtol=1e-12, atol=1e-12)
+    if k * n * n <= args.check_limit:  # NumPy's loop on the whole grid
+        want = heat_diffusion(initial_grid(k * n, n), args.iterations)
+        ok = ok and all(numpy.allclose(host(arrays[b].compute()), want, rtol=1e-12, atol=1e-12)
                         for b in backends)
-    placed = {w: len(keys) for w, keys in client.has_what().items()}
-    return seconds, ok, placed
+    return seconds, ok, stay
 
 
 def program_seconds(client, args, backends, k):
@@ -238,8 +313,8 @@ def program_seconds(client, args, backends, k):
     for b in backends:
         def run(i, b=b):
             lazy = seed.program(*inputs[b], args.program_iterations)
-            return [finished(v) for v in lazy.values()]
-        seconds[b] = median_seconds(client, run, args.repeat)
+            return client.persist([finished(v) for v in lazy.values()])
+        seconds[b] = median_seconds(run, args.repeat)
         values[b] = dask.compute(*seed.program(*inputs[b], args.program_iterations).values())
     ok = all(numpy.allclose(host(p), host(n), rtol=1e-7, atol=1e-7)
              for p, n in zip(values[backends[0]], values[backends[-1]]))
@@ -281,7 +356,10 @@ def main():
                    "(default 8192 on cuda, 1024 on cpu)")
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--exchange-every", type=int, default=10)
-    p.add_argument("--persist", action="store_true", help="persist after each halo exchange")
+    p.add_argument("--exchange", choices=("futures", "map_overlap"), default="futures",
+                   help="halo exchange: tasks submitted per strip, or dask.array's map_overlap")
+    p.add_argument("--persist", action="store_true",
+                   help="map_overlap: persist after each halo exchange")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--parts", default="stencil,program,kill")
     p.add_argument("--chunks", default=None, help="chunk types, e.g. numfuse,numpy")
@@ -307,7 +385,7 @@ def main():
         with cluster(args.device, k) as c, Client(c) as client:
             client.register_plugin(numfuse.dask.DevicePlugin())
             if "stencil" in parts:
-                seconds, ok, placed = stencil_rows(client, args, backends)
+                seconds, ok, stay = stencil_rows(client, args, backends)
                 for b in backends:
                     if k == counts[0]:
                         base_s[b] = seconds[b]
@@ -317,7 +395,7 @@ def main():
                         plain = client.submit(plain_seconds, b, args.size, args.iterations).result()
                         print(f"  no Dask, {b} on one worker: {plain / args.iterations * 1e3:.2f} "
                               f"ms/iter", flush=True)
-                print(f"  {k} workers: keys held per worker {sorted(placed.values())}", flush=True)
+                print(f"  {k} workers: strip i stayed on worker i: {stay}", flush=True)
             if "program" in parts:
                 seconds, ok = program_seconds(client, args, backends, k)
                 for b in backends:
@@ -326,7 +404,7 @@ def main():
                     program_table.append((k, b, seconds[b], 1, ok))
     if stencil_table:
         print_table(f"stencil: {args.size}^2 float64 per worker, {args.iterations} iterations, "
-                    f"halo of {args.exchange_every} rows per exchange"
+                    f"halo of {args.exchange_every} rows per exchange ({args.exchange})"
                     f"{', persisted per exchange' if args.persist else ''}; median of "
                     f"{args.repeat}; efficiency = 1 worker's time / k workers' time",
                     stencil_table, base_s)
@@ -337,7 +415,7 @@ def main():
     if "kill" in parts:
         with cluster(args.device, 2) as c, Client(c) as client:
             client.register_plugin(numfuse.dask.DevicePlugin())
-            got, pending, pid = stencil_with_worker_killed(client)
+            got, pending, pid = stencil_with_worker_killed(client, args.exchange)
             want = heat_diffusion(initial_grid(2 * 64, 64), 20)
             print(f"worker killed mid-run (pid {pid}, run pending at the kill: {pending}): "
                   f"answer equals NumPy's: {numpy.allclose(got, want, rtol=1e-12, atol=1e-12)}")
