@@ -87,18 +87,31 @@ def heat_diffusion(grid, iterations):
     return a
 
 
-def initial_grid(rows, cols):
-    """The seed's grid (NumPy): zeros, the top row held at 100."""
-    grid = numpy.zeros((rows, cols))
-    grid[0, :] = 100.0
-    return grid
-
-
-def initial_block(backend, index, rows, cols):
-    """Strip `index` of the seed's grid, made where the task runs (a worker's device)."""
-    block = chunk_module(backend).zeros((rows, cols))
+def host_strip(index, rows, cols, fill):
+    """Strip `index` as NumPy: the seed's grid (zeros, the top row held at 100) or, for tests,
+    random numbers (the seed's heat reaches one row per sweep, so halo errors further down would
+    hide among zeros)."""
+    if fill == "random":
+        return numpy.random.default_rng(index).random((rows, cols))
+    strip = numpy.zeros((rows, cols))
     if index == 0:
-        block[0, :] = 100.0
+        strip[0, :] = 100.0
+    return strip
+
+
+def initial_grid(strips, rows, cols, fill="seed"):
+    """The whole grid as NumPy: `strips` strips of rows x cols."""
+    return numpy.concatenate([host_strip(i, rows, cols, fill) for i in range(strips)])
+
+
+def initial_block(backend, index, rows, cols, fill="seed"):
+    """Strip `index` of the grid, made where the task runs (the worker's device)."""
+    if fill == "seed":
+        block = chunk_module(backend).zeros((rows, cols))
+        if index == 0:
+            block[0, :] = 100.0
+    else:
+        block = chunk_module(backend).asarray(host_strip(index, rows, cols, fill))
     return finish(block)
 
 
@@ -121,12 +134,12 @@ def plain_seconds(backend, size, iterations):
     return time.perf_counter() - t0
 
 
-def place_grid(client, backend, rows, cols, workers):
+def place_grid(client, backend, rows, cols, workers, fill="seed"):
     """Futures of the global grid's strips, rows x cols each, strip i made on workers[i]. The
     tasks may run elsewhere (allow_other_workers) so that a strip lost with its worker is remade;
     the restriction also keeps the scheduler from treating them as root tasks, which it places
     without regard to where data lives."""
-    return [client.submit(initial_block, backend, i, rows, cols, workers=[w],
+    return [client.submit(initial_block, backend, i, rows, cols, fill, workers=[w],
                           allow_other_workers=True, pure=False) for i, w in enumerate(workers)]
 
 
@@ -227,7 +240,8 @@ def host(v):
 
 
 def stencil_with_worker_killed(client, scheme="futures", backend="numfuse", rows=64, cols=64,
-                               iterations=20, exchange_every=4, pause=0.15, timeout=60):
+                               iterations=20, exchange_every=4, pause=0.15, timeout=60,
+                               fill="random"):
     """Runs the stencil on the client's workers and SIGKILLs the last worker's process once it
     holds the result of a finished exchange (an exchange_step key, or map_overlap's trim key,
     which the sweeps are fused into) and the run is still going. Returns (the grid as NumPy,
@@ -236,7 +250,7 @@ def stencil_with_worker_killed(client, scheme="futures", backend="numfuse", rows
     workers = workers_of(client)
     pids = client.run(os.getpid)
     victim = workers[-1]
-    strips = place_grid(client, backend, rows, cols, workers)
+    strips = place_grid(client, backend, rows, cols, workers, fill)
     result = run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations,
                          exchange_every, pause=pause)
     future = client.compute(result_array(result, backend, rows, cols))
@@ -279,7 +293,7 @@ def stencil_rows(client, args, backends):
     first, and with NumPy's whole-grid loop when it is small), whether strips stayed put."""
     workers = workers_of(client)
     k, n = len(workers), args.size
-    grids = {b: place_grid(client, b, n, n, workers) for b in backends}
+    grids = {b: place_grid(client, b, n, n, workers, args.fill) for b in backends}
     wait([f for g in grids.values() for f in g])
     seconds, results = {}, {}
     for b in backends:
@@ -294,7 +308,7 @@ def stencil_rows(client, args, backends):
     sums = {b: host(arrays[b].sum(axis=1).compute()) for b in backends}
     ok = all(numpy.allclose(sums[b], sums[backends[0]], rtol=1e-12, atol=0) for b in backends)
     if k * n * n <= args.check_limit:  # NumPy's loop on the whole grid
-        want = heat_diffusion(initial_grid(k * n, n), args.iterations)
+        want = heat_diffusion(initial_grid(k, n, n, args.fill), args.iterations)
         ok = ok and all(numpy.allclose(host(arrays[b].compute()), want, rtol=1e-12, atol=1e-12)
                         for b in backends)
     return seconds, ok, stay
@@ -363,6 +377,9 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--parts", default="stencil,program,kill")
     p.add_argument("--chunks", default=None, help="chunk types, e.g. numfuse,numpy")
+    p.add_argument("--fill", choices=("seed", "random"), default="seed",
+                   help="the grid: the seed's (heat from the top row) or random numbers, whose "
+                        "every halo carries information (for checking)")
     p.add_argument("--check-limit", type=int, default=1 << 22,
                    help="compare with NumPy's whole-grid loop up to this many elements")
     p.add_argument("--rows", type=int, default=50_000, help="seed program: rows per worker")
@@ -416,7 +433,7 @@ def main():
         with cluster(args.device, 2) as c, Client(c) as client:
             client.register_plugin(numfuse.dask.DevicePlugin())
             got, pending, pid = stencil_with_worker_killed(client, args.exchange)
-            want = heat_diffusion(initial_grid(2 * 64, 64), 20)
+            want = heat_diffusion(initial_grid(2, 64, 64, "random"), 20)
             print(f"worker killed mid-run (pid {pid}, run pending at the kill: {pending}): "
                   f"answer equals NumPy's: {numpy.allclose(got, want, rtol=1e-12, atol=1e-12)}")
 
