@@ -50,6 +50,8 @@ if __name__ != "__main__":
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 PEER = {"cpu": "numpy", "cuda": "cupy"}
+# The client's numfuse default device, where the Dask arrays' metas are made: the workers' one.
+CLIENT_DEVICE = {"cpu": "cpu", "cuda": "cuda:0"}
 
 
 def chunk_module(backend):
@@ -391,8 +393,11 @@ def main():
     parts = set(args.parts.split(","))
     backends = args.chunks.split(",") if args.chunks else [PEER[args.device], "numfuse"]
     counts = [int(k) for k in args.workers.split(",")]
+    if args.device == "cuda" and gpu_count() == 0:
+        sys.exit("--device cuda: numfuse sees no GPU here")
     os.environ["NCCL_NVLS_ENABLE"] = "0"  # the workers inherit it: NVLink multicast off
     dask.config.set({"distributed.scheduler.work-stealing": False})
+    numfuse._core.set_default_device(CLIENT_DEVICE[args.device])
     if args.device == "cuda" and max(counts) > gpu_count():
         print(f"note: {gpu_count()} GPU(s) here; worker counts above that are skipped")
         counts = [k for k in counts if k <= gpu_count()]

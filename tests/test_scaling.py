@@ -28,10 +28,16 @@ SCHEMES = ("futures", "map_overlap")
 
 @pytest.fixture(scope="module")
 def client(device):
-    # Work stealing off, as bench/scaling.py runs it: the scheduler lives in this process.
-    with dask.config.set({"distributed.scheduler.work-stealing": False}), \
-            scaling.cluster(device, 2) as cluster, Client(cluster) as c:
-        yield c
+    # Work stealing off, as bench/scaling.py runs it: the scheduler lives in this process, and
+    # so do the Dask arrays' metas, made on this process's default device: the workers' one.
+    saved = numfuse._core.default_device()
+    numfuse._core.set_default_device(scaling.CLIENT_DEVICE[device])
+    try:
+        with dask.config.set({"distributed.scheduler.work-stealing": False}), \
+                scaling.cluster(device, 2) as cluster, Client(cluster) as c:
+            yield c
+    finally:
+        numfuse._core.set_default_device(saved)
 
 
 def whole_grid_loop(strips, rows, cols, iterations, fill="random"):
