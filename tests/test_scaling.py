@@ -102,7 +102,8 @@ def test_bench_rows_weak_scaling_check_and_placement(client, device):
                               persist=False, repeat=1, check_limit=1 << 22, fill="random")
     seconds, ok, stay = scaling.stencil_rows(client, args, [peer, "numfuse"])
     assert ok and stay
-    assert set(seconds) == {peer, "numfuse"} and all(s > 0 for s in seconds.values())
+    assert set(seconds) == {peer, "numfuse"}
+    assert all(median >= best > 0 for median, best in seconds.values())
 
 
 def test_seed_program_rows_agree_with_the_peer(client, device):
