@@ -136,6 +136,15 @@ def plain_seconds(backend, size, iterations):
     return time.perf_counter() - t0
 
 
+def alone_seconds(client, backend, size, iterations):
+    """The loop without Dask on every worker at once (seconds of the slowest): what the workers'
+    devices give when nothing is exchanged, which on an oversubscribed CPU is less than one
+    worker alone."""
+    futures = [client.submit(plain_seconds, backend, size, iterations, workers=[w], pure=False)
+               for w in workers_of(client)]
+    return max(client.gather(futures))
+
+
 def place_grid(client, backend, rows, cols, workers, fill="seed"):
     """Futures of the global grid's strips, rows x cols each, strip i made on workers[i]. The
     tasks may run elsewhere (allow_other_workers) so that a strip lost with its worker is remade;
@@ -357,15 +366,18 @@ def gpu_count():
 
 
 def print_table(title, rows, base, unit):
-    """rows: [(k, backend, (median, best) seconds, divisor for `unit`, ok)]; efficiency of the
-    best times against base[backend]'s (one worker's)."""
+    """rows: [(k, backend, (median, best) seconds, divisor for `unit`, ok, no-Dask seconds or
+    None)]; efficiency of the best times against base[backend]'s (one worker's); with no-Dask
+    seconds, that time per `unit` and no-Dask / best (1: the exchanges and Dask cost nothing)."""
     print(title)
     print(f"  {'workers':>7s}  {'chunks':8s} {unit + ' median':>16s} {'best':>9s} "
-          f"{'efficiency':>10s}  ok")
-    for k, b, (median, best), per, ok in rows:
+          f"{'efficiency':>10s}  {'no Dask':>9s} {'no Dask/best':>12s}  ok")
+    for k, b, (median, best), per, ok, alone in rows:
         eff = base[b][1] / best if b in base else float("nan")
+        plain = (f"{alone / per * 1e3:9.2f} {alone / best:12.2f}" if alone is not None
+                 else f"{'':9s} {'':12s}")
         print(f"  {k:7d}  {b:8s} {median / per * 1e3:16.2f} {best / per * 1e3:9.2f} {eff:10.2f}"
-              f"  {ok}", flush=True)
+              f"  {plain}  {ok}", flush=True)
 
 
 def main():
@@ -415,24 +427,21 @@ def main():
                 for b in backends:
                     if k == counts[0]:
                         base_s[b] = seconds[b]
-                    stencil_table.append((k, b, seconds[b], args.iterations, ok))
-                if k == counts[0]:
-                    for b in backends:
-                        plain = client.submit(plain_seconds, b, args.size, args.iterations).result()
-                        print(f"  no Dask, {b} on one worker: {plain / args.iterations * 1e3:.2f} "
-                              f"ms/iter", flush=True)
+                    alone = alone_seconds(client, b, args.size, args.iterations)
+                    stencil_table.append((k, b, seconds[b], args.iterations, ok, alone))
                 print(f"  {k} workers: strip i stayed on worker i: {stay}", flush=True)
             if "program" in parts:
                 seconds, ok = program_seconds(client, args, backends, k)
                 for b in backends:
                     if k == counts[0]:
                         base_p[b] = seconds[b]
-                    program_table.append((k, b, seconds[b], 1, ok))
+                    program_table.append((k, b, seconds[b], 1, ok, None))
     if stencil_table:
         print_table(f"stencil: {args.size}^2 float64 per worker, {args.iterations} iterations, "
                     f"halo of {args.exchange_every} rows per exchange ({args.exchange})"
                     f"{', persisted per exchange' if args.persist else ''}; median and best of "
-                    f"{args.repeat}; efficiency = 1 worker's best / k workers' best",
+                    f"{args.repeat}; efficiency = 1 worker's best / k workers' best; no Dask = "
+                    f"the loop on every worker at once, no exchange (the slowest worker)",
                     stencil_table, base_s, "ms/iter")
     if program_table:
         print_table(f"seed program per worker: svd of {args.rows}x{args.cols}, "
