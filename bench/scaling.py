@@ -127,19 +127,23 @@ def sweeps(block, iterations, pause=0.0, tag=0):
     return finish(heat_diffusion(block, iterations))
 
 
-def plain_seconds(backend, size, iterations):
-    """Runs on a worker: the loop on one size^2 block without Dask (seconds, after a warm-up)."""
+def plain_seconds(backend, size, iterations, repeat=3):
+    """Runs on a worker: the loop on one size^2 block without Dask (best seconds of `repeat`,
+    after a warm-up)."""
     block = initial_block(backend, 0, size, size)
     sweeps(block, 2)
-    t0 = time.perf_counter()
-    sweeps(block, iterations)
-    return time.perf_counter() - t0
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sweeps(block, iterations)
+        times.append(time.perf_counter() - t0)
+    return min(times)
 
 
 def alone_seconds(client, backend, size, iterations):
-    """The loop without Dask on every worker at once (seconds of the slowest): what the workers'
-    devices give when nothing is exchanged, which on an oversubscribed CPU is less than one
-    worker alone."""
+    """The loop without Dask on every worker at once (best of 3, seconds of the slowest worker):
+    what the workers' devices give when nothing is exchanged, which on an oversubscribed CPU is
+    less than one worker alone."""
     futures = [client.submit(plain_seconds, backend, size, iterations, workers=[w], pure=False)
                for w in workers_of(client)]
     return max(client.gather(futures))
