@@ -33,7 +33,6 @@ import numpy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-sys.path.insert(0, HERE)
 
 import cloudpickle  # noqa: E402
 import dask  # noqa: E402
