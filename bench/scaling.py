@@ -34,7 +34,6 @@ import numpy
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-import cloudpickle  # noqa: E402
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
@@ -43,12 +42,15 @@ import numfuse  # noqa: E402
 import numfuse.dask  # noqa: E402
 import dask_seed_program as seed  # noqa: E402
 
-# The workers cannot import tests/ or bench/: the functions they run travel by value.
-cloudpickle.register_pickle_by_value(seed)
-if __name__ != "__main__":
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+# Tasks name their functions by module (distributed pickles by reference unless a function
+# lives in __main__), and the workers import those modules: local worker processes start with
+# this process's sys.path (multiprocessing's spawn passes it on), which holds tests/ and, when
+# tests/test_scaling.py imports this file, bench/. Run as a script, its functions go by value.
 
 PEER = {"cpu": "numpy", "cuda": "cupy"}
+# Seconds any wait on the cluster may take: a worker that cannot unpickle its task hangs the run
+# rather than failing it (the tests set less).
+TIMEOUT = 600
 # The client's numfuse default device, where the Dask arrays' metas are made: the workers' one.
 CLIENT_DEVICE = {"cpu": "cpu", "cuda": "cuda:0"}
 
@@ -241,6 +243,14 @@ def result_array(result, backend, rows, cols):
     return result
 
 
+def computed(client, *collections):
+    """The collections' values, computed on the cluster (one value for one collection)."""
+    futures = client.compute(list(collections))
+    wait(futures, timeout=TIMEOUT)
+    values = client.gather(futures)
+    return values[0] if len(collections) == 1 else values
+
+
 def workers_of(client):
     return sorted(client.scheduler_info()["workers"])
 
@@ -254,13 +264,14 @@ def host(v):
 
 
 def stencil_with_worker_killed(client, scheme="futures", backend="numfuse", rows=64, cols=64,
-                               iterations=20, exchange_every=4, pause=0.15, timeout=60,
+                               iterations=20, exchange_every=4, pause=0.15, timeout=None,
                                fill="random"):
     """Runs the stencil on the client's workers and SIGKILLs the last worker's process once it
     holds the result of a finished exchange (an exchange_step key, or map_overlap's trim key,
     which the sweeps are fused into) and the run is still going. Returns (the grid as NumPy,
     whether the run was pending at the kill, the worker's pid). The Nanny restarts the worker;
     Dask remakes the lost chunks from their tasks."""
+    timeout = timeout or TIMEOUT
     workers = workers_of(client)
     pids = client.run(os.getpid)
     victim = workers[-1]
@@ -288,7 +299,7 @@ def timed(run, repeat):
     for i in range(repeat + 1):
         t0 = time.perf_counter()
         done = run(i)
-        wait(done)
+        wait(done, timeout=TIMEOUT)
         if i:
             times.append(time.perf_counter() - t0)
         del done
@@ -309,7 +320,7 @@ def stencil_rows(client, args, backends):
     workers = workers_of(client)
     k, n = len(workers), args.size
     grids = {b: place_grid(client, b, n, n, workers, args.fill) for b in backends}
-    wait([f for g in grids.values() for f in g])
+    wait([f for g in grids.values() for f in g], timeout=TIMEOUT)
     seconds, results = {}, {}
     for b in backends:
         def run(i, b=b):
@@ -317,14 +328,15 @@ def stencil_rows(client, args, backends):
                                args.exchange_every, args.persist, tag=i)
         seconds[b] = timed(run, args.repeat)
         results[b] = run(-1)
-    wait(list(results.values()))
+    wait(list(results.values()), timeout=TIMEOUT)
     stay = all(strips_stay(client, results[b], workers) for b in backends)
     arrays = {b: result_array(results[b], b, n, n) for b in backends}
-    sums = {b: host(arrays[b].sum(axis=1).compute()) for b in backends}
+    sums = {b: host(computed(client, arrays[b].sum(axis=1))) for b in backends}
     ok = all(numpy.allclose(sums[b], sums[backends[0]], rtol=1e-12, atol=0) for b in backends)
     if k * n * n <= args.check_limit:  # NumPy's loop on the whole grid
         want = heat_diffusion(initial_grid(k, n, n, args.fill), args.iterations)
-        ok = ok and all(numpy.allclose(host(arrays[b].compute()), want, rtol=1e-12, atol=1e-12)
+        ok = ok and all(numpy.allclose(host(computed(client, arrays[b])), want, rtol=1e-12,
+                                       atol=1e-12)
                         for b in backends)
     return seconds, ok, stay
 
@@ -336,7 +348,7 @@ def program_seconds(client, args, backends, k):
         x, g = seed.inputs((args.rows * k, args.cols), (args.grid * k, args.grid), row_chunks=k,
                            grid_chunks=k, backend=b)
         inputs[b] = client.persist([finished(x), finished(g)])
-        wait(inputs[b])
+        wait(inputs[b], timeout=TIMEOUT)
     seconds = {}
     values = {}
     for b in backends:
@@ -344,7 +356,7 @@ def program_seconds(client, args, backends, k):
             lazy = seed.program(*inputs[b], args.program_iterations)
             return client.persist([finished(v) for v in lazy.values()])
         seconds[b] = timed(run, args.repeat)
-        values[b] = dask.compute(*seed.program(*inputs[b], args.program_iterations).values())
+        values[b] = computed(client, *seed.program(*inputs[b], args.program_iterations).values())
     ok = all(numpy.allclose(host(p), host(n), rtol=1e-7, atol=1e-7)
              for p, n in zip(values[backends[0]], values[backends[-1]]))
     return seconds, ok

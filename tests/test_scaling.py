@@ -3,7 +3,6 @@ worker processes (loopback), against NumPy's loop on the whole grid; and a worke
 SIGKILLed in the middle of a run, after which the answer is still NumPy's (Dask recomputes the
 chunks the worker held)."""
 import argparse
-import importlib.util
 import os
 import sys
 
@@ -17,11 +16,11 @@ from distributed import Client, wait  # noqa: E402
 
 import numfuse  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location(
-    "scaling", os.path.join(HERE, "..", "bench", "scaling.py"))
-scaling = sys.modules["scaling"] = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(scaling)  # registers itself with cloudpickle by value: workers lack bench/
+# bench/ on sys.path: the worker processes inherit it and import the tasks' functions from it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import scaling  # noqa: E402
+
+scaling.TIMEOUT = 60  # a hung cluster fails the test
 
 SCHEMES = ("futures", "map_overlap")
 
@@ -51,8 +50,8 @@ def run(client, scheme, workers, rows, cols, iterations, exchange_every, backend
     strips = scaling.place_grid(client, backend, rows, cols, workers, fill)
     result = scaling.run_stencil(client, scheme, strips, workers, backend, rows, cols,
                                  iterations, exchange_every)
-    wait(result)
-    return scaling.result_array(result, backend, rows, cols).compute()
+    wait(result, timeout=scaling.TIMEOUT)
+    return scaling.computed(client, scaling.result_array(result, backend, rows, cols))
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
