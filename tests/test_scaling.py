@@ -15,6 +15,7 @@ import dask  # noqa: E402
 from distributed import Client, wait  # noqa: E402
 
 import numfuse  # noqa: E402
+import numfuse.dask  # noqa: E402
 
 # bench/ on sys.path: the worker processes inherit it and import the tasks' functions from it.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
@@ -34,6 +35,7 @@ def client(device):
     try:
         with dask.config.set({"distributed.scheduler.work-stealing": False}), \
                 scaling.cluster(device, 2) as cluster, Client(cluster) as c:
+            c.register_plugin(numfuse.dask.DevicePlugin())  # each worker's NUMFUSE_DEVICE
             yield c
     finally:
         numfuse._core.set_default_device(saved)
