@@ -1,26 +1,30 @@
 """Issue 16: weak scaling across workers, one Dask worker process per GPU (or per CPU core).
 
 (1) The seed's heat-diffusion loop (the 5-point stencil written with slices, float64) on a grid
-    of `--size`^2 per worker, cut in row strips, one strip per worker, through dask.array's
-    map_overlap: a halo of `--exchange-every` rows is exchanged, then each worker runs that many
-    sweeps on its strip and halo (a deeper halo, fewer exchanges: the halo's outer rows go stale
-    by one row per sweep, and trimming drops exactly those). Time per iteration and efficiency
-    (1 worker's time / k workers' time, same chunks) for numfuse chunks beside NumPy (cpu) or
-    CuPy (cuda) chunks; "no Dask" is the same loop on one block in one worker, for Dask's cost.
+    of `--size`^2 per worker, cut in row strips, one strip per worker. Every `--exchange-every`
+    sweeps the workers exchange halos of that many rows, then each runs that many sweeps on its
+    strip and halo: a deeper halo means fewer exchanges. The halo's outer rows go stale by one
+    row per sweep, and trimming drops exactly those. The exchange is tasks submitted per strip
+    and pinned to its worker (`--exchange futures`, the default), or dask.array's map_overlap
+    (`--exchange map_overlap [--persist]`). Printed: time per iteration, and efficiency (1
+    worker's time / k workers' time, same chunks) for numfuse chunks beside NumPy (cpu) or CuPy
+    (cuda) chunks. "no Dask" is the loop on every worker at once, without exchanges: what the
+    devices give.
 (2) The seed's Dask program (tests/dask_seed_program.py: TSQR SVD, stencil, reductions, x.T @ x)
-    with the same per-worker data on 1, 2, 4 workers (rows and grid grow with the workers).
-(3) --kill: the stencil on 2 workers, one worker process SIGKILLed mid-run; Dask recomputes the
-    lost chunks and the answer is checked against NumPy's loop on the whole grid.
+    with the same data per worker on 1, 2, 4 workers (rows and grid grow with the workers).
+(3) kill: the stencil on 2 workers, one worker process SIGKILLed mid-run. Dask recomputes the
+    lost chunks, and the answer is checked against NumPy's loop on the whole grid.
 
-Workers: --device cpu: LocalCluster(n_workers=k, threads_per_worker=1, processes=True), each
-worker's numfuse on one thread (NUMFUSE_NUM_THREADS=1) on the CPU; --device cuda:
-numfuse.dask.gpu_cluster(k), worker i pinned to GPU i (CUDA_VISIBLE_DEVICES rotated,
-NUMFUSE_DEVICE=cuda:0). Every worker runs with NCCL_NVLS_ENABLE=0 (NVLink multicast off) and the
-scheduler's work stealing off, so that strip i stays on worker i.
+Workers: with --device cpu, LocalCluster(n_workers=k, threads_per_worker=1, processes=True),
+each worker's numfuse on one CPU thread (NUMFUSE_NUM_THREADS=1). With --device cuda,
+numfuse.dask.gpu_cluster(k): worker i is pinned to GPU i (CUDA_VISIBLE_DEVICES rotated,
+NUMFUSE_DEVICE=cuda:0). Every worker runs with NCCL_NVLS_ENABLE=0 (NVLink multicast off). The
+scheduler's work stealing is off, so that strip i stays on worker i.
 
 Usage:  PYTHONPATH=python python bench/scaling.py [--device cpu|cuda] [--workers 1,2,4]
-        [--size N] [--iterations 50] [--exchange-every 10] [--persist] [--repeat 3]
-        [--parts stencil,program,kill] [--rows 50000] [--grid 1024]
+        [--size N] [--iterations 50] [--exchange-every 10] [--exchange futures|map_overlap]
+        [--persist] [--repeat 3] [--parts stencil,program,kill] [--chunks numfuse,numpy]
+        [--fill seed|random] [--rows 50000] [--grid 1024]
 """
 import argparse
 import os
