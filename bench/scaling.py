@@ -151,6 +151,7 @@ def alone_seconds(client, backend, size, iterations):
     less than one worker alone."""
     futures = [client.submit(plain_seconds, backend, size, iterations, workers=[w], pure=False)
                for w in workers_of(client)]
+    wait(futures, timeout=TIMEOUT)
     return max(client.gather(futures))
 
 
@@ -214,13 +215,14 @@ def stencil_futures(client, strips, workers, rows, iterations, exchange_every, p
     its worker with its neighbours' edges. All exchanges are submitted at once; returns the last
     exchange's futures. Three tasks per strip and exchange, two hops (map_overlap: three)."""
     check_exchange(exchange_every, rows)
+
+    def on(i, fn, *a, **kw):  # a task for worker i, that may run elsewhere when i is lost
+        return client.submit(fn, *a, workers=[workers[i]], allow_other_workers=True, pure=False,
+                             **kw)
     k = len(strips)
     done = 0
     while done < iterations:
         d = min(exchange_every, iterations - done)
-        def on(i, fn, *a, **kw):
-            return client.submit(fn, *a, workers=[workers[i]], allow_other_workers=True,
-                                 pure=False, **kw)
         tops = [on(i, edge, strips[i], "top", d) if i > 0 else None for i in range(k)]
         bottoms = [on(i, edge, strips[i], "bottom", d) if i < k - 1 else None for i in range(k)]
         strips = [on(i, exchange_step, bottoms[i - 1] if i > 0 else None, strips[i],
@@ -295,19 +297,21 @@ def stencil_with_worker_killed(client, scheme="futures", backend="numfuse", rows
     return host(future.result(timeout=timeout)), pending, pids[victim]
 
 
-def timed(run, repeat):
-    """(median, best) wall time of `run(i)` (work submitted to the cluster: futures or a
-    persisted Dask collection) until its work is done, after one warm-up run (imports, kernel
-    compilation). The best is the figure least moved by other processes on a shared machine."""
-    times = []
+def timed(runs, repeat):
+    """{label: (median, best)} wall time of each `runs[label](i)` (work submitted to the cluster:
+    futures or a persisted Dask collection) until its work is done, after one warm-up run
+    (imports, kernel compilation). The labels' runs are interleaved, so that a busy machine slows
+    them alike; the best is the figure least moved by other processes."""
+    times = {label: [] for label in runs}
     for i in range(repeat + 1):
-        t0 = time.perf_counter()
-        done = run(i)
-        wait(done, timeout=TIMEOUT)
-        if i:
-            times.append(time.perf_counter() - t0)
-        del done
-    return statistics.median(times), min(times)
+        for label, run in runs.items():
+            t0 = time.perf_counter()
+            done = run(i)
+            wait(done, timeout=TIMEOUT)
+            if i:
+                times[label].append(time.perf_counter() - t0)
+            del done
+    return {label: (statistics.median(t), min(t)) for label, t in times.items()}
 
 
 def strips_stay(client, result, workers):
@@ -319,29 +323,34 @@ def strips_stay(client, result, workers):
 
 
 def stencil_rows(client, args, backends):
-    """One cluster's stencil figures: {backend: seconds}, `ok` (every chunk type agrees with the
-    first, and with NumPy's whole-grid loop when it is small), whether strips stayed put."""
+    """One cluster's stencil figures: {label: (median, best) seconds}, `ok` (every chunk type
+    and scheme agrees with the first, and with NumPy's whole-grid loop when it is small), and
+    whether strips stayed put. A label is the chunk type, followed by "/scheme" when
+    args.exchange names several schemes."""
     workers = workers_of(client)
     k, n = len(workers), args.size
+    schemes = args.exchange.split(",")
     grids = {b: place_grid(client, b, n, n, workers, args.fill) for b in backends}
     wait([f for g in grids.values() for f in g], timeout=TIMEOUT)
-    seconds, results = {}, {}
-    for b in backends:
-        def run(i, b=b):
-            return run_stencil(client, args.exchange, grids[b], workers, b, n, n, args.iterations,
-                               args.exchange_every, args.persist, tag=i)
-        seconds[b] = timed(run, args.repeat)
-        results[b] = run(-1)
+    runs, chunks = {}, {}
+    for scheme in schemes:
+        for b in backends:
+            label = b if len(schemes) == 1 else f"{b}/{scheme}"
+            chunks[label] = b
+            runs[label] = (lambda i, b=b, scheme=scheme: run_stencil(
+                client, scheme, grids[b], workers, b, n, n, args.iterations, args.exchange_every,
+                args.persist, tag=i))
+    seconds = timed(runs, args.repeat)
+    results = {label: run(-1) for label, run in runs.items()}
     wait(list(results.values()), timeout=TIMEOUT)
-    stay = all(strips_stay(client, results[b], workers) for b in backends)
-    arrays = {b: result_array(results[b], b, n, n) for b in backends}
-    sums = {b: host(computed(client, arrays[b].sum(axis=1))) for b in backends}
-    ok = all(numpy.allclose(sums[b], sums[backends[0]], rtol=1e-12, atol=0) for b in backends)
+    stay = {label: strips_stay(client, r, workers) for label, r in results.items()}
+    arrays = {label: result_array(r, chunks[label], n, n) for label, r in results.items()}
+    sums = [host(computed(client, a.sum(axis=1))) for a in arrays.values()]
+    ok = all(numpy.allclose(s, sums[0], rtol=1e-12, atol=0) for s in sums)
     if k * n * n <= args.check_limit:  # NumPy's loop on the whole grid
         want = heat_diffusion(initial_grid(k, n, n, args.fill), args.iterations)
-        ok = ok and all(numpy.allclose(host(computed(client, arrays[b])), want, rtol=1e-12,
-                                       atol=1e-12)
-                        for b in backends)
+        ok = ok and all(numpy.allclose(host(computed(client, a)), want, rtol=1e-12, atol=1e-12)
+                        for a in arrays.values())
     return seconds, ok, stay
 
 
@@ -353,14 +362,13 @@ def program_seconds(client, args, backends, k):
                            grid_chunks=k, backend=b)
         inputs[b] = client.persist([finished(x), finished(g)])
         wait(inputs[b], timeout=TIMEOUT)
-    seconds = {}
-    values = {}
-    for b in backends:
-        def run(i, b=b):
-            lazy = seed.program(*inputs[b], args.program_iterations)
-            return client.persist([finished(v) for v in lazy.values()])
-        seconds[b] = timed(run, args.repeat)
-        values[b] = computed(client, *seed.program(*inputs[b], args.program_iterations).values())
+
+    def run(b):
+        lazy = seed.program(*inputs[b], args.program_iterations)
+        return client.persist([finished(v) for v in lazy.values()])
+    seconds = timed({b: (lambda i, b=b: run(b)) for b in backends}, args.repeat)
+    values = {b: computed(client, *seed.program(*inputs[b], args.program_iterations).values())
+              for b in backends}
     ok = all(numpy.allclose(host(p), host(n), rtol=1e-7, atol=1e-7)
              for p, n in zip(values[backends[0]], values[backends[-1]]))
     return seconds, ok
@@ -389,13 +397,13 @@ def print_table(title, rows, base, unit):
     None)]; efficiency of the best times against base[backend]'s (one worker's); with no-Dask
     seconds, that time per `unit` and no-Dask / best (1: the exchanges and Dask cost nothing)."""
     print(title)
-    print(f"  {'workers':>7s}  {'chunks':8s} {unit + ' median':>16s} {'best':>9s} "
+    print(f"  {'workers':>7s}  {'chunks':19s} {unit + ' median':>16s} {'best':>9s} "
           f"{'efficiency':>10s}  {'no Dask':>9s} {'no Dask/best':>12s}  ok")
     for k, b, (median, best), per, ok, alone in rows:
         eff = base[b][1] / best if b in base else float("nan")
         plain = (f"{alone / per * 1e3:9.2f} {alone / best:12.2f}" if alone is not None
                  else f"{'':9s} {'':12s}")
-        print(f"  {k:7d}  {b:8s} {median / per * 1e3:16.2f} {best / per * 1e3:9.2f} {eff:10.2f}"
+        print(f"  {k:7d}  {b:19s} {median / per * 1e3:16.2f} {best / per * 1e3:9.2f} {eff:10.2f}"
               f"  {plain}  {ok}", flush=True)
 
 
@@ -407,8 +415,9 @@ def main():
                    "(default 8192 on cuda, 1024 on cpu)")
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--exchange-every", type=int, default=10)
-    p.add_argument("--exchange", choices=("futures", "map_overlap"), default="futures",
-                   help="halo exchange: tasks submitted per strip, or dask.array's map_overlap")
+    p.add_argument("--exchange", default="futures",
+                   help="halo exchange: futures (tasks submitted per strip) or map_overlap "
+                        "(dask.array's), or both, comma-separated, their runs interleaved")
     p.add_argument("--persist", action="store_true",
                    help="map_overlap: persist after each halo exchange")
     p.add_argument("--repeat", type=int, default=3)
@@ -443,12 +452,16 @@ def main():
             client.register_plugin(numfuse.dask.DevicePlugin())
             if "stencil" in parts:
                 seconds, ok, stay = stencil_rows(client, args, backends)
-                for b in backends:
+                alone = {b: alone_seconds(client, b, args.size, args.iterations)
+                         for b in backends}
+                for label in seconds:
                     if k == counts[0]:
-                        base_s[b] = seconds[b]
-                    alone = alone_seconds(client, b, args.size, args.iterations)
-                    stencil_table.append((k, b, seconds[b], args.iterations, ok, alone))
-                print(f"  {k} workers: strip i stayed on worker i: {stay}", flush=True)
+                        base_s[label] = seconds[label]
+                    stencil_table.append((k, label, seconds[label], args.iterations, ok,
+                                          alone[label.split("/")[0]]))
+                moved = [label for label, stayed in stay.items() if not stayed]
+                print(f"  {k} workers: strip i stayed on worker i: "
+                      f"{'yes' if not moved else 'no, for ' + ', '.join(moved)}", flush=True)
             if "program" in parts:
                 seconds, ok = program_seconds(client, args, backends, k)
                 for b in backends:
@@ -469,7 +482,7 @@ def main():
     if "kill" in parts:
         with cluster(args.device, 2) as c, Client(c) as client:
             client.register_plugin(numfuse.dask.DevicePlugin())
-            got, pending, pid = stencil_with_worker_killed(client, args.exchange)
+            got, pending, pid = stencil_with_worker_killed(client, args.exchange.split(",")[0])
             want = heat_diffusion(initial_grid(2, 64, 64, "random"), 20)
             print(f"worker killed mid-run (pid {pid}, run pending at the kill: {pending}): "
                   f"answer equals NumPy's: {numpy.allclose(got, want, rtol=1e-12, atol=1e-12)}")
