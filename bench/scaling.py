@@ -233,11 +233,12 @@ def stencil_futures(client, strips, workers, rows, iterations, exchange_every, p
 
 def run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations, exchange_every,
                 persist=False, pause=0.0, tag=0):
-    """The stencil submitted by `scheme` ("futures" or "map_overlap"): returns what to wait for
-    (futures, or a persisted Dask array)."""
+    """The stencil submitted by `scheme` ("futures" or "map_overlap") from `strips` (futures, or
+    for map_overlap a Dask array too): returns what to wait for (futures, or a persisted Dask
+    array), which can start another run."""
     if scheme == "futures":
         return stencil_futures(client, strips, workers, rows, iterations, exchange_every, pause)
-    x = as_dask_array(strips, backend, rows, cols)
+    x = as_dask_array(strips, backend, rows, cols) if isinstance(strips, list) else strips
     return client.persist(stencil_map_overlap(x, iterations, exchange_every,
                                               client if persist else None, pause, tag))
 
@@ -272,29 +273,28 @@ def host(v):
 def stencil_with_worker_killed(client, scheme="futures", backend="numfuse", rows=64, cols=64,
                                iterations=20, exchange_every=4, pause=0.15, timeout=None,
                                fill="random"):
-    """Runs the stencil on the client's workers and SIGKILLs the last worker's process once it
-    holds the result of a finished exchange (an exchange_step key, or map_overlap's trim key,
-    which the sweeps are fused into) and the run is still going. Returns (the grid as NumPy,
-    whether the run was pending at the kill, the worker's pid). The Nanny restarts the worker;
-    Dask remakes the lost chunks from their tasks."""
+    """Runs the stencil on the client's workers; once the first exchange is done (its strips
+    held for the client, one on each worker), submits the rest and SIGKILLs the last worker's
+    process. Returns (the grid as NumPy, whether the run was pending at the kill, whether the
+    killed worker held a strip, its pid). The Nanny restarts the worker; Dask remakes the lost
+    strips from their tasks, back to `initial_block`."""
+    if not exchange_every < iterations:
+        raise ValueError("the kill needs more than one exchange")
     timeout = timeout or TIMEOUT
     workers = workers_of(client)
     pids = client.run(os.getpid)
     victim = workers[-1]
     strips = place_grid(client, backend, rows, cols, workers, fill)
-    result = run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations,
-                         exchange_every, pause=pause)
-    future = client.compute(result_array(result, backend, rows, cols))
-    del strips, result
-    deadline = time.monotonic() + timeout
-    while not any(("exchange_step" in str(key) or "'_trim" in str(key))
-                  for key in client.has_what().get(victim, ())):
-        if time.monotonic() > deadline or future.done():
-            raise RuntimeError("the run ended (or hung) before the victim finished a sweep")
-        time.sleep(0.01)
+    first = run_stencil(client, scheme, strips, workers, backend, rows, cols, exchange_every,
+                        exchange_every, pause=pause)
+    wait(first, timeout=timeout)
+    held = any(victim in w for w in client.who_has(first).values())
+    rest = run_stencil(client, scheme, first, workers, backend, rows, cols,
+                       iterations - exchange_every, exchange_every, pause=pause)
+    future = client.compute(result_array(rest, backend, rows, cols))
     pending = not future.done()
     os.kill(pids[victim], signal.SIGKILL)
-    return host(future.result(timeout=timeout)), pending, pids[victim]
+    return host(future.result(timeout=timeout)), pending, held, pids[victim]
 
 
 def timed(runs, repeat):
@@ -482,10 +482,12 @@ def main():
     if "kill" in parts:
         with cluster(args.device, 2) as c, Client(c) as client:
             client.register_plugin(numfuse.dask.DevicePlugin())
-            got, pending, pid = stencil_with_worker_killed(client, args.exchange.split(",")[0])
+            got, pending, held, pid = stencil_with_worker_killed(client,
+                                                                 args.exchange.split(",")[0])
             want = heat_diffusion(initial_grid(2, 64, 64, "random"), 20)
-            print(f"worker killed mid-run (pid {pid}, run pending at the kill: {pending}): "
-                  f"answer equals NumPy's: {numpy.allclose(got, want, rtol=1e-12, atol=1e-12)}")
+            print(f"worker killed mid-run (pid {pid}, run pending at the kill: {pending}, the "
+                  f"worker held a strip: {held}): answer equals NumPy's: "
+                  f"{numpy.allclose(got, want, rtol=1e-12, atol=1e-12)}")
 
 
 if __name__ == "__main__":
