@@ -94,6 +94,22 @@ def heat_diffusion(grid, iterations):
     return a
 
 
+def sweep_owned(a, iterations):
+    """The seed's loop on a grid the task owns (a fresh concatenation or copy), which it
+    overwrites: `b` starts as a copy of `a`'s edge only, the cells the loop never writes,
+    instead of the seed's two whole copies. Per exchange of 10 sweeps, those copies cost as much
+    as 2-3 sweeps."""
+    b = numpy.empty_like(a)  # NEP-18: the chunk's own type and device
+    b[0] = a[0]
+    b[-1] = a[-1]
+    b[:, 0] = a[:, 0]
+    b[:, -1] = a[:, -1]
+    for _ in range(iterations):
+        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+        a, b = b, a
+    return a
+
+
 def host_strip(index, rows, cols, fill):
     """Strip `index` as NumPy: the seed's grid (zeros, the top row held at 100) or, for tests,
     random numbers (the seed's heat reaches one row per sweep, so halo errors further down would
@@ -129,7 +145,7 @@ def sweeps(block, iterations, pause=0.0, tag=0):
     task)."""
     if pause:
         time.sleep(pause)
-    return finish(heat_diffusion(block, iterations))
+    return finish(sweep_owned(block.copy(), iterations))
 
 
 def plain_seconds(backend, size, iterations, repeat=3):
@@ -204,9 +220,9 @@ def exchange_step(above, strip, below, iterations, pause=0.0):
     if pause:
         time.sleep(pause)
     parts = [p for p in (above, strip, below) if p is not None]
-    grid = numpy.concatenate(parts) if len(parts) > 1 else strip  # NEP-18: the chunks' own
+    grid = numpy.concatenate(parts) if len(parts) > 1 else strip.copy()  # NEP-18: the chunks'
     top = 0 if above is None else above.shape[0]
-    return finish(heat_diffusion(grid, iterations)[top:top + strip.shape[0]])
+    return finish(sweep_owned(grid, iterations)[top:top + strip.shape[0]])
 
 
 def stencil_futures(client, strips, workers, rows, iterations, exchange_every, pause=0.0):
