@@ -82,7 +82,10 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype, int
   s << "}\n";
   s << "template <class X> __device__ __forceinline__ nf_acc nf_load(X x, long long r) {\n";
   if (var) {
-    s << "  nf_acc a; a.n = 1; a.mean = nf::convert<" << val_t << ">(x); a.m2 = 0; return a;\n";
+    // m2 starts as x - x: 0 for a finite x, NaN for an inf or NaN one. NumPy's two passes give NaN
+    // whenever an element is not finite (x - mean is inf - inf or NaN); Chan's update alone would
+    // give 0 for one such element (m2 = 0) and inf for an inf beside finite ones.
+    s << "  nf_acc a; a.n = 1; a.mean = nf::convert<" << val_t << ">(x); a.m2 = a.mean - a.mean; return a;\n";
   } else if (arg) {
     s << "  nf_acc a; a.v = nf::convert<" << val_t << ">(x); a.i = r; return a;\n";
   } else if (logical) {
