@@ -8,7 +8,7 @@ import warnings
 import numpy
 import pytest
 
-from harness import oracle
+from harness import numfuse_module, oracle
 
 FLOATS = ["float32", "float64"]
 
@@ -63,3 +63,123 @@ def test_var_std_all_infinite_or_mixed(xp, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return xp.var(a, axis=1), xp.std(a, axis=1, ddof=1), xp.var(a.T, axis=0)
+
+
+@pytest.fixture
+def nf():
+    return numfuse_module()
+
+
+# ---- descending sorts (NumPy 2.5's `descending=`; the Array API's sort/argsort) -----------------
+
+def _isnan(v):
+    return v != v
+
+
+def _greater(a, b):
+    """NumPy 2.5's descending comparator (numpy_tag.h): a before b; NaNs last in both orders,
+    complex numbers by real part then imaginary part, per NaN class."""
+    if isinstance(a, complex):
+        ra, ia, rb, ib = a.real, a.imag, b.real, b.imag
+        if ra > rb:
+            return not _isnan(ia) or _isnan(ib)
+        if ra < rb:
+            return _isnan(ib) and not _isnan(ia)
+        if ra == rb or (_isnan(ra) and _isnan(rb)):
+            return ia > ib or (_isnan(ib) and not _isnan(ia))
+        return _isnan(rb)
+    return not _isnan(a) and (b < a or _isnan(b))
+
+
+def _descending_order(line):
+    """Stable order of a 1-D list of Python scalars by _greater (Python's sort is stable)."""
+    import functools
+    cmp = functools.cmp_to_key(lambda i, j: -1 if _greater(line[i], line[j]) else
+                               (1 if _greater(line[j], line[i]) else 0))
+    return sorted(range(len(line)), key=cmp)
+
+
+def _reference_argsort_desc(x, axis):
+    """argsort(x, axis, descending=True, stable=True) computed one line at a time on the host."""
+    if axis is None:
+        x, axis = x.reshape(-1), -1
+    moved = numpy.moveaxis(x, axis, -1)
+    out = numpy.empty(moved.shape, dtype=numpy.int64)
+    for idx in numpy.ndindex(moved.shape[:-1]):
+        out[idx] = _descending_order(moved[idx].tolist())
+    return numpy.moveaxis(out, -1, axis)
+
+
+def _ties_and_specials(shape, dtype, seed):
+    rng = numpy.random.default_rng(seed)
+    dt = numpy.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dt.kind in "iu":
+        info = numpy.iinfo(dt)
+        pool = numpy.array([info.min, info.max, 0, 1, 2, 2, 3], dtype=dt)
+        return pool[rng.integers(0, pool.size, shape)]
+    pool = [0.5, -1.0, 2.0, 2.0, numpy.inf, -numpy.inf, numpy.nan, 7.25]
+    x = numpy.array(pool, dtype=numpy.float64)[rng.integers(0, len(pool), shape)]
+    if dt.kind == "c":
+        y = numpy.array(pool, dtype=numpy.float64)[rng.integers(0, len(pool), shape)]
+        z = numpy.empty(shape, dtype=dt)
+        z.real, z.imag = x, y
+        return z
+    return x.astype(dt)
+
+
+SORT_DTYPES = ["bool", "int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "float32",
+               "float64", "complex64", "complex128"]
+_SORT_SHAPES_AXES = [((1,), -1), ((9,), 0), ((4, 6), -1), ((4, 6), 0), ((3, 1, 5), 1),
+                     ((2, 3, 4), None), ((0, 3), 1)]
+
+
+@pytest.mark.parametrize("dtype", SORT_DTYPES)
+@pytest.mark.parametrize("shape,axis", _SORT_SHAPES_AXES, ids=str)
+def test_sort_and_argsort_descending(nf, device, dtype, shape, axis):
+    for seed in range(2):
+        x = _ties_and_specials(shape, dtype, seed)
+        want_idx = _reference_argsort_desc(x, axis)
+        flat = x.reshape(-1) if axis is None else x
+        want = numpy.take_along_axis(flat, want_idx, -1 if axis is None else axis)
+        a = nf.asarray(x, device=device)
+        for stable in (None, True, False):
+            idx = nf.argsort(a, axis=axis, descending=True, stable=stable)
+            got = nf.sort(a, axis=axis, descending=True, stable=stable)
+            assert idx.dtype == numpy.int64 and got.dtype == x.dtype
+            numpy.testing.assert_array_equal(nf.asnumpy(idx), want_idx)
+            numpy.testing.assert_array_equal(nf.asnumpy(got), want)  # NaNs in the same places
+        # descending=False / None: the ascending sort
+        numpy.testing.assert_array_equal(nf.asnumpy(nf.argsort(a, axis=axis, descending=False)),
+                                         numpy.argsort(x, axis=axis, stable=True))
+        numpy.testing.assert_array_equal(nf.asnumpy(nf.sort(a, axis=axis, descending=None)),
+                                         numpy.sort(x, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "complex128"])
+def test_sort_methods_descending(nf, device, dtype):
+    x = _ties_and_specials((5, 7), dtype, 3)
+    a = nf.asarray(x, device=device)
+    want_idx = _reference_argsort_desc(x, 0)
+    numpy.testing.assert_array_equal(nf.asnumpy(a.argsort(axis=0, descending=True)), want_idx)
+    a.sort(axis=0, descending=True)  # in place, as NumPy's method
+    numpy.testing.assert_array_equal(nf.asnumpy(a), numpy.take_along_axis(x, want_idx, 0))
+
+
+def test_descending_matches_installed_numpy_where_it_has_it(nf, device):
+    # NumPy 2.5 has `descending=`; 2.4 (CI) has not, where the reference above stands in.
+    x = _ties_and_specials((6, 8), "float64", 4)
+    try:
+        want = numpy.argsort(x, axis=1, descending=True, stable=True)
+    except TypeError:
+        pytest.skip(f"NumPy {numpy.__version__} has no descending sorts")
+    got = nf.argsort(nf.asarray(x, device=device), axis=1, descending=True, stable=True)
+    numpy.testing.assert_array_equal(nf.asnumpy(got), want)
+
+
+def test_sort_signatures_have_descending(nf):
+    import inspect
+    for f in (nf.sort, nf.argsort):
+        p = inspect.signature(f).parameters["descending"]
+        assert p.kind is inspect.Parameter.KEYWORD_ONLY
