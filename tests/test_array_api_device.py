@@ -183,3 +183,25 @@ def test_sort_signatures_have_descending(nf):
     for f in (nf.sort, nf.argsort):
         p = inspect.signature(f).parameters["descending"]
         assert p.kind is inspect.Parameter.KEYWORD_ONLY
+
+
+# ---- fft.fftfreq / rfftfreq with the Array API's dtype= (2024.12) --------------------------------
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 101])
+@pytest.mark.parametrize("d", [1.0, 0.3, 4])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64"])
+def test_fftfreq_dtype(nf, device, n, d, dtype):
+    for name in ("fftfreq", "rfftfreq"):
+        want = getattr(numpy.fft, name)(n, d)
+        want = want if dtype is None else want.astype(dtype)
+        got = getattr(nf.fft, name)(n, d, device=device, dtype=dtype)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        numpy.testing.assert_allclose(nf.asnumpy(got), want, rtol=1e-15 if want.dtype == numpy.float64 else 1e-7)
+        assert str(got.device).startswith(device)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "complex128", "bool"])
+def test_fftfreq_dtype_must_be_real_floating(nf, dtype):
+    for name in ("fftfreq", "rfftfreq"):
+        with pytest.raises(ValueError, match="real floating"):
+            getattr(nf.fft, name)(8, dtype=dtype)
