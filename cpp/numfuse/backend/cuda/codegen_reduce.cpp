@@ -190,8 +190,9 @@ ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
     int64_t want = std::max<int64_t>(1, (int64_t(sm_count) * 8) / std::max<int64_t>(p.nout, 1));
     int64_t by_work = std::max<int64_t>(1, p.nred / (256 * 16));
     p.blocks_per_output = static_cast<int>(std::min<int64_t>({want, by_work, 1024}));
-    // 16-byte loads when each output's row is contiguous.
-    if (p.red_shape.size() == 1 && p.red_stride[0] == 1 && !is_arg(spec.op)) {
+    // 16-byte loads when each output's row is contiguous (not at a launch-bound size, where they
+    // would only make the kernel depend on alignment and row length: codegen_elementwise.h).
+    if (p.red_shape.size() == 1 && p.red_stride[0] == 1 && !is_arg(spec.op) && in.size() > kScalarLoopElements) {
       size_t size = itemsize(in.dtype);
       int vec = static_cast<int>(16 / size);
       bool aligned = reinterpret_cast<uintptr_t>(in.data()) % 16 == 0 && p.nred % vec == 0;
