@@ -205,3 +205,16 @@ def test_fftfreq_dtype_must_be_real_floating(nf, dtype):
     for name in ("fftfreq", "rfftfreq"):
         with pytest.raises(ValueError, match="real floating"):
             getattr(nf.fft, name)(8, dtype=dtype)
+
+
+# ---- linalg.vector_norm over axis=() (NumPy: each element its own vector) --------------------------
+
+@pytest.mark.parametrize("ord", [2, 1, numpy.inf, -numpy.inf, 0, 3, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)], ids=str)
+@oracle(rtol=1e-12)
+def test_vector_norm_of_no_axes(xp, ord, keepdims, shape):
+    x = numpy.linspace(-3, 2.5, int(numpy.prod(shape))).reshape(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return xp.linalg.vector_norm(xp.asarray(x), axis=(), ord=ord, keepdims=keepdims)
