@@ -3,14 +3,18 @@ hypothesis' 800 ms per example): each case is one example of a failing test, tim
 call (kernels compiled, libraries loaded) and on a second call, with the kernels it compiled. A
 fresh kernel cache directory makes every compile a real one, as on a new machine.
 
-    PYTHONPATH=python python3 bench/aapi_first_calls_gpu.py [--device cuda] [--only NAME]
+    PYTHONPATH=python python3 bench/aapi_first_calls_gpu.py [--device cuda] [--only NAME] [--trace-compiles]
 """
 import argparse
 import os
+import sys
 import tempfile
 import time
 
 os.environ["NUMFUSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="nf-kernels-")
+# --trace-compiles: each compile on stderr (kernel, time), under the case that caused it.
+if "--trace-compiles" in sys.argv:
+    os.environ["NUMFUSE_TRACE_COMPILES"] = "1"
 
 import numpy  # noqa: E402
 
@@ -96,6 +100,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda" if nf.cuda.is_available() else "cpu")
     ap.add_argument("--only", default=None)
+    ap.add_argument("--trace-compiles", action="store_true", help="print each NVRTC compile (stderr)")
     args = ap.parse_args()
     stats = nf.cuda.kernel_cache_stats if args.device != "cpu" else (lambda: {"compilations": 0})
     # What the suite's first test pays before any of its own work: the context, the first
@@ -115,6 +120,8 @@ def main():
     for case in cases(args.device):
         if args.only and args.only not in case.__name__:
             continue
+        if args.trace_compiles:
+            print(f"-- {case.__name__}", file=sys.stderr, flush=True)
         c0 = stats()["compilations"]
         t = time.perf_counter()
         try:
