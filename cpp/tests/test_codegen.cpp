@@ -49,10 +49,10 @@ void expect_compiles(const std::string& src) { expect_nvrtc_compiles(src, "fused
 }  // namespace
 
 TEST(Codegen, ContiguousFloatKernelCompilesAndIsVectorised) {
-  Array a = Array::empty({1000}, DType::Float32, Device::cpu());
+  Array a = Array::empty({100000}, DType::Float32, Device::cpu());  // above kScalarLoopElements
   ElementwiseKernel k = generate_elementwise(make_program(UFunc::Add, a, Operand::of(a), DType::Float32));
   EXPECT_EQ(k.vec, 4);
-  EXPECT_EQ(k.n, 1000);
+  EXPECT_EQ(k.n, 100000);
   expect_compiles(std::string(kKernelPrelude) + k.body);
 }
 
@@ -257,11 +257,30 @@ TEST(Codegen, FastDivisionEqualsDivisionOverTheIndexRange) {
   }
 }
 
-TEST(Codegen, StridedRunsNeedUnitInnerStridesAndAnEvenExtent) {
+TEST(Codegen, SmallKernelsTakeOneElementAThreadWhateverTheirAlignment) {
+  // The real and imaginary views of a complex64 array (the second 4 bytes off 16-byte alignment),
+  // and odd and even extents, share one kernel at a launch-bound size.
+  Array z = Array::empty({3, 5}, DType::Float32, Device::cpu());
+  Array re = z.view({3, 5}, z.strides, 0), im = z.view({3, 5}, z.strides, 4);
+  auto kre = generate_elementwise(make_program(UFunc::Add, re, Operand::of(re), DType::Float32));
+  auto kim = generate_elementwise(make_program(UFunc::Add, im, Operand::of(im), DType::Float32));
+  EXPECT_EQ(kre.vec, 1);
+  EXPECT_EQ(kre.key, kim.key);
   Array a = Array::empty({6, 8}, DType::Float32, Device::cpu());
-  Array odd = a.view({6, 7}, a.strides, 4);             // a[:, 1:]: extent 7
-  Array even = a.view({6, 6}, a.strides, 4);            // a[:, 1:-1]
-  Array stepped = a.view({6, 4}, {8, 2}, 0);            // a[:, ::2]
+  auto odd = generate_elementwise(make_program(UFunc::Add, a.view({6, 7}, a.strides, 4),
+                                               Operand::of(a.view({6, 7}, a.strides, 4)), DType::Float32));
+  auto even = generate_elementwise(make_program(UFunc::Add, a.view({6, 6}, a.strides, 4),
+                                                Operand::of(a.view({6, 6}, a.strides, 4)), DType::Float32));
+  EXPECT_EQ(odd.vec, 1);
+  EXPECT_EQ(odd.key, even.key);
+  expect_compiles(std::string(kKernelPrelude) + kim.body);
+}
+
+TEST(Codegen, StridedRunsNeedUnitInnerStridesAndAnEvenExtent) {
+  Array a = Array::empty({600, 800}, DType::Float32, Device::cpu());  // above kScalarLoopElements
+  Array odd = a.view({600, 799}, a.strides, 4);         // a[:, 1:]: extent 799
+  Array even = a.view({600, 798}, a.strides, 4);        // a[:, 1:-1]
+  Array stepped = a.view({600, 400}, {800, 2}, 0);      // a[:, ::2]
   EXPECT_EQ(generate_elementwise(make_program(UFunc::Add, odd, Operand::of(odd), DType::Float32)).vec, 1);
   EXPECT_EQ(generate_elementwise(make_program(UFunc::Add, even, Operand::of(even), DType::Float32)).vec, 2);
   EXPECT_EQ(generate_elementwise(make_program(UFunc::Add, stepped, Operand::of(stepped), DType::Float32)).vec, 1);
@@ -283,9 +302,9 @@ TEST(Codegen, StridedKernelDividesByMagicNumbersNotDivideInstructions) {
 TEST(Codegen, ViewsWithEqualStridesShareTheirOffset) {
   // a[:-2, 1:-1] + a[2:, 1:-1] into a fresh (contiguous) output: the two views share one offset,
   // the output has its own.
-  Array a = Array::empty({40, 50}, DType::Float64, Device::cpu());
-  Array up = a.view({38, 48}, a.strides, 8);
-  Array down = a.view({38, 48}, a.strides, (2 * 50 + 1) * 8);
+  Array a = Array::empty({400, 500}, DType::Float64, Device::cpu());
+  Array up = a.view({398, 498}, a.strides, 8);
+  Array down = a.view({398, 498}, a.strides, (2 * 500 + 1) * 8);
   auto k = generate_elementwise(make_program(UFunc::Add, up, Operand::of(down), DType::Float64));
   ASSERT_FALSE(k.contiguous);
   EXPECT_EQ(k.operands[2].same_offset_as, 1);

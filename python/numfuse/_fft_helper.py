@@ -1,25 +1,38 @@
 """numpy.fft's helpers: fftfreq, rfftfreq, fftshift, ifftshift (lazy numfuse ops, no node of their own)."""
 import operator
 
+import numpy as _np
+
 from ._creation import arange, asarray
 from ._shape import roll
 
 __all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
-def fftfreq(n, d=1.0, device=None):
+def _as_dtype(freqs, dtype):
+    # The Array API's (2024.12) dtype=, which NumPy's helpers lack: a real floating type, the
+    # frequencies computed in float64 as NumPy computes them, then rounded once.
+    if dtype is None:
+        return freqs
+    dt = _np.dtype(dtype)
+    if dt.kind != "f":
+        raise ValueError(f"dtype must be a real floating-point data type, not {dt}")
+    return freqs.astype(dt, copy=False)
+
+
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """numpy.fft.fftfreq: the sample frequencies [0, 1, ..., -(n//2), ..., -1] / (d*n)."""
     n = operator.index(n)
     k = arange(n, device=device)
     half = (n - 1) // 2 + 1
     # k for the first half, k - n for the rest: one fused elementwise expression.
-    return (k - (k >= half) * n) * (1.0 / (n * d))
+    return _as_dtype((k - (k >= half) * n) * (1.0 / (n * d)), dtype)
 
 
-def rfftfreq(n, d=1.0, device=None):
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
     """numpy.fft.rfftfreq: the sample frequencies of rfft, [0, 1, ..., n//2] / (d*n)."""
     n = operator.index(n)
-    return arange(n // 2 + 1, device=device) * (1.0 / (n * d))
+    return _as_dtype(arange(n // 2 + 1, device=device) * (1.0 / (n * d)), dtype)
 
 
 def _shifts(x, axes, sign):

@@ -151,7 +151,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if axis is None:
         res = norm(x.reshape(-1), ord=ord, axis=0)
         return res.reshape((1,) * len(shape)) if keepdims else res
-    if isinstance(axis, tuple) and len(axis) > 1:
+    if isinstance(axis, tuple) and len(axis) != 1:
+        # Several axes as one (NumPy's transpose and reshape); axis=() as an axis of length one,
+        # so the norm of each element alone (|x| for every finite ord but 0).
         axes = _normalize_axes(axis, x.ndim)
         rest = [i for i in range(x.ndim) if i not in axes]
         n = 1

@@ -9,6 +9,7 @@ allows; `kind` and `stable` are still checked as NumPy checks them.
 import numpy as _np
 
 from . import _core
+from . import _ufuncs as _u
 from ._core import ndarray
 from ._creation import asarray
 from ._indexing import take_along_axis
@@ -36,20 +37,46 @@ def _check_kind(kind, stable):
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got '{kind}')")
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """numpy.sort: a sorted copy along `axis` (None: flattened); NaNs last; always stable."""
+def _descending_key(a):
+    """A key whose ascending order is `a`'s descending order, NaNs still last, ties unchanged:
+    -a for floats and complex (negation keeps NaN a NaN, and reverses NumPy's complex order within
+    each NaN class), ~a for integers and bool. Exact, and fused into the sort's input."""
+    return _u.negative(a) if a.dtype.kind in "fc" else _u.invert(a)
+
+
+def _is_descending(descending):
+    # NumPy 2.5: "If False or None, the returned array will be sorted in ascending order".
+    return descending is not _np._NoValue and descending is not None and bool(descending)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=_np._NoValue):
+    """numpy.sort: a sorted copy along `axis` (None: flattened); NaNs last (descending too, as
+    NumPy 2.5's `descending=`); always stable."""
     _check_kind(kind, stable)
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
-    return _core.sort(_arr(a), axis)
+    a = _arr(a)
+    if not _is_descending(descending):
+        return _core.sort(a, axis)
+    if a.dtype.kind == "c":
+        # Values back from the indices: undoing -z would flip the sign of a NaN part.
+        flat = a.reshape(-1) if axis is None else a
+        return take_along_axis(flat, _core.argsort(_descending_key(flat), -1 if axis is None else axis),
+                               -1 if axis is None else axis)
+    s = _core.sort(_descending_key(a), axis)
+    if a.dtype.kind == "f":  # the sort's NaNs are positive: keep them so, as ascending sorts give
+        return _core.where(_u.isnan(s), s, _u.negative(s))
+    return _u.invert(s)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """numpy.argsort: int64 indices that sort `a` along `axis`; equal keys keep their order."""
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=_np._NoValue):
+    """numpy.argsort: int64 indices that sort `a` along `axis`; equal keys keep their order
+    (descending too: NumPy 2.5's stable descending order, NaNs last)."""
     _check_kind(kind, stable)
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
-    return _core.argsort(_arr(a), axis)
+    a = _arr(a)
+    return _core.argsort(_descending_key(a) if _is_descending(descending) else a, axis)
 
 
 def _kth(kth):
@@ -141,13 +168,13 @@ def lexsort(keys, axis=-1):
 
 # ---- ndarray methods ----------------------------------------------------------------------------
 
-def _m_sort(self, axis=-1, kind=None, order=None, *, stable=None):
+def _m_sort(self, axis=-1, kind=None, order=None, *, stable=None, descending=_np._NoValue):
     # In place, as NumPy's: the sorted values are written back into the array's own memory.
-    self[...] = sort(self, axis, kind, order, stable=stable)
+    self[...] = sort(self, axis, kind, order, stable=stable, descending=descending)
 
 
-def _m_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-    return argsort(self, axis, kind, order, stable=stable)
+def _m_argsort(self, axis=-1, kind=None, order=None, *, stable=None, descending=_np._NoValue):
+    return argsort(self, axis, kind, order, stable=stable, descending=descending)
 
 
 def _m_partition(self, kth, axis=-1, kind="introselect", order=None):

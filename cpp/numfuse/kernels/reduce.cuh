@@ -27,6 +27,7 @@ ${setup}    nf_acc acc = nf_identity(p);
   }
 }
 #else
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_reduce_main)
 extern "C" __global__ void __launch_bounds__(256) nf_reduce_main(const nf_rparams p) {
   const long long o = blockIdx.x / p.bpo, part = blockIdx.x % p.bpo;
 ${setup}  nf_acc acc = nf_identity(p);
@@ -36,7 +37,9 @@ ${block_loop}  acc = nf_block_reduce(acc);
     else static_cast<nf_acc*>(p.partial)[blockIdx.x] = acc;
   }
 }
+#endif
 // Second pass: one block per output over its partial results, in order.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_reduce_partials)
 extern "C" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rparams p) {
   const long long o = blockIdx.x;
   nf_acc acc = nf_identity(p);
@@ -45,4 +48,5 @@ extern "C" __global__ void __launch_bounds__(256) nf_reduce_partials(const nf_rp
   acc = nf_block_reduce(acc);
   if (threadIdx.x == 0) nf_finish(p, o, acc);
 }
+#endif
 #endif

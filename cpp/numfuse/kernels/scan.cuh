@@ -30,6 +30,7 @@ __device__ __forceinline__ nf_t nf_block_scan(nf_t v, nf_t* buf) {
 
 // A thread per line, in order: NumPy's association exactly. Loads come in batches so that
 // several are in flight while the additions wait on each other.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scan_lines)
 extern "C" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_lines(const nf_sparams p) {
   const nf_t* __restrict__ in = static_cast<const nf_t*>(p.in);
   nf_t* __restrict__ out = static_cast<nf_t*>(p.out);
@@ -53,6 +54,7 @@ extern "C" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_lines(cons
     }
   }
 }
+#endif
 
 // One tile (block `bid` = line * tiles + tile). Loads are striped across the block (neighbouring
 // threads read neighbouring elements) into shared memory; each thread then takes its run of
@@ -116,20 +118,25 @@ __device__ __forceinline__ void nf_scan_tile(const nf_sparams& p, long long bid,
   }
 }
 
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scan_totals)
 extern "C" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_totals(const nf_sparams p) {
   __shared__ nf_t sh[NF_PAD(NF_SCAN_TILE)];
   __shared__ nf_t buf[NF_SCAN_THREADS];
   for (long long bid = blockIdx.x; bid < p.lines * p.tiles; bid += gridDim.x)
     nf_scan_tile<true>(p, bid, sh, buf);
 }
+#endif
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scan_tiles)
 extern "C" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_tiles(const nf_sparams p) {
   __shared__ nf_t sh[NF_PAD(NF_SCAN_TILE)];
   __shared__ nf_t buf[NF_SCAN_THREADS];
   for (long long bid = blockIdx.x; bid < p.lines * p.tiles; bid += gridDim.x)
     nf_scan_tile<false>(p, bid, sh, buf);
 }
+#endif
 
 // Per line, the tile totals become their inclusive scan, in place, a block-wide chunk at a time.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scan_carries)
 extern "C" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_carries(const nf_sparams p) {
   __shared__ nf_t buf[NF_SCAN_THREADS];
   const int t = threadIdx.x;
@@ -152,3 +159,4 @@ extern "C" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_carries(co
     }
   }
 }
+#endif

@@ -7,6 +7,7 @@ __device__ __forceinline__ unsigned long long nf_slot(const nf_gparams& p, long 
 // target wins: the last in C order. The owner is found directly (shift 0: the table is one owner
 // per target of the indexed dims) or through an open-addressing table (the key inserted by
 // atomicCAS into an empty slot, linear probing).
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scatter_claim)
 extern "C" __global__ void __launch_bounds__(256) nf_scatter_claim(const nf_gparams p) {
   unsigned long long* keys = static_cast<unsigned long long*>(p.table);
   long long* owners = static_cast<long long*>(p.table) + (p.shift ? p.slots : 0);
@@ -29,7 +30,9 @@ extern "C" __global__ void __launch_bounds__(256) nf_scatter_claim(const nf_gpar
     }
   }
 }
+#endif
 // Write: an element is stored only by the owner of its target, so each target is written once.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scatter_write)
 extern "C" __global__ void __launch_bounds__(256) nf_scatter_write(const nf_gparams p) {
   const unsigned long long* keys = static_cast<const unsigned long long*>(p.table);
   const long long* owners = static_cast<const long long*>(p.table) + (p.shift ? p.slots : 0);
@@ -50,3 +53,4 @@ extern "C" __global__ void __launch_bounds__(256) nf_scatter_write(const nf_gpar
     if (keys[h] == (unsigned long long)key && owners[h] == (long long)b) dst[base + off] = vals[i];
   }
 }
+#endif

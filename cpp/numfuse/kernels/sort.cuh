@@ -71,6 +71,7 @@ __device__ __forceinline__ bool nf_before(const nf_t& va, long long ia, const nf
 }
 
 // Sorts each tile of NF_SORT_TILE elements of each line into vals_dst / idx_dst.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_tiles)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_tiles(const nf_sort_params p) {
   __shared__ nf_t sv[NF_SORT_TILE];
   __shared__ long long si[NF_SORT_TILE];
@@ -114,9 +115,11 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_tiles(cons
     __syncthreads();
   }
 }
+#endif
 
 // One merge pass: runs of p.width become runs of 2 * p.width. Each thread writes
 // NF_MERGE_ITEMS outputs, after a binary search for where its slice of the merge begins.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_merge)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_merge(const nf_sort_params p) {
   const nf_t* sv = static_cast<const nf_t*>(p.vals_src);
   nf_t* dv = static_cast<nf_t*>(p.vals_dst);
@@ -156,8 +159,10 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_merge(cons
     }
   }
 }
+#endif
 
 // The sorted lines (vals_src, idx_src) into the outputs' layout.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_store)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store(const nf_sort_params p) {
   const nf_t* sv = static_cast<const nf_t*>(p.vals_src);
   nf_t* ov = static_cast<nf_t*>(p.out_values);
@@ -170,6 +175,7 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store(cons
     if (p.out_indices) p.out_indices[at] = p.idx_src[g];
   }
 }
+#endif
 
 struct nf_search_params {
   const void* a;            // the sorted 1-D array, contiguous
@@ -180,6 +186,7 @@ struct nf_search_params {
 };
 
 // np.searchsorted: a thread per value, a binary search in NumPy's order.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_searchsorted)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_searchsorted(const nf_search_params p) {
   const nf_t* a = static_cast<const nf_t*>(p.a);
   const nf_t* v = static_cast<const nf_t*>(p.v);
@@ -196,6 +203,7 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_searchsorted(co
     p.out[g] = lo;
   }
 }
+#endif
 
 #ifndef NF_SORT_NO_KEYS  // complex dtypes: no radix key
 // ---- Radix keys for CUB's radix sort (backend/cuda/cub_sort.cu): the unsigned integer whose
@@ -253,6 +261,7 @@ __device__ __forceinline__ nf_t nf_from_key(nf_key_t k) {
 
 // Line-major keys (vals_dst as nf_key_t) and, for argsort, each element's index in its line
 // (idx_dst, when not null); out_values null marks canonical keys.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_make_keys)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(const nf_sort_params p) {
   const nf_t* in = static_cast<const nf_t*>(p.in);
   nf_key_t* keys = static_cast<nf_key_t*>(p.vals_dst);
@@ -265,17 +274,21 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(
     if (p.idx_dst) p.idx_dst[g] = i;
   }
 }
+#endif
 
 // The segment offsets of line-major lines: idx_dst[l] = l * n for l in [0, lines].
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_offsets)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_offsets(const nf_sort_params p) {
   for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l <= p.lines;
        l += (long long)gridDim.x * blockDim.x) {
     p.idx_dst[l] = l * p.n;
   }
 }
+#endif
 
 // Sorted keys (vals_src) and indices (idx_src, or null for a sort of values) into the outputs:
 // values from the keys, or, for argsort, gathered from the input by index.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_store_keys)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys(const nf_sort_params p) {
   const nf_key_t* keys = static_cast<const nf_key_t*>(p.vals_src);
   const nf_t* in = static_cast<const nf_t*>(p.in);
@@ -294,10 +307,12 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys
     }
   }
 }
+#endif
 
 // For CUB's own sort of float keys (a sort of values along one line): the input with every NaN
 // made the NaN a sort through keys gives back (all bits set but the sign), which CUB orders after
 // +inf, so NaNs come last as NumPy's do, and the result is the keys path's, bit for bit.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_nan_last)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_nan_last(const nf_sort_params p) {
   const nf_t* in = static_cast<const nf_t*>(p.in);
   nf_t* out = static_cast<nf_t*>(p.vals_dst);
@@ -316,4 +331,5 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_nan_last(c
     out[g] = x;
   }
 }
+#endif
 #endif  // NF_SORT_NO_KEYS

@@ -180,7 +180,8 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
   k.idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
   // Elements per thread: 16-byte loads of the widest operand, if every pointer is aligned.
   k.vec = 1;
-  if (k.contiguous) {
+  const bool small = sp.size() <= kScalarLoopElements;
+  if (k.contiguous && !small) {
     size_t widest = 1;
     for (const KernelOperand& o : ops) {
       if (!o.scalar && !o.broadcast) widest = std::max(widest, itemsize(o.dtype));
@@ -194,7 +195,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
   }
   // Strided: each thread takes `vec` adjacent elements of the innermost dimension when every
   // array operand (and the position) steps by one element along it and its extent divides evenly.
-  if (!k.contiguous) {
+  if (!k.contiguous && !small) {
     // Two measured best on the H100 for the f64 stencil (20.2 ms against 20.75 for one and four).
     constexpr int run = 2;
     bool unit = sp.shape.back() % run == 0;

@@ -17,6 +17,11 @@ extern const char* const kKernelPrelude;
 
 constexpr int kMaxKernelRank = 8;       // coalesced dims of the strided variant
 constexpr int kMaxKernelOperands = 48;  // outputs + array leaves
+// Up to this many elements a kernel takes one element per thread: vector loads do not matter to a
+// launch-bound size, and the kernel's key then depends on neither the operands' alignment nor the
+// innermost extent's parity (fewer kernels compiled, e.g. one for the real and imaginary views
+// of a complex array, where the imaginary one is 4 or 8 bytes off alignment).
+constexpr int64_t kScalarLoopElements = 1 << 16;
 
 // How the kernel reaches one operand (outputs first, then leaves).
 struct KernelOperand {

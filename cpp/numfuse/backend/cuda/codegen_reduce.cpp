@@ -82,7 +82,10 @@ void emit_accumulator(SourceText& s, const ReduceSpec& spec, DType in_dtype, int
   s << "}\n";
   s << "template <class X> __device__ __forceinline__ nf_acc nf_load(X x, long long r) {\n";
   if (var) {
-    s << "  nf_acc a; a.n = 1; a.mean = nf::convert<" << val_t << ">(x); a.m2 = 0; return a;\n";
+    // m2 starts as x - x: 0 for a finite x, NaN for an inf or NaN one. NumPy's two passes give NaN
+    // whenever an element is not finite (x - mean is inf - inf or NaN); Chan's update alone would
+    // give 0 for one such element (m2 = 0) and inf for an inf beside finite ones.
+    s << "  nf_acc a; a.n = 1; a.mean = nf::convert<" << val_t << ">(x); a.m2 = a.mean - a.mean; return a;\n";
   } else if (arg) {
     s << "  nf_acc a; a.v = nf::convert<" << val_t << ">(x); a.i = r; return a;\n";
   } else if (logical) {
@@ -187,8 +190,9 @@ ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
     int64_t want = std::max<int64_t>(1, (int64_t(sm_count) * 8) / std::max<int64_t>(p.nout, 1));
     int64_t by_work = std::max<int64_t>(1, p.nred / (256 * 16));
     p.blocks_per_output = static_cast<int>(std::min<int64_t>({want, by_work, 1024}));
-    // 16-byte loads when each output's row is contiguous.
-    if (p.red_shape.size() == 1 && p.red_stride[0] == 1 && !is_arg(spec.op)) {
+    // 16-byte loads when each output's row is contiguous (not at a launch-bound size, where they
+    // would only make the kernel depend on alignment and row length: codegen_elementwise.h).
+    if (p.red_shape.size() == 1 && p.red_stride[0] == 1 && !is_arg(spec.op) && in.size() > kScalarLoopElements) {
       size_t size = itemsize(in.dtype);
       int vec = static_cast<int>(16 / size);
       bool aligned = reinterpret_cast<uintptr_t>(in.data()) % 16 == 0 && p.nred % vec == 0;

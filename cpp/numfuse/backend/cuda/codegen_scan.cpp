@@ -49,7 +49,8 @@ void emit_common(SourceText& s, ScanOp op, DType dtype, int rank, bool checked) 
 // values invalid (kernels/fp_check.h's judge), as NumPy's accumulate reports them in order. A
 // pass of its own reads each element twice more, only when the checks are on.
 void emit_check_kernel(SourceText& s, int slot) {
-  s << "extern \"C\" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_check(const nf_sparams p) {\n"
+  s << "#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_scan_check)\n"
+       "extern \"C\" __global__ void __launch_bounds__(NF_SCAN_THREADS) nf_scan_check(const nf_sparams p) {\n"
        "  const nf_t* in = static_cast<const nf_t*>(p.in);\n"
        "  const nf_t* out = static_cast<const nf_t*>(p.out);\n"
        "  const long long steps = p.n - 1;\n  unsigned bits = 0u;\n"
@@ -60,7 +61,7 @@ void emit_check_kernel(SourceText& s, int slot) {
        "    bits |= nf::fpc::judge(nf::convert<nf_c>(out[o]), nf::convert<nf_c>(out[o - p.inner]),\n"
        "                           nf::convert<nf_c>(in[nf_line_in(p, l) + k * p.astride]));\n"
        "  }\n"
-       "  nf::fpc::note(p.fpw + " << slot / 8 << ", bits << " << 4 * (slot % 8) << ");\n}\n";
+       "  nf::fpc::note(p.fpw + " << slot / 8 << ", bits << " << 4 * (slot % 8) << ");\n}\n#endif\n";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +49,16 @@ bool from_hex(const std::string& hex, uint8_t* out, size_t n) {
     out[i] = static_cast<uint8_t>(v);
   }
   return true;
+}
+
+// NUMFUSE_TRACE_COMPILES=1: each NVRTC compile on stderr, its entry and time (what a first call
+// pays; tools/nvrtc_compile_times.py measures the sources without running them).
+bool trace_compiles() {
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_TRACE_COMPILES");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
 }
 
 void warn_once(const std::string& msg) {
@@ -259,8 +270,14 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const std::string& source
     if (out) ++stats_.disk_hits;
   }
   if (!out) {
+    const auto start = std::chrono::steady_clock::now();
     auto compiled = std::make_shared<CompiledKernel>(compile_(source, name, arch, options));
     ++stats_.compilations;
+    if (trace_compiles()) {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "[numfuse] compiled %s for %s: %.0f ms, %zu bytes of source\n",
+                   name.empty() ? "module" : name.c_str(), arch.c_str(), ms, source.size());
+    }
     if (!dir_.empty()) write_file(k, *compiled);
     out = compiled;
   }

@@ -43,6 +43,13 @@ LastStream& last_stream() {
 
 }  // namespace
 
+std::string kernel_selection(const std::string& name) {
+  const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  });
+  return identifier ? "#define NF_ONE_KERNEL\n#define NF_KERNEL_" + name + "\n" : std::string();
+}
+
 CUfunction keyed_kernel(const std::string& key, const char* name, const std::vector<std::string>& options,
                         int device, const std::function<std::string()>& make_body) {
   // A loop of one op asks for the same kernel again and again: the last hit of this thread is
@@ -75,7 +82,7 @@ CUfunction keyed_kernel(const std::string& key, const char* name, const std::vec
       return it->second;
     }
   }
-  CUfunction f = get_kernel(std::string(kKernelPrelude) + make_body(), name, options, device);
+  CUfunction f = get_kernel(kernel_selection(name) + kKernelPrelude + make_body(), name, options, device);
   std::lock_guard<std::mutex> lock(t.mutex);
   t.known.emplace(std::move(full), f);
   last = {name, options, device, key, f};

@@ -13,7 +13,14 @@ namespace nf::cuda {
 
 constexpr int kLaunchThreads = 256;  // threads per block of the grid-stride kernels
 
-// The kernel `name` of the source kKernelPrelude + make_body(), compiled with `options` for
+// The lines that make a kernel template with several entry points compile only `name`: NVRTC
+// compiles every extern "C" kernel of a source whichever one is asked for, so a template guards
+// each entry with `#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_<entry>)`. The sort template's
+// eight kernels took 1.3 s to compile for each entry used, one of them 0.1-0.27 s (NVRTC 13,
+// docs/decisions.md "Kernels compiled one entry at a time").
+std::string kernel_selection(const std::string& name);
+
+// The kernel `name` of the source kernel_selection(name) + kKernelPrelude + make_body(), compiled with `options` for
 // `device`, found by `key`: a short description of the source that the caller guarantees is
 // equal only for equal sources. A warm launch hashes the key, never the source text (the
 // ~100 KB prelude, or even a generated body, costs microseconds to build and hash).

@@ -292,7 +292,9 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   // Small matrices: one NVRTC kernel, a thread per matrix (small_linalg_cuda.h), no cuSOLVER;
   // every matrix writes its own info code, and the failures count themselves: the host reads
   // that count (4 bytes) and the codes only when it is not zero.
-  if (m == n && cuda::small_linalg_size(op, a.dtype, n) > 0) {
+  // (The kernels that compile slowly wait for a stack, or a loop, worth their compile.)
+  if (m == n && cuda::small_linalg_size(op, a.dtype, n) > 0 &&
+      cuda::small_linalg_now(op, a.dtype, cuda::small_linalg_size(op, a.dtype, n), batch)) {
     const Array failures = infos.view(Shape{1}, Strides{1}, infos.byte_offset + batch * 4);
     const unsigned char zero[16] = {};
     cuda::fill(failures, zero);

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
@@ -134,7 +137,36 @@ Array dense_stack(const Array& x) {
   return d;
 }
 
+// Per (kernel op, dtype, N): how many calls asked for the kernel, and whether it was compiled.
+struct Demand {
+  int asked = 0;
+  bool compiled = false;
+};
+struct DemandTable {
+  std::mutex mutex;
+  std::map<std::tuple<int, int, int>, Demand> table;
+};
+DemandTable& demand_table() {
+  static auto* t = new DemandTable();  // lives until exit
+  return *t;
+}
+
 }  // namespace
+
+bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
+  if (is_complex(dt)) return false;
+  const bool jacobi = op == LinalgOp::Eigh || op == LinalgOp::Eigvalsh;
+  return N <= (jacobi ? 4 : 8);
+}
+
+bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch) {
+  if (small_linalg_compiles_fast(op, dt, N)) return true;
+  DemandTable& d = demand_table();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  Demand& k = d.table[{kernel_op(op), static_cast<int>(dt), N}];
+  ++k.asked;
+  return k.compiled || batch >= kSmallLinalgCompileBatch || k.asked >= kSmallLinalgAskLimit;
+}
 
 bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
                        int64_t batch, int64_t n) {
@@ -162,6 +194,11 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
                           std::to_string(static_cast<int>(dt)) + ':' + std::to_string(N);
   CUfunction fn = keyed_kernel(key, small_linalg_entry(op), {"-std=c++17"}, dev,
                                [&] { return small_linalg_body(op, dt, N); });
+  {
+    DemandTable& d = demand_table();
+    std::lock_guard<std::mutex> lock(d.mutex);
+    d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
+  }
   const unsigned grid =
       static_cast<unsigned>((batch + kSmallLinalgThreads - 1) / kSmallLinalgThreads);
   launch(fn, dev, grid, kSmallLinalgThreads, &p);

@@ -30,6 +30,18 @@ struct SmallLinalgParams {
 // above the bound for op and dt (4, 8 or 16, from the kernels' register use), or above
 // NUMFUSE_SMALL_LINALG_MAX_N where that is set (0: never these kernels, for comparisons).
 int small_linalg_size(LinalgOp op, DType dt, int64_t n);
+// Whether the kernel of padded size N runs this call of `batch` matrices, or cuSOLVER does. NVRTC
+// compiles the kernels whose matrix fits registers cheaply (real LU, det and Cholesky up to N = 8,
+// real Jacobi up to N = 4: under 0.5 s) but the others in 0.6-6.7 s (complex ones, N = 16, Jacobi
+// at N = 8; tools/nvrtc_compile_times.py): those run for stacks of kSmallLinalgCompileBatch
+// matrices or more, or once compiled in this process, or from the kSmallLinalgAskLimit-th call on
+// (a loop of small stacks), and cuSOLVER takes the few matrices of a first, one-off call.
+bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch);
+constexpr int64_t kSmallLinalgCompileBatch = 256;
+constexpr int kSmallLinalgAskLimit = 32;
+// Whether the kernel for (op, dt, N) compiles in well under a second (see small_linalg_now).
+bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N);
+
 // The padded size of n x n matrices: the power of two from 2 to kSmallLinalgMaxN holding n.
 int small_linalg_padded_size(int64_t n);
 

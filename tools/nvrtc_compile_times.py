@@ -1,0 +1,69 @@
+"""NVRTC compile times of numfuse's kernel sources on this machine (no GPU needed): what a first
+call pays per new kernel. The sources are built from the repository's kernel headers as the CUDA
+backend builds them (CMakeLists.txt's prelude, then a template), and compiled through numfuse's own
+NVRTC path (numfuse._core.cuda.compile_to_cubin: SASS for the architecture, numfuse's options).
+
+    PYTHONPATH=python python3 tools/nvrtc_compile_times.py [--arch sm_90] [--quick]
+"""
+import argparse
+import os
+import time
+
+import numfuse  # noqa: F401 (loads NVRTC's search paths)
+from numfuse._core import cuda as _c
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cpp", "numfuse", "kernels")
+PRELUDE_HEADERS = ["nf_types.h", "scalar_math.h", "complex_math.h", "scalar_ops.h", "fp_check.h", "philox.h",
+                   "generators.h", "histogram_bins.h"]
+OPTS = ["-std=c++17", "--fmad=false"]
+
+
+def _read(name):
+    with open(os.path.join(ROOT, name)) as f:
+        return f.read()
+
+
+PRELUDE = "".join(f"// ---- {h}\n{_read(h)}\n" for h in PRELUDE_HEADERS)
+
+
+def _one(entry):
+    return f"#define NF_ONE_KERNEL\n#define NF_KERNEL_{entry}\n"
+
+
+def timed(label, source, name, arch, options=OPTS):
+    t = time.perf_counter()
+    _c.compile_to_cubin(source, name, arch, options)
+    ms = (time.perf_counter() - t) * 1e3
+    print(f"{label:52s} {ms:8.0f} ms", flush=True)
+    return ms
+
+
+def small_linalg(op, entry, dtype, real, n):
+    return (f"typedef {dtype} nf_t;\ntypedef {real} nf_rt;\n#define NF_SM_N {n}\n#define NF_SM_OP {op}\n"
+            + _read("small_linalg.cuh"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--quick", action="store_true", help="skip the slowest sources (N=16 Jacobi)")
+    args = ap.parse_args()
+    arch = args.arch
+    trivial = 'extern "C" __global__ void nf_k(float* x) { x[threadIdx.x] += 1.0f; }\n'
+    timed("trivial kernel, no prelude", trivial, "nf_k", arch)
+    timed("prelude + trivial kernel", PRELUDE + trivial, "nf_k", arch)
+    sort = "typedef float nf_t;\n" + _read("sort.cuh")
+    timed("sort template float, every entry", PRELUDE + sort, "nf_sort_make_keys", arch)
+    for e in ("nf_sort_make_keys", "nf_sort_store_keys", "nf_searchsorted", "nf_sort_tiles"):
+        timed(f"sort template float, {e} only", _one(e) + PRELUDE + sort, e, arch)
+    cases = [(2, "nf_small_det", "double", "double", 8), (2, "nf_small_det", "float", "float", 16),
+             (0, "nf_small_solve", "float", "float", 16), (0, "nf_small_solve", "double", "double", 8),
+             (3, "nf_small_cholesky", "float", "float", 16), (4, "nf_small_eigh", "double", "double", 4),
+             (4, "nf_small_eigh", "float", "float", 8), (4, "nf_small_eigh", "double", "double", 8)]
+    for op, entry, dt, rt, n in cases:
+        timed(f"small linalg {entry[9:]} {dt} N={n}", PRELUDE + small_linalg(op, entry, dt, rt, n), entry, arch,
+              ["-std=c++17"])
+
+
+if __name__ == "__main__":
+    main()
