@@ -10,7 +10,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core
 from ._core import ndarray
-from ._creation import array, asarray, empty
+from ._creation import array, asarray, asarrays, empty
 
 __all__ = [
     "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims",
@@ -140,7 +140,7 @@ broadcast_shapes = _np.broadcast_shapes
 
 
 def broadcast_arrays(*args, subok=False):
-    arrs = [asarray(a) for a in args]
+    arrs = asarrays(args)
     shape = _np.broadcast_shapes(*(a.shape for a in arrs))
     return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrs)
 
@@ -246,7 +246,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     if out is not None and dtype is not None:
         raise TypeError("concatenate() only takes `out` or `dtype` as an argument, "
                         "but both were provided.")
-    arrs = [asarray(a) for a in arrays]
+    arrs = asarrays(arrays)
     if not arrs:
         raise ValueError("need at least one array to concatenate")
     if axis is None:
@@ -294,7 +294,7 @@ concat = concatenate
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_sequence(arrays)
-    arrs = [asarray(a) for a in arrays]
+    arrs = asarrays(arrays)
     if not arrs:
         raise ValueError("need at least one array to stack")
     if len({a.shape for a in arrs}) != 1:

@@ -107,6 +107,7 @@ void bind_creation(nb::module_& m) {
   m.def("set_default_device", [](const std::string& s) { set_default_device(parse_device(s)); });
   m.def("push_thread_device", [](const std::string& s) { push_thread_device(parse_device(s)); });
   m.def("pop_thread_device", &pop_thread_device);
+  m.def("set_default_device_trap", &set_default_device_trap, nb::arg("on"));
 }
 
 }  // namespace nf::py

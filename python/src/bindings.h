@@ -1,6 +1,8 @@
 // Shared declarations of the nanobind bindings: one bind_* function per file, and the
 // conversions between Python objects and core types.
 #pragma once
+#include <initializer_list>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -73,6 +75,12 @@ nb::object dtype_to_py(DType d);
 // Optional dtype argument: None -> nullopt.
 std::optional<DType> optional_dtype(nb::handle obj);
 
+// Where a function of these operands puts its result and the arrays it makes of the non-array
+// operands (lists, NumPy arrays): the device of the first numfuse array of more than 0 dimensions
+// (or pending), else of the first numfuse 0-d array, else the default device, which is asked for
+// only then (NumPy's rule for numfuse: a function of arrays on D creates its results on D).
+Device operands_device(std::initializer_list<nb::handle> objs);
+Device operands_device(const nb::handle* objs, size_t n);
 // A ufunc operand: numfuse arrays as they are, Python scalars weak (NEP 50), anything else
 // through numpy.asarray.
 Operand operand_from_py(nb::handle obj, Device device);

@@ -220,6 +220,21 @@ Casting casting_from_str(const std::string& s) {
   throw ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'");
 }
 
+Device operands_device(const nb::handle* objs, size_t n) {
+  const Array* zero_d = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    if (!is_array(objs[i].ptr())) continue;
+    const Array* a = nb::inst_ptr<Array>(objs[i]);
+    if (a->ndim() > 0 || a->pending()) return a->device();
+    if (!zero_d) zero_d = a;
+  }
+  return zero_d ? zero_d->device() : default_device();
+}
+
+Device operands_device(std::initializer_list<nb::handle> objs) {
+  return operands_device(objs.begin(), objs.size());
+}
+
 Operand operand_from_py(nb::handle obj, Device device) {
   PyObject* p = obj.ptr();
   // The common operands first, by exact type: a Python float costs no subclass walk.
