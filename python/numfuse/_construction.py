@@ -14,7 +14,7 @@ import numpy as _np
 
 from . import _core
 from ._core import ndarray
-from ._creation import array, asarray, device_of_like, empty, zeros
+from ._creation import array, asarray, device_of_like, empty, follows_operands, zeros
 from ._index_tricks import indices
 from ._ranges import logspace
 from ._shape import concatenate, moveaxis
@@ -155,6 +155,7 @@ def _block(arrays, max_depth, result_ndim, depth=0):
     return array(arrays, ndmin=result_ndim, copy=None)
 
 
+@follows_operands
 def block(arrays):
     bottom, arr_ndim = _block_depths(arrays)
     if bottom and bottom[-1] is None:
@@ -239,6 +240,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return d.sum(-1, dtype=dtype, out=out)
 
 
+@follows_operands
 def array_equiv(a1, a2):
     a1, a2 = asarray(a1), asarray(a2)
     try:

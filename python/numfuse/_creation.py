@@ -6,6 +6,7 @@ _indexing, _ranges and _linalg above those; _methods (the ndarray methods, attac
 __init__ on top. A module imports only from below, at its top: tests/test_package_layers.py.
 """
 import builtins
+import functools
 import math
 import operator
 
@@ -46,11 +47,58 @@ def operands_device(*objs):
     return zero_d
 
 
+def _mixing_devices(first, other):
+    return ValueError(f"arrays are on different devices: {first} and {other}; move one with "
+                      "asarray(x, device=...)")
+
+
+def _arguments_device(args, kwargs):
+    """operands_device of a call's arguments, the arrays in list or tuple arguments included; the
+    ValueError of mixing devices when two of them are on different devices (a 0-d host array
+    excepted: as in the fused programs, a host scalar goes anywhere)."""
+    flat = []
+    for group in (args, kwargs.values()):
+        for o in group:
+            if isinstance(o, (list, tuple)):
+                flat.extend(o)
+            else:
+                flat.append(o)
+    device = operands_device(*flat)
+    if device is not None:
+        for o in flat:
+            if isinstance(o, ndarray) and o.device != device and (o.ndim or o.device != "cpu"):
+                raise _mixing_devices(device, o.device)
+    return device
+
+
+def follows_operands(fn):
+    """Decorator of a function of several arrays, NumPy's rule for numfuse at one place: while it
+    runs, what it creates without naming a device (its temporaries, its list and NumPy operands
+    made arrays) goes to its numfuse operands' device (operands_device of its arguments) instead
+    of the default device, which on a GPU machine is cuda:0 whatever the operands' device. The
+    device is the thread's for the call (numfuse.cuda.Device's stack); numfuse operands are never
+    moved: operands on two devices raise the ValueError of mixing devices, here at the call."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        device = _arguments_device(args, kwargs)
+        if device is None:
+            return fn(*args, **kwargs)
+        _core.push_thread_device(device)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _core.pop_thread_device()
+    return call
+
+
 def asarray_on(x, device, dtype=None):
     """Operand x of a function whose operands are on `device`, as a numfuse array: a numfuse array
-    as it is (one on another device is the operation's ValueError, never a silent copy), anything
-    else (a list, a NumPy array, a scalar) copied to `device`."""
+    as it is, anything else (a list, a NumPy array, a scalar) copied to `device`. A numfuse array
+    on another device is the ValueError of mixing devices (a 0-d host array excepted: as in the
+    fused programs, a host scalar goes anywhere), never a silent copy."""
     if isinstance(x, ndarray):
+        if device is not None and x.device != device and (x.ndim or x.device != "cpu"):
+            raise _mixing_devices(device, x.device)
         return x if dtype is None or x.dtype == _np.dtype(dtype) else x.astype(dtype)
     return asarray(x, dtype, device=device)
 

@@ -14,7 +14,8 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core
 from ._core import ndarray
-from ._creation import arange, array, asarray, asarray_on, asnumpy, empty, operands_device, zeros
+from ._creation import (arange, array, asarray, asarray_on, asnumpy, empty, follows_operands,
+                        operands_device, zeros)
 from ._indexing import _flat_setitem, take
 from ._reductions import any as _any
 from ._shape import broadcast_to, concatenate, moveaxis
@@ -26,6 +27,7 @@ __all__ = ["append", "insert", "delete", "copyto", "place", "putmask", "choose",
 _ALL = slice(None)
 
 
+@follows_operands
 def append(arr, values, axis=None):
     arr = asarray(arr)
     if axis is None:
@@ -87,6 +89,7 @@ def delete(arr, obj, axis=None):
     return arr[_key(arr.ndim, axis, asarray(_np.flatnonzero(keep), device=arr.device))]
 
 
+@follows_operands
 def insert(arr, obj, values, axis=None):
     arr, axis = _along(arr, axis)
     n = arr.shape[axis]
@@ -164,6 +167,7 @@ def _cast_check(src, dst_dtype, casting):
     return host
 
 
+@follows_operands
 def copyto(dst, src, casting="same_kind", where=True):
     _require_array(dst, "copyto")
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
@@ -196,6 +200,7 @@ def _cycled(values, n, device):
     return take(v, arange(n, device=device) % v.size)
 
 
+@follows_operands
 def place(arr, mask, vals):
     _require_array(arr, "place", "arr")
     mask = asarray(mask, device=arr.device)
@@ -212,6 +217,7 @@ def place(arr, mask, vals):
     return None
 
 
+@follows_operands
 def putmask(a, mask, values):
     _require_array(a, "putmask", "a")
     mask = asarray(mask, device=a.device)
@@ -251,6 +257,7 @@ def _as_dtype(v, dtype, device):
     return v.astype(dtype, copy=False)
 
 
+@follows_operands
 def choose(a, choices, out=None, mode="raise"):
     device = operands_device(a, *choices)
     a = asarray_on(a, device)
@@ -286,6 +293,7 @@ def choose(a, choices, out=None, mode="raise"):
     return res
 
 
+@follows_operands
 def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
@@ -309,6 +317,7 @@ def select(condlist, choicelist, default=0):
     return broadcast_to(result, shape).copy()
 
 
+@follows_operands
 def piecewise(x, condlist, funclist, *args, **kw):
     x = asarray(x)
     n2 = len(funclist)

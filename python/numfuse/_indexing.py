@@ -14,7 +14,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core
 from ._core import ndarray
-from ._creation import arange, asarray, asarray_on, operands_device
+from ._creation import arange, asarray, asarray_on, follows_operands, operands_device
 from ._shape import broadcast_to, stack
 # Ufuncs through their module, never bound to this module's names: functions here become ndarray
 # methods, and a ufunc object held in the globals of a method's module outlives nanobind's
@@ -120,6 +120,7 @@ def _write_out(out, res):
     return out
 
 
+@follows_operands
 def take(a, indices, axis=None, out=None, mode="raise"):
     a = asarray(a)
     if axis is None:
@@ -158,6 +159,7 @@ def _along_axis_key(arr_shape, indices, axis):
     return tuple(key)
 
 
+@follows_operands
 def take_along_axis(arr, indices, axis=-1):
     device = operands_device(arr, indices)
     arr, indices = asarray_on(arr, device), asarray_on(indices, device)
@@ -208,6 +210,7 @@ def _put_indices(ind, device):
     return asarray(_np.array(ind, dtype=_np.intp), device=device)
 
 
+@follows_operands
 def put(a, ind, v, mode="raise"):
     idx = _put_indices(ind, a.device).ravel()
     v = asarray_on(v, a.device).ravel()
@@ -220,6 +223,7 @@ def put(a, ind, v, mode="raise"):
     return None
 
 
+@follows_operands
 def put_along_axis(arr, indices, values, axis):
     indices = asarray_on(indices, arr.device)
     if axis is None:
@@ -237,6 +241,7 @@ def put_along_axis(arr, indices, values, axis):
     return None
 
 
+@follows_operands
 def compress(condition, a, axis=None, out=None):
     cond = asarray(condition)
     if cond.ndim != 1:
@@ -244,5 +249,6 @@ def compress(condition, a, axis=None, out=None):
     return take(a, nonzero(cond)[0], axis=axis, out=out)
 
 
+@follows_operands
 def extract(condition, arr):
     return take(asarray(arr).ravel(), nonzero(asarray(condition).ravel())[0])

@@ -10,7 +10,7 @@ import numpy as _np
 
 from . import _core
 from ._core import ndarray
-from ._creation import asarray
+from ._creation import asarray, follows_operands
 from ._indexing import take_along_axis
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted", "sort_complex",
@@ -78,6 +78,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     return _core.partition(_arr(a), _kth(kth), axis, True)
 
 
+@follows_operands
 def searchsorted(a, v, side="left", sorter=None):
     """numpy.searchsorted: where the elements of `v` would go into the sorted 1-D `a`."""
     if not isinstance(side, str):

@@ -66,12 +66,12 @@ void pop_thread_device() {
 }
 
 Device default_device() {
+  if (!t_devices.empty()) return t_devices.back();  // chosen by the caller: never trapped
   if (g_default_trapped.load(std::memory_order_relaxed)) {
     throw Error("the default device was asked for while numfuse._core.set_default_device_trap is "
                 "on: a function of arrays must create its temporaries and result on its operands' "
                 "device");
   }
-  if (!t_devices.empty()) return t_devices.back();
   DefaultDevice& s = state();
   std::call_once(s.once, [&] { init_default(s); });
   if (!s.error.empty() && !s.explicit_set) throw ValueError(s.error);
