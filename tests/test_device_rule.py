@@ -250,3 +250,53 @@ def test_operands_on_two_devices_raise(name):
                 nf.asnumpy(out)  # an error deferred to evaluation counts too
     ok = nf.asarray(V, device="cuda") * 2
     numpy.testing.assert_allclose(nf.asnumpy(ok), V * 2)
+
+
+# Functions of one array in the namespace, swept: called with one numfuse array (what they accept
+# without a trap), each must run with the default device trapped. Functions that take a shape
+# (an array of numbers is a shape to them) create on the default device by design; the others
+# print, read or write files, or set global state.
+SHAPE_TAKERS = {"empty", "zeros", "ones", "indices"}
+NOT_SWEPT = {"info", "show_config", "show_runtime", "set_printoptions", "seterr", "seterrcall",
+             "setbufsize", "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
+             "genfromtxt", "fromfile", "memmap", "tofile", "printoptions", "errstate"}
+SWEEP_INPUTS = (numpy.random.default_rng(3).standard_normal((4, 4)) + 4 * numpy.eye(4),
+                numpy.array([3.0, -1.0, 2.5, 0.5]), numpy.array([3, 1, 2, 0, 1]))
+
+
+def _public_functions():
+    for prefix, module in (("", nf), ("linalg.", nf.linalg), ("fft.", nf.fft)):
+        for name in sorted(dir(module)):
+            f = getattr(module, name)
+            if name.startswith("_") or not callable(f) or isinstance(f, type):
+                continue
+            if name in NOT_SWEPT or name in SHAPE_TAKERS:
+                continue
+            yield prefix + name, f
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_functions_of_one_array_create_nothing_on_the_default_device(device):
+    trapped = {}
+    swept = 0
+    for name, f in _public_functions():
+        for data in SWEEP_INPUTS:
+            a = nf.asarray(data, device=device)
+            try:
+                f(a)
+            except Exception:  # not a function of this array (or of one argument)
+                continue
+            swept += 1
+            try:
+                with default_device_trapped():
+                    r = f(a)
+                    if isinstance(r, nf.ndarray):
+                        nf.asnumpy(r)
+            except RuntimeError as e:
+                if "set_default_device_trap" in str(e):
+                    trapped[name] = str(e)[:60]
+            except Exception:  # noqa: S110 - errors of the function itself are other tests' matter
+                pass
+            break
+    assert swept > 200  # the sweep reached the namespace
+    assert not trapped, f"functions of one array that use the default device: {sorted(trapped)}"

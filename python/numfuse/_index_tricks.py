@@ -281,7 +281,7 @@ def diag_indices_from(arr):
         raise ValueError("input array must be at least 2-d")
     if len(set(arr.shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
-    return diag_indices(arr.shape[0], arr.ndim)
+    return (arange(arr.shape[0], device=arr.device),) * arr.ndim  # on arr's device
 
 
 def tril_indices(n, k=0, m=None):
@@ -295,13 +295,14 @@ def triu_indices(n, k=0, m=None):
 def tril_indices_from(arr, k=0):
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
-    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+    return nonzero(tri(arr.shape[-2], arr.shape[-1], k=k, dtype=bool, device=arr.device))
 
 
 def triu_indices_from(arr, k=0):
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
-    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+    return nonzero(_u.logical_not(tri(arr.shape[-2], arr.shape[-1], k=k - 1, dtype=bool,
+                                      device=arr.device)))
 
 
 def mask_indices(n, mask_func, k=0):

@@ -94,7 +94,7 @@ def diag(v, k=0):
     v = asarray(v)
     if v.ndim == 1:
         n = v.shape[0] + builtins.abs(k)
-        out = zeros((n, n), v.dtype)
+        out = zeros((n, n), v.dtype, device=v.device)
         flat = out.reshape(-1)
         start = k if k >= 0 else -k * n
         flat[start:start + (n - builtins.abs(k)) * (n + 1):n + 1] = v
