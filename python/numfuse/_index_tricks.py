@@ -13,7 +13,7 @@ import operator
 import numpy as _np
 
 from ._core import ndarray
-from ._creation import arange, array, asarray, asnumpy, empty, ones
+from ._creation import arange, array, asarray, asnumpy, empty, follows_operands, ones
 from ._indexing import nonzero
 from ._ranges import linspace, tri
 from ._shape import concatenate
@@ -113,6 +113,7 @@ class _AxisConcatenator:
     def __init__(self, axis=0, ndmin=1, trans1d=-1):
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
+    @follows_operands
     def __getitem__(self, key):
         if isinstance(key, str):
             raise NotImplementedError("numfuse has no matrix class: r_['...'] strings are not supported")
@@ -179,6 +180,7 @@ r_ = _AxisConcatenator(0)
 c_ = _AxisConcatenator(-1, ndmin=2, trans1d=0)
 
 
+@follows_operands
 def ix_(*args):
     out = []
     nd = len(args)

@@ -245,6 +245,7 @@ def tensordot(a, b, axes=2):
     return res.reshape([as_[ax] for ax in free_a] + [bs[ax] for ax in free_b])
 
 
+@follows_operands
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """numpy.einsum through transposes, diagonals, reshapes and matrix products (see _einsum)."""
     return _einsum(*operands, out=out, dtype=dtype, casting=casting)

@@ -69,6 +69,7 @@ def _gradient_spacings(f, axes, varargs):
     return dx
 
 
+@follows_operands
 def gradient(f, *varargs, axis=None, edge_order=1):
     f = asarray(f)
     nd = f.ndim

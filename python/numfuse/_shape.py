@@ -10,7 +10,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core
 from ._core import ndarray
-from ._creation import array, asarray, asarrays, empty
+from ._creation import array, asarray, asarrays, empty, follows_operands
 
 __all__ = [
     "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims",
@@ -315,11 +315,13 @@ def _as_tuple(res):
     return res if isinstance(res, tuple) else (res,)
 
 
+@follows_operands
 def vstack(tup, *, dtype=None, casting="same_kind"):
     _check_sequence(tup)
     return concatenate(_as_tuple(atleast_2d(*tup)), 0, dtype=dtype, casting=casting)
 
 
+@follows_operands
 def hstack(tup, *, dtype=None, casting="same_kind"):
     _check_sequence(tup)
     arrs = _as_tuple(atleast_1d(*tup))
@@ -327,11 +329,13 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
     return concatenate(arrs, axis, dtype=dtype, casting=casting)
 
 
+@follows_operands
 def dstack(tup):
     _check_sequence(tup)
     return concatenate(_as_tuple(atleast_3d(*tup)), 2)
 
 
+@follows_operands
 def column_stack(tup):
     _check_sequence(tup)
     arrs = []

@@ -118,6 +118,7 @@ def sort_complex(a):
     return b
 
 
+@follows_operands
 def lexsort(keys, axis=-1):
     """numpy.lexsort: indices sorting by the last key, then the one before... (stable sorts
     from the first key to the last)."""
