@@ -59,7 +59,7 @@ def follows_operands(fn):
     of the default device, which on a GPU machine is cuda:0 whatever the operands' device. The
     device is the thread's for the call (numfuse.cuda.Device's stack); numfuse operands are never
     moved: operands on two devices raise the ValueError of mixing devices, here at the call. The
-    arguments are read in C++ (_core._push_operands_device): 0.1 us a call, not 1 us in Python."""
+    arguments are read in C++ (_core._push_operands_device): 0.2 us a call, not 1 us in Python."""
     # _core's functions are looked up at each call: one kept in a closure would outlive
     # nanobind's shutdown (docs/architecture.md).
     @functools.wraps(fn)
