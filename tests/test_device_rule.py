@@ -159,6 +159,7 @@ CASES = {
     "dstack": (lambda xp, a, b: xp.dstack([a, b]), (V, W)),
     "column_stack": (lambda xp, a, b: xp.column_stack([a, b]), (V, W)),
     "lexsort": (lambda xp, a, b: xp.lexsort((a, b)), (N8, V)),
+    "ravel_multi_index": (lambda xp, i, j: xp.ravel_multi_index((i, j), (8, 8)), (I4, N8[:4])),
     "ix_": (lambda xp, a, b: xp.ix_(a, b)[1], (I4, N8)),
     "r_": (lambda xp, a, b: xp.r_[a, b], (V, W)),
     "c_": (lambda xp, a, b: xp.c_[a, b], (V, W)),
@@ -206,8 +207,9 @@ ARRAY_PARAMETERS = {
     "choices", "condition", "indices", "ind", "values", "vals", "mask", "sorter", "bins", "m",
     "arr", "ar1", "ar2", "element", "test_elements", "p", "q", "dst", "src", "a_min", "a_max",
     "to_end", "to_begin", "prepend", "append", "arrays", "a1", "a2", "u", "tup", "keys",
+    "multi_index",
 }
-SEQUENCE_PARAMETERS = {"arrays", "condlist", "choicelist", "choices", "tup", "keys"}
+SEQUENCE_PARAMETERS = {"arrays", "condlist", "choicelist", "choices", "tup", "keys", "multi_index"}
 
 
 def _function(name):

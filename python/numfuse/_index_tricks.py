@@ -238,6 +238,7 @@ def unravel_index(indices, shape, order="C"):
     return tuple(out)
 
 
+@follows_operands
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
