@@ -62,7 +62,8 @@ TEST(DeviceRule, OpaqueOpsNameTheDevicesTheyRefuse) {
     FAIL() << "mixing devices did not raise";
   } catch (const ValueError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "interp: arrays are on different devices: cpu and cuda:0; move one with asarray(x, device=...)");
+              "interp: arrays are on different devices: cpu and cuda:0; move one with asarray(x, "
+              "device=...)");
   }
   EXPECT_THROW(require_same_device("random", Device::cuda(0), cpu), ValueError);
 }

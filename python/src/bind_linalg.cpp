@@ -14,14 +14,15 @@ namespace {
 }  // namespace
 
 void bind_linalg(nb::module_& m) {
-  m.def("matmul",
-        [](nb::handle a, nb::handle b, nb::handle dtype, const std::string& casting) {
-          const Device dev = operands_device({a, b});
-          return matmul(array_from_py(a, std::nullopt, dev), array_from_py(b, std::nullopt, dev),
-                        optional_dtype(dtype), casting_from_str(casting));
-        },
-        nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
-        nb::arg("casting") = "same_kind");
+  m.def(
+      "matmul",
+      [](nb::handle a, nb::handle b, nb::handle dtype, const std::string& casting) {
+        const Device dev = operands_device({a, b});
+        return matmul(array_from_py(a, std::nullopt, dev), array_from_py(b, std::nullopt, dev),
+                      optional_dtype(dtype), casting_from_str(casting));
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("casting") = "same_kind");
   m.def("matmul_shape", &matmul_shape);
   m.def("blas_info", &cpu::blas_description, "The BLAS library matmul uses, in words.");
   m.def("blas_available", &cpu::blas_available);

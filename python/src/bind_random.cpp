@@ -56,8 +56,8 @@ void bind_random(nb::module_& m) {
             }
             ps.push_back(std::move(p));
           }
-          return random_distribution(dist, ps, py_shape(shape), dtype_from_py(dtype), seed, stream, offset,
-                                     device ? *device : default_device());
+          return random_distribution(dist, ps, py_shape(shape), dtype_from_py(dtype), seed, stream,
+                                     offset, device ? *device : default_device());
         },
         nb::arg("dist"), nb::arg("params"), nb::arg("shape"), nb::arg("dtype"), nb::arg("seed"),
         nb::arg("stream"), nb::arg("offset"));

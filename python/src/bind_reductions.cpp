@@ -87,8 +87,8 @@ void bind_reductions(nb::module_& m) {
         else throw ValueError("unknown scan '" + op + "'");
         std::optional<int64_t> ax;
         if (!axis.is_none()) ax = index_arg(axis);
-        return scan(sop, array_from_py(a, std::nullopt, operands_device({a})), ax, optional_dtype(dtype),
-                    out_arg(out));
+        return scan(sop, array_from_py(a, std::nullopt, operands_device({a})), ax,
+                    optional_dtype(dtype), out_arg(out));
       },
       nb::arg("op"), nb::arg("a"), nb::arg("axis").none() = nb::none(),
       nb::arg("dtype").none() = nb::none(), nb::arg("out").none() = nb::none());

@@ -1,12 +1,12 @@
 // Shared declarations of the nanobind bindings: one bind_* function per file, and the
 // conversions between Python objects and core types.
 #pragma once
-#include <initializer_list>
-
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+
+#include <initializer_list>
 
 #include "numfuse/core/array.h"
 #include "numfuse/core/error.h"

@@ -242,7 +242,8 @@ bool push_operands_device(nb::handle args, nb::handle kwargs) {
       flat.push_back(o);
     }
   };
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i) add(PyTuple_GET_ITEM(args.ptr(), i));
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i)
+    add(PyTuple_GET_ITEM(args.ptr(), i));
   PyObject *key, *value;
   Py_ssize_t pos = 0;
   while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) add(value);

@@ -14,8 +14,8 @@ namespace nf {
 
 inline void require_same_device(const char* op, Device device, const Array& other) {
   if (other.device() != device) {
-    throw ValueError(std::string(op) + ": arrays are on different devices: " + device.str() + " and " +
-                     other.device().str() + "; move one with asarray(x, device=...)");
+    throw ValueError(std::string(op) + ": arrays are on different devices: " + device.str() +
+                     " and " + other.device().str() + "; move one with asarray(x, device=...)");
   }
 }
 
