@@ -217,7 +217,8 @@ def test_dispatch_functions_give_numfuse_arrays(device):
     e[:] = 7
     joined = numpy.concatenate((e, nf_array(numpy.ones((1, 2), "int16"), device)))
     assert isinstance(joined, numfuse.ndarray) and joined.device == a.device
-    check_same(numpy.concatenate((numpy.full((3, 2), 7, "int16"), numpy.ones((1, 2), "int16"))), joined)
+    check_same(numpy.concatenate((numpy.full((3, 2), 7, "int16"), numpy.ones((1, 2), "int16"))),
+               joined)
     check_same(numpy.divide(MATRIX[:6, :4], 3.0).astype("float32"),
                d.divide_lookup.dispatch(numfuse.ndarray)(a, 3.0, dtype="float32"), rtol=1e-6)
     counts = d.numel_lookup.dispatch(numfuse.ndarray)(a, axis=0, keepdims=True)

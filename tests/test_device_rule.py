@@ -284,7 +284,8 @@ def test_operands_on_two_devices_raise(name):
     call, data, _ = _case(name)
     for position in range(len(data)):
         for here, there in (("cuda", "cpu"), ("cpu", "cuda")):
-            ops = [nf.asarray(d, device=there if i == position else here) for i, d in enumerate(data)]
+            ops = [nf.asarray(d, device=there if i == position else here)
+                   for i, d in enumerate(data)]
             with pytest.raises(ValueError, match="different devices"):
                 out = call(nf, *ops)
                 nf.asnumpy(out)  # an error deferred to evaluation counts too

@@ -37,7 +37,7 @@ def operands_device(*objs):
     """Where a function of these operands creates its temporaries and result (NumPy's rule for
     numfuse: a function of arrays on device D creates them on D): the device of the first numfuse
     array of more than 0 dimensions, else of the first 0-d one, else None (the default device, for
-    a function of lists, NumPy arrays and scalars alone). The bindings' operands_device in Python."""
+    a function of lists, NumPy arrays and scalars alone): the bindings' operands_device."""
     zero_d = None
     for o in objs:
         if isinstance(o, ndarray):

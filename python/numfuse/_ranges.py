@@ -47,7 +47,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     ndim = len(xi)
-    arrays = [x.reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1)) for i, x in enumerate(asarrays(xi))]
+    arrays = [x.reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1))
+              for i, x in enumerate(asarrays(xi))]
     if indexing == "xy" and ndim > 1:
         arrays[0] = arrays[0].reshape((1, -1) + (1,) * (ndim - 2))
         arrays[1] = arrays[1].reshape((-1, 1) + (1,) * (ndim - 2))

@@ -26,7 +26,7 @@ _NoValue = _np._NoValue
 
 
 def _reduce(op, a, axis=None, keepdims=False, dtype=None, out=None, initial=None, where=None):
-    if isinstance(out, ndarray) and not isinstance(a, ndarray):  # a list or NumPy a: on out's device
+    if isinstance(out, ndarray) and not isinstance(a, ndarray):  # a list, NumPy a: out's device
         a = asarray(a, device=out.device)
     res = _core.reduce(op, a, axis, keepdims, dtype, out, initial, where)
     return res if out is None else _given(out)
