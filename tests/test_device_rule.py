@@ -317,7 +317,10 @@ def _public_functions():
 
 
 @pytest.mark.filterwarnings("ignore")
-def test_functions_of_one_array_create_nothing_on_the_default_device(device):
+def test_functions_of_one_array_create_nothing_on_the_default_device():
+    # On the CPU only: the device of the trapped call is not what is tested, and on a GPU the
+    # sweep would compile a kernel for most of the namespace.
+    device = "cpu"
     trapped = {}
     swept = 0
     for name, f in _public_functions():
