@@ -19,6 +19,7 @@ from dask.sizeof import sizeof  # noqa: E402
 import numfuse  # noqa: E402
 import numfuse.dask  # noqa: E402
 from numfuse.dask import workers  # noqa: E402
+from device_trap import default_device_trapped  # noqa: E402
 
 
 def nf_array(a, device):
@@ -155,6 +156,24 @@ def test_dask_program_keeps_numfuse_chunks(name, scheduler, device):
     check_same(expected, lazy.compute(scheduler=scheduler), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_dask_program_creates_nothing_on_the_default_device(name, device):
+    """Every program of chunks on one device, with the default device out of reach: whatever Dask
+    or numfuse creates (metas, temporaries, results) follows the chunks (issue 15: on a GPU
+    machine the default is cuda:0, and CPU chunks' programs mixed devices)."""
+    x_np, x_nf = pair(MATRIX, device, chunks=(15, 6))
+    program = PROGRAMS[name]
+    expected = program(x_np).compute(scheduler="sync")
+    with default_device_trapped():
+        lazy = program(x_nf)
+        got = lazy.compute(scheduler="sync")
+    if name not in META_FROM_A_SCALAR:
+        assert isinstance(lazy._meta, numfuse.ndarray), type(lazy._meta)
+        assert lazy._meta.device == x_nf._meta.device
+    check_same(expected, got, rtol=1e-10, atol=1e-10)
+    assert got.device == x_nf._meta.device
+
+
 def test_from_array_and_meta(device):
     a = nf_array(MATRIX, device)
     x = da.from_array(a, chunks=(20, 5), asarray=False)
@@ -191,8 +210,15 @@ def test_dispatch_functions_give_numfuse_arrays(device):
     check_same(numpy.einsum("ij,ik->jk", MATRIX[:6, :4], MATRIX[:6, :4]),
                d.einsum_lookup.dispatch(numfuse.ndarray)("ij,ik->jk", a, a, casting="safe",
                                                          order="K", dtype="float64"))
+    # empty has the chunk type but no device to go by: host memory, which numfuse functions move
+    # to their numfuse operands' device (python/numfuse/dask/dispatch.py says why)
     e = d.empty_lookup.dispatch(numfuse.ndarray)((3, 2), dtype="int16")
-    assert isinstance(e, numfuse.ndarray) and e.shape == (3, 2) and e.dtype == numpy.int16
+    assert isinstance(e, numpy.ndarray) and e.shape == (3, 2) and e.dtype == numpy.int16
+    e[:] = 7
+    joined = numpy.concatenate((e, nf_array(numpy.ones((1, 2), "int16"), device)))
+    assert isinstance(joined, numfuse.ndarray) and joined.device == a.device
+    check_same(numpy.concatenate((numpy.full((3, 2), 7, "int16"), numpy.ones((1, 2), "int16"))),
+               joined)
     check_same(numpy.divide(MATRIX[:6, :4], 3.0).astype("float32"),
                d.divide_lookup.dispatch(numfuse.ndarray)(a, 3.0, dtype="float32"), rtol=1e-6)
     counts = d.numel_lookup.dispatch(numfuse.ndarray)(a, axis=0, keepdims=True)

@@ -14,7 +14,7 @@ import numpy as _np
 
 from . import _core
 from ._core import ndarray
-from ._creation import array, asarray, empty, zeros
+from ._creation import array, asarray, device_of_like, empty, follows_operands, zeros
 from ._index_tricks import indices
 from ._ranges import logspace
 from ._shape import concatenate, moveaxis
@@ -84,16 +84,16 @@ def _fortran_copy(a):
 # ---- creation from functions, iterables and text ------------------------------------------------
 
 def fromfunction(function, shape, *, dtype=float, like=None, device=None, **kwargs):
-    return function(*indices(shape, dtype=dtype, device=device), **kwargs)
+    return function(*indices(shape, dtype=dtype, device=device_of_like(device, like)), **kwargs)
 
 
 def fromiter(iter, dtype, count=-1, *, like=None, device=None):  # noqa: A002
     # The iterable is Python's: its elements are read on the host, then moved once.
-    return asarray(_np.fromiter(iter, dtype, count), device=device)
+    return asarray(_np.fromiter(iter, dtype, count), device=device, like=like)
 
 
 def fromstring(string, dtype=float, count=-1, *, sep="", like=None, device=None):
-    return asarray(_np.fromstring(string, dtype, count, sep=sep), device=device)
+    return asarray(_np.fromstring(string, dtype, count, sep=sep), device=device, like=like)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0, *, device=None):
@@ -155,6 +155,7 @@ def _block(arrays, max_depth, result_ndim, depth=0):
     return array(arrays, ndmin=result_ndim, copy=None)
 
 
+@follows_operands
 def block(arrays):
     bottom, arr_ndim = _block_depths(arrays)
     if bottom and bottom[-1] is None:
@@ -182,7 +183,7 @@ def resize(a, new_shape):
 
 
 def asfortranarray(a, dtype=None, *, like=None):
-    a = asarray(a, dtype=dtype)
+    a = asarray(a, dtype=dtype, like=like)
     if a.ndim == 0:
         a = a.reshape(1)
     return a if a.flags.f_contiguous else _fortran_copy(a)
@@ -206,7 +207,7 @@ def _has_flag(arr, flag):
 
 def require(a, dtype=None, requirements=None, *, like=None):
     if not requirements:
-        return asarray(a, dtype=dtype)
+        return asarray(a, dtype=dtype, like=like)
     if isinstance(requirements, str):
         requirements = [requirements]
     reqs = {_REQUIREMENTS[r.upper()] for r in requirements}
@@ -215,7 +216,7 @@ def require(a, dtype=None, requirements=None, *, like=None):
         raise ValueError('Cannot specify both "C" and "F" order')
     order = "C" if "C" in reqs else "F" if "F" in reqs else "A"
     reqs -= {"C", "F"}
-    arr = asarray(a, dtype=dtype)
+    arr = asarray(a, dtype=dtype, like=like)
     if order == "C" and not arr.flags.c_contiguous:
         arr = arr.copy(order="C")
     elif order == "F" and not arr.flags.f_contiguous:
@@ -239,6 +240,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return d.sum(-1, dtype=dtype, out=out)
 
 
+@follows_operands
 def array_equiv(a1, a2):
     a1, a2 = asarray(a1), asarray(a2)
     try:

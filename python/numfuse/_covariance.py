@@ -8,7 +8,7 @@ import numpy as _np
 
 from . import _ufuncs as _u
 from ._core import ndarray
-from ._creation import asarray
+from ._creation import asarray, follows_operands
 from ._linalg import dot
 from ._math import clip, imag, real
 from ._ranges import diag
@@ -35,6 +35,7 @@ def _obs_weights(w, n, name):
     return w
 
 
+@follows_operands
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     """numpy.cov: the covariance of the rows (columns when not rowvar) of m and y."""
     if ddof is not None and ddof != int(ddof):
@@ -91,6 +92,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return squeeze(c)
 
 
+@follows_operands
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """numpy.corrcoef: cov scaled by the standard deviations, clipped to [-1, 1]."""
     c = cov(x, y, rowvar, dtype=dtype)

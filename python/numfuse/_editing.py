@@ -14,7 +14,8 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core
 from ._core import ndarray
-from ._creation import arange, array, asarray, asnumpy, empty, zeros
+from ._creation import (arange, array, asarray, asarray_on, asnumpy, empty, follows_operands,
+                        operands_device, zeros)
 from ._indexing import _flat_setitem, take
 from ._reductions import any as _any
 from ._shape import broadcast_to, concatenate, moveaxis
@@ -26,6 +27,7 @@ __all__ = ["append", "insert", "delete", "copyto", "place", "putmask", "choose",
 _ALL = slice(None)
 
 
+@follows_operands
 def append(arr, values, axis=None):
     arr = asarray(arr)
     if axis is None:
@@ -87,6 +89,7 @@ def delete(arr, obj, axis=None):
     return arr[_key(arr.ndim, axis, asarray(_np.flatnonzero(keep), device=arr.device))]
 
 
+@follows_operands
 def insert(arr, obj, values, axis=None):
     arr, axis = _along(arr, axis)
     n = arr.shape[axis]
@@ -164,6 +167,7 @@ def _cast_check(src, dst_dtype, casting):
     return host
 
 
+@follows_operands
 def copyto(dst, src, casting="same_kind", where=True):
     _require_array(dst, "copyto")
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
@@ -196,6 +200,7 @@ def _cycled(values, n, device):
     return take(v, arange(n, device=device) % v.size)
 
 
+@follows_operands
 def place(arr, mask, vals):
     _require_array(arr, "place", "arr")
     mask = asarray(mask, device=arr.device)
@@ -212,6 +217,7 @@ def place(arr, mask, vals):
     return None
 
 
+@follows_operands
 def putmask(a, mask, values):
     _require_array(a, "putmask", "a")
     mask = asarray(mask, device=a.device)
@@ -236,9 +242,9 @@ def putmask(a, mask, values):
 
 # ---- picking from several arrays -------------------------------------------------------------
 
-def _weak(x):
+def _weak(x, device):
     """Python scalars stay weak in result_type (NEP 50), as NumPy's choose and select keep them."""
-    return x if type(x) in (int, float, complex) else asarray(x)
+    return x if type(x) in (int, float, complex) else asarray_on(x, device)
 
 
 def _common_dtype(values):
@@ -251,13 +257,15 @@ def _as_dtype(v, dtype, device):
     return v.astype(dtype, copy=False)
 
 
+@follows_operands
 def choose(a, choices, out=None, mode="raise"):
-    a = asarray(a)
+    device = operands_device(a, *choices)
+    a = asarray_on(a, device)
     if not _np.can_cast(a.dtype, _np.intp, "safe"):
         raise TypeError(f"Cannot cast array data from {a.dtype!r} to dtype('int64') according "
                         "to the rule 'safe'")
     idx = a.astype(_np.intp, copy=False)
-    choices = [_weak(c) for c in choices]
+    choices = [_weak(c, device) for c in choices]
     n = len(choices)
     if n == 0:
         raise ValueError("0-length sequence.")
@@ -285,21 +293,23 @@ def choose(a, choices, out=None, mode="raise"):
     return res
 
 
+@follows_operands
 def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
         raise ValueError("select with an empty condition list is not possible")
-    choices = [_weak(c) for c in choicelist] + [_weak(default)]
+    device = operands_device(*condlist, *choicelist, default)
+    choices = [_weak(c, device) for c in choicelist] + [_weak(default, device)]
     try:
         dtype = _common_dtype(choices)
     except TypeError as e:
         raise TypeError(f"Choicelist and default value do not have a common dtype: {e}") from None
-    conds = [asarray(c) for c in condlist]
+    conds = [asarray_on(c, device) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != _np.bool_:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
-    arrays = [_as_dtype(c, dtype, None) for c in choices]
+    arrays = [_as_dtype(c, dtype, device) for c in choices]
     shape = _np.broadcast_shapes(*(c.shape for c in conds), *(c.shape for c in arrays))
     result = arrays[-1]
     for cond, choice in zip(conds[::-1], arrays[-2::-1]):
@@ -307,6 +317,7 @@ def select(condlist, choicelist, default=0):
     return broadcast_to(result, shape).copy()
 
 
+@follows_operands
 def piecewise(x, condlist, funclist, *args, **kw):
     x = asarray(x)
     n2 = len(funclist)
@@ -319,7 +330,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
         first_is_array = not _np.isscalar(condlist) and isinstance(condlist[0], (list, ndarray, _np.ndarray))
     if _np.isscalar(condlist) or (not first_is_array and x.ndim != 0):
         condlist = [condlist]
-    conds = [asarray(c).astype(bool) for c in condlist]
+    conds = [asarray_on(c, x.device).astype(bool) for c in condlist]
     n = len(conds)
     if n == n2 - 1:  # the "otherwise" condition
         conds.append(_u.logical_not(_any(array(conds), axis=0)))

@@ -69,8 +69,15 @@ def _run(a, kind, forward, axes, lengths, norm, out):
                                     _scale(norm, n_total, forward)), out)
 
 
+def _input(a, out):
+    """The transform's input as a numfuse array: a list or NumPy `a` on out='s device when out= is
+    a numfuse array (NumPy's rule for numfuse), else on the default device."""
+    return asarray(a, device=out.device if isinstance(out, ndarray) and not isinstance(a, ndarray)
+                   else None)
+
+
 def _one(a, n, axis, norm, out, kind, forward, swapped, default_n=None):
-    a = asarray(a)
+    a = _input(a, out)
     norm = _check_norm(norm, swapped)
     if n is None:
         n = a.shape[axis] if default_n is None else default_n(a.shape[axis])
@@ -102,7 +109,7 @@ _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 def hfft(a, n=None, axis=-1, norm=None, out=None):
     """numpy.fft.hfft: the transform of a Hermitian-symmetric signal (irfft of its conjugate)."""
-    a = asarray(a)
+    a = _input(a, out)
     norm = _SWAP[_check_norm(norm, True)]
     return _one(_u.conjugate(a), n, axis, norm, out, "c2r", False, True, lambda m: (m - 1) * 2)
 
@@ -143,7 +150,7 @@ def _distinct(axes, ndim):
 
 
 def _nd(a, s, axes, norm, out, kind, forward, swapped):
-    a = asarray(a)
+    a = _input(a, out)
     norm = _check_norm(norm, swapped)
     s, axes = _cook_nd_args(a, s, axes, invreal=(kind == "c2r"))
     if not axes:

@@ -17,7 +17,7 @@ import pickle
 import numpy as _np
 
 from ._core import ndarray
-from ._creation import asarray, asnumpy
+from ._creation import asarray, asnumpy, device_of_like
 
 __all__ = ["save", "load", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
            "fromfile", "NpzFile"]
@@ -27,10 +27,6 @@ def _host(x):
     # order "K": a device array comes back in its own layout (a transposed view stays
     # F-ordered), so that its .npy file is the one NumPy writes for the same view.
     return asnumpy(x, order="K") if isinstance(x, ndarray) else x
-
-
-def _device(device, like):
-    return like.device if device is None and isinstance(like, ndarray) else device
 
 
 def _ours(x, device, sequences=True):
@@ -132,12 +128,12 @@ def loadtxt(fname, dtype=float, comments="#", delimiter=None, converters=None, s
             quotechar=None, like=None, device=None):
     return _ours(_np.loadtxt(fname, dtype, comments, delimiter, converters, skiprows, usecols,
                              unpack, ndmin, encoding, max_rows, quotechar=quotechar),
-                 _device(device, like))
+                 device_of_like(device, like))
 
 
 def genfromtxt(fname, dtype=float, *args, ndmin=0, like=None, device=None, **kwargs):
     return _ours(_np.genfromtxt(fname, dtype, *args, ndmin=ndmin, **kwargs),
-                 _device(device, like))
+                 device_of_like(device, like))
 
 
 def savetxt(fname, X, fmt="%.18e", delimiter=" ", newline="\n", header="", footer="",
@@ -146,7 +142,7 @@ def savetxt(fname, X, fmt="%.18e", delimiter=" ", newline="\n", header="", foote
 
 
 def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None, device=None):
-    return _ours(_np.fromfile(file, dtype, count, sep, offset), _device(device, like))
+    return _ours(_np.fromfile(file, dtype, count, sep, offset), device_of_like(device, like))
 
 
 def _tofile(self, fid, sep="", format="%s"):

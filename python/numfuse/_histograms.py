@@ -18,7 +18,7 @@ from numpy.lib._histograms_impl import _unsigned_subtract
 from . import _core
 from . import _ufuncs as _u
 from ._core import ndarray
-from ._creation import asarray, asnumpy
+from ._creation import asarray, asnumpy, follows_operands
 from ._math import imag, real
 from ._reductions import any as _any, max as _max, mean, min as _min, std, sum as _sum
 from ._shape import atleast_2d, reshape, stack
@@ -51,6 +51,7 @@ def _value_range(x):
 
 # ---- bincount ----------------------------------------------------------------------------------
 
+@follows_operands
 def bincount(x, /, weights=None, minlength=0):
     """numpy.bincount: int64 counts of each value of the 1-D non-negative integer x (float64
     sums of `weights` with them), at least `minlength` long."""
@@ -251,6 +252,7 @@ def _counts(a, edges, uniform, weights):
     return _core.histogram_counts(a, dev_edges, uniform, weights)
 
 
+@follows_operands
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """numpy.histogram_bin_edges: the edges `histogram` would use."""
     a, weights = _ravel_and_check_weights(a, weights)
@@ -258,6 +260,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return asarray(edges, device=a.device)
 
 
+@follows_operands
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """numpy.histogram: (counts or summed weights, edges); bins an int, a sequence of edges or
     one of NumPy's estimator names."""
@@ -280,11 +283,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 # ---- several dimensions ------------------------------------------------------------------------
 
+@follows_operands
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     """numpy.histogramdd: the bin of each coordinate by searchsorted, one flat index, one
     bincount."""
-    if isinstance(sample, ndarray) and sample.ndim == 2:
-        pass
+    if isinstance(sample, (ndarray, _np.ndarray)) and sample.ndim == 2:  # N points of D axes
+        sample = _arr(sample)
     elif isinstance(sample, (list, tuple)) and sample and all(_np.ndim(s) == 1 for s in sample):
         sample = stack([_arr(s) for s in sample]).T
     else:
@@ -350,6 +354,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     return hist, [asarray(e, device=sample.device) for e in edges]
 
 
+@follows_operands
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """numpy.histogram2d: histogramdd of the pairs (x, y)."""
     if len(x) != len(y):
@@ -365,6 +370,7 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     return hist, edges[0], edges[1]
 
 
+@follows_operands
 def digitize(x, bins, right=False):
     """numpy.digitize: the bin of each x (searchsorted in increasing or decreasing bins)."""
     x = _arr(x)

@@ -13,7 +13,7 @@ import operator
 import numpy as _np
 
 from ._core import ndarray
-from ._creation import arange, array, asarray, asnumpy, empty, ones
+from ._creation import arange, array, asarray, asnumpy, empty, follows_operands, ones
 from ._indexing import nonzero
 from ._ranges import linspace, tri
 from ._shape import concatenate
@@ -113,6 +113,7 @@ class _AxisConcatenator:
     def __init__(self, axis=0, ndmin=1, trans1d=-1):
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
+    @follows_operands
     def __getitem__(self, key):
         if isinstance(key, str):
             raise NotImplementedError("numfuse has no matrix class: r_['...'] strings are not supported")
@@ -179,6 +180,7 @@ r_ = _AxisConcatenator(0)
 c_ = _AxisConcatenator(-1, ndmin=2, trans1d=0)
 
 
+@follows_operands
 def ix_(*args):
     out = []
     nd = len(args)
@@ -236,6 +238,7 @@ def unravel_index(indices, shape, order="C"):
     return tuple(out)
 
 
+@follows_operands
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
@@ -281,7 +284,7 @@ def diag_indices_from(arr):
         raise ValueError("input array must be at least 2-d")
     if len(set(arr.shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
-    return diag_indices(arr.shape[0], arr.ndim)
+    return (arange(arr.shape[0], device=arr.device),) * arr.ndim  # on arr's device
 
 
 def tril_indices(n, k=0, m=None):
@@ -295,13 +298,14 @@ def triu_indices(n, k=0, m=None):
 def tril_indices_from(arr, k=0):
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
-    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+    return nonzero(tri(arr.shape[-2], arr.shape[-1], k=k, dtype=bool, device=arr.device))
 
 
 def triu_indices_from(arr, k=0):
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
-    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+    return nonzero(_u.logical_not(tri(arr.shape[-2], arr.shape[-1], k=k - 1, dtype=bool,
+                                      device=arr.device)))
 
 
 def mask_indices(n, mask_func, k=0):

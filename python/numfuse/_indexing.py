@@ -14,7 +14,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core
 from ._core import ndarray
-from ._creation import arange, asarray
+from ._creation import arange, asarray, asarray_on, follows_operands, operands_device
 from ._shape import broadcast_to, stack
 # Ufuncs through their module, never bound to this module's names: functions here become ndarray
 # methods, and a ufunc object held in the globals of a method's module outlives nanobind's
@@ -92,9 +92,10 @@ def flatnonzero(a):
     return nonzero(asarray(a).ravel())[0]
 
 
-def _index_array(indices):
-    """Indices as a numfuse integer array (take casts floats unsafely, as NumPy does)."""
-    idx = indices if isinstance(indices, ndarray) else asarray(indices)
+def _index_array(indices, device):
+    """Indices as a numfuse integer array, on `device` (the indexed array's) when they are not
+    one already (take casts floats unsafely, as NumPy does)."""
+    idx = asarray_on(indices, device)
     if idx.dtype.kind != "i" or idx.dtype.itemsize != 8:
         idx = idx.astype(_np.int64)
     return idx
@@ -119,6 +120,7 @@ def _write_out(out, res):
     return out
 
 
+@follows_operands
 def take(a, indices, axis=None, out=None, mode="raise"):
     a = asarray(a)
     if axis is None:
@@ -127,7 +129,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         if a.ndim == 0:  # NumPy makes a 0-d input 1-d, then checks the axis
             a = a.reshape(1)
         axis = normalize_axis_index(_core._axis(axis), a.ndim)  # NumPy refuses bools
-    idx = _apply_mode(_index_array(indices), a.shape[axis], mode)
+    idx = _apply_mode(_index_array(indices, a.device), a.shape[axis], mode)
     res = getitem(a, (slice(None),) * axis + (idx,))
     if out is not None:
         # NumPy's take: out= an array of the result's shape that a's dtype reads safely.
@@ -157,8 +159,10 @@ def _along_axis_key(arr_shape, indices, axis):
     return tuple(key)
 
 
+@follows_operands
 def take_along_axis(arr, indices, axis=-1):
-    arr, indices = asarray(arr), asarray(indices)
+    device = operands_device(arr, indices)
+    arr, indices = asarray_on(arr, device), asarray_on(indices, device)
     if axis is None:
         if indices.ndim != 1:
             raise ValueError("when axis=None, `indices` must have a single dimension.")
@@ -194,7 +198,7 @@ def _flat_setitem(a, idx, values):
     setitem(a, tuple(reversed(key)), values)
 
 
-def _put_indices(ind):
+def _put_indices(ind, device):
     """put's indices as NumPy reads them: arrays cast safely to intp, other objects converted by
     value (NumPy's errors: '1' is 1, 1.5 is 1, 2**63 an OverflowError)."""
     if isinstance(ind, (ndarray, _np.ndarray)):
@@ -202,13 +206,14 @@ def _put_indices(ind):
             what = "scalar" if ind.ndim == 0 else "array data"
             raise TypeError(f"Cannot cast {what} from {ind.dtype!r} to dtype('int64') according "
                             "to the rule 'safe'")
-        return _index_array(ind)
-    return asarray(_np.array(ind, dtype=_np.intp))
+        return _index_array(ind, device)
+    return asarray(_np.array(ind, dtype=_np.intp), device=device)
 
 
+@follows_operands
 def put(a, ind, v, mode="raise"):
-    idx = _put_indices(ind).ravel()
-    v = asarray(v).ravel()
+    idx = _put_indices(ind, a.device).ravel()
+    v = asarray_on(v, a.device).ravel()
     if idx.size == 0 or v.size == 0:
         return None
     idx = _apply_mode(idx, a.size, mode)
@@ -218,23 +223,25 @@ def put(a, ind, v, mode="raise"):
     return None
 
 
+@follows_operands
 def put_along_axis(arr, indices, values, axis):
-    indices = asarray(indices)
+    indices = asarray_on(indices, arr.device)
     if axis is None:
         if indices.ndim != 1:
             raise ValueError("when axis=None, `indices` must have a single dimension.")
         if indices.dtype.kind not in "iu":
             raise IndexError("`indices` must be an integer array")
-        vals = asarray(values)
+        vals = asarray_on(values, arr.device)
         if vals.ndim > 1 or (vals.size != 1 and vals.size != indices.size):
             vals = broadcast_to(vals, indices.shape)
-        _flat_setitem(arr, _index_array(indices), vals)
+        _flat_setitem(arr, _index_array(indices, arr.device), vals)
         return None
     axis = normalize_axis_index(operator.index(axis), arr.ndim)
     setitem(arr, _along_axis_key(arr.shape, indices, axis), values)
     return None
 
 
+@follows_operands
 def compress(condition, a, axis=None, out=None):
     cond = asarray(condition)
     if cond.ndim != 1:
@@ -242,5 +249,6 @@ def compress(condition, a, axis=None, out=None):
     return take(a, nonzero(cond)[0], axis=axis, out=out)
 
 
+@follows_operands
 def extract(condition, arr):
     return take(asarray(arr).ravel(), nonzero(asarray(condition).ravel())[0])

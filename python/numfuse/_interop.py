@@ -4,6 +4,8 @@ __array_ufunc__ maps a NumPy ufunc to numfuse's ufunc of the same name; __array_
 a NumPy function to numfuse's function of the same name. Anything numfuse lacks gives
 NotImplemented, so NumPy raises TypeError rather than silently computing on the host.
 """
+import inspect
+
 import numpy as _np
 
 from ._core import ndarray
@@ -42,12 +44,33 @@ def _lookup(func):
     return fn if callable(fn) and fn is not func else None
 
 
+# NumPy function -> whether numfuse's function of its name has a like= parameter. Keyed by NumPy's
+# function: a numfuse (nanobind) function held in a module global outlives nanobind's shutdown.
+_TAKES_LIKE = {}
+
+
+def _takes_like(func, ours):
+    found = _TAKES_LIKE.get(func)
+    if found is None:
+        try:
+            found = "like" in inspect.signature(ours).parameters
+        except (TypeError, ValueError):  # a builtin without a signature
+            found = False
+        _TAKES_LIKE[func] = found
+    return found
+
+
 def __array_function__(self, func, types, args, kwargs):
     if not all(issubclass(t, (ndarray, _np.ndarray)) for t in types):
         return NotImplemented
     ours = _lookup(func)
     if ours is None:
         return NotImplemented
+    if "like" not in kwargs and _takes_like(func, ours):
+        # NumPy's creation functions dispatch only on like= and drop it from kwargs, calling the
+        # like array's __array_function__: self is that array, and numfuse creates on its device
+        # (Dask's asarray_safe(x, like=meta) and arange_safe).
+        kwargs = dict(kwargs, like=self)
     return ours(*args, **kwargs)
 
 

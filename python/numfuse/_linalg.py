@@ -14,7 +14,7 @@ from . import _core
 from . import _ufuncs as _u  # through the module: see _indexing.py on ufunc objects in globals
 from ._einsum import einsum as _einsum
 from ._core import ndarray
-from ._creation import asarray
+from ._creation import asarray, follows_operands
 
 __all__ = ["matmul", "matvec", "vecmat", "dot", "vdot", "inner", "outer", "tensordot", "einsum"]
 
@@ -80,6 +80,7 @@ def _core_dims(name, signature, operands, needed):
                              f"{x.ndim}, gufunc core with signature {signature} requires {need})")
 
 
+@follows_operands
 def matvec(x1, x2, /, out=None, *, casting="same_kind", dtype=None):
     """numpy.matvec (NumPy 2.2): matrix-vector products over stacks, (..., m, n) by (..., n)."""
     x1, x2 = _arr(x1), _arr(x2)
@@ -88,6 +89,7 @@ def matvec(x1, x2, /, out=None, *, casting="same_kind", dtype=None):
     return res if out is None else _write_out(res, out[0] if isinstance(out, tuple) else out, casting)
 
 
+@follows_operands
 def vecmat(x1, x2, /, out=None, *, casting="same_kind", dtype=None):
     """numpy.vecmat (NumPy 2.2): conj(vector)-matrix products over stacks, (..., n) by (..., n, m)."""
     x1, x2 = _arr(x1), _arr(x2)
@@ -120,6 +122,7 @@ def _not_aligned(a, b, da, db):
                       f"{b.shape[db]} (dim {db})")
 
 
+@follows_operands
 def dot(a, b, out=None):
     """numpy.dot: the sum product over a's last axis and b's second-to-last (its only, if 1-D)."""
     a, b = _arr(a), _arr(b)
@@ -159,6 +162,7 @@ def _move_axis_to_front(x, axis):
     return x.transpose(perm)
 
 
+@follows_operands
 def vdot(a, b, /):
     """numpy.vdot: both flattened, the first conjugated (complex), then the inner product."""
     a, b = _arr(a), _arr(b)
@@ -169,6 +173,7 @@ def vdot(a, b, /):
     return _core.matmul(a, b)
 
 
+@follows_operands
 def inner(a, b, /):
     """numpy.inner: the sum product over the last axes of a and b."""
     a, b = _arr(a), _arr(b)
@@ -179,6 +184,7 @@ def inner(a, b, /):
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
 
 
+@follows_operands
 def outer(a, b, out=None):
     """numpy.outer: a.ravel()[:, None] * b.ravel()[None, :] (elementwise, fusable)."""
     if isinstance(out, tuple):  # NumPy passes out= to multiply positionally: an array only
@@ -187,6 +193,7 @@ def outer(a, b, out=None):
     return _u.multiply(a.reshape(a.size, 1), b.reshape(1, b.size), out=out)
 
 
+@follows_operands
 def tensordot(a, b, axes=2):
     """numpy.tensordot: sum products over the given axes, as one matrix product."""
     try:
@@ -238,6 +245,7 @@ def tensordot(a, b, axes=2):
     return res.reshape([as_[ax] for ax in free_a] + [bs[ax] for ax in free_b])
 
 
+@follows_operands
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """numpy.einsum through transposes, diagonals, reshapes and matrix products (see _einsum)."""
     return _einsum(*operands, out=out, dtype=dtype, casting=casting)

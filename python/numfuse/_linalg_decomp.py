@@ -10,6 +10,7 @@ import functools
 
 import numpy as _np
 
+from ._creation import follows_operands
 from . import _core
 from . import _creation as _c
 from . import _indexing as _ix
@@ -121,6 +122,7 @@ def inv(a):
     return _cast(_run("inv", [a], t)[0], result_t)
 
 
+@follows_operands
 def solve(a, b):
     """numpy.linalg.solve: b is a vector only when it is 1-D (NumPy 2's rule); batch dims of a
     and b broadcast."""

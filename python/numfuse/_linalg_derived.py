@@ -6,6 +6,7 @@ import operator
 
 import numpy as _np
 
+from ._creation import follows_operands
 from . import _core
 from . import _creation as _c
 from . import _reductions as _r
@@ -18,6 +19,7 @@ from ._linalg_decomp import (LinAlgError, _arr, _assert_2d, _assert_stacked_squa
                              _common_type, _inv_or_nan, _real, inv, solve, svd)
 
 
+@follows_operands
 def lstsq(a, b, rcond=None):
     """numpy.linalg.lstsq through the SVD: x = V diag(1/s) U^H b over the singular values above
     rcond * max(s) (what gelsd drops), residuals when a has full column rank and m > n."""
@@ -160,6 +162,7 @@ def cond(x, p=None):
     return r
 
 
+@follows_operands
 def multi_dot(arrays, *, out=None):
     """numpy.linalg.multi_dot: the product of the chain in the order of fewest multiplications
     (NumPy's dynamic programme)."""
@@ -213,6 +216,7 @@ def tensorinv(a, ind=2):
     return inv(a.reshape(prod, -1)).reshape(*invshape)
 
 
+@follows_operands
 def tensorsolve(a, b, axes=None):
     """numpy.linalg.tensorsolve: solve of a reshaped to a square matrix against b raveled."""
     a, b = _arr(a), _arr(b)

@@ -6,7 +6,7 @@ import numpy as _np
 
 from . import _ufuncs as _u
 from ._core import ndarray, where as _where
-from ._creation import asarray
+from ._creation import asarray, follows_operands
 
 __all__ = ["round", "around", "clip", "real", "imag", "angle", "isclose", "allclose",
            "array_equal", "isreal", "iscomplex", "isrealobj", "iscomplexobj", "nan_to_num",
@@ -57,6 +57,7 @@ def _into_out(res, out):
 around = round
 
 
+@follows_operands
 def clip(a, a_min=_np._NoValue, a_max=_np._NoValue, out=None, *, min=_np._NoValue, max=_np._NoValue,
          **kwargs):
     lo = a_min if a_min is not _np._NoValue else (min if min is not _np._NoValue else None)
@@ -89,6 +90,7 @@ def angle(z, deg=False):
     return _u.rad2deg(res) if deg else res
 
 
+@follows_operands
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = asarray(a), asarray(b)
     dt = _np.result_type(a.dtype, b.dtype, 1.0)
@@ -101,10 +103,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return res
 
 
+@follows_operands
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return builtins.bool(_np.all(_np.asarray(isclose(a, b, rtol, atol, equal_nan))))
 
 
+@follows_operands
 def array_equal(a1, a2, equal_nan=False):
     a1, a2 = asarray(a1), asarray(a2)
     if a1.shape != a2.shape:

@@ -17,7 +17,7 @@ import numpy as _np
 
 from . import cuda
 from ._core import ndarray
-from ._creation import asarray, asnumpy
+from ._creation import asarray, asnumpy, follows_operands
 from ._shape import vstack
 from ._flatiter import flatiter  # noqa: F401  (the type of numfuse_array.flat)
 
@@ -71,6 +71,7 @@ def mintypecode(typechars, typeset="GDFgdf", default="d"):
 mintypecode.__doc__ = _np.mintypecode.__doc__
 
 
+@follows_operands
 def einsum_path(*operands, optimize="greedy", einsum_call=False):
     """numpy.einsum_path for numfuse operands: NumPy's planner and printed report on stand-ins of
     the operands' shapes and dtypes (the path depends on nothing else). numfuse.einsum itself

@@ -16,7 +16,7 @@ from numpy.lib.array_utils import normalize_axis_tuple as _normalize_axis_tuple
 from . import _core
 from . import _ufuncs as _u
 from ._core import ndarray
-from ._creation import array, asarray, asnumpy, empty, empty_like
+from ._creation import array, asarray, asnumpy, empty, empty_like, follows_operands
 from ._reductions import all as _all, cumprod, diff
 from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
 from ._indexing import argwhere, take
@@ -69,6 +69,7 @@ def _gradient_spacings(f, axes, varargs):
     return dx
 
 
+@follows_operands
 def gradient(f, *varargs, axis=None, edge_order=1):
     f = asarray(f)
     nd = f.ndim
@@ -192,6 +193,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 # ---- trapezoid, unwrap, ediff1d -----------------------------------------------------------------
 
+@follows_operands
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = asarray(y)
     if x is None:
@@ -244,6 +246,7 @@ def _edge_values(values, dtype_req, dev, which):
     return values.ravel()
 
 
+@follows_operands
 def ediff1d(ary, to_end=None, to_begin=None):
     ary = asarray(ary).ravel()
     dtype_req = ary.dtype

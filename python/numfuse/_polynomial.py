@@ -11,7 +11,7 @@ import numpy as _np
 from . import _ufuncs as _u
 from ._core import ndarray
 from ._convolve import convolve
-from ._creation import arange, asarray, asnumpy, ones, zeros, zeros_like
+from ._creation import arange, asarray, asnumpy, follows_operands, ones, zeros, zeros_like
 from ._indexing import flatnonzero
 from ._ranges import diag
 from ._linalg_decomp import eigvals, inv
@@ -122,6 +122,7 @@ def polyder(p, m=1):
     return poly1d(p) if truepoly else p
 
 
+@follows_operands
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     order = int(deg) + 1
     x = _arr(x) + 0.0
@@ -171,6 +172,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return c, vbase[:, :, None] * fac
 
 
+@follows_operands
 def polyval(p, x):
     p = _arr(p)
     if isinstance(x, poly1d):
@@ -189,6 +191,7 @@ def _pad_front(a, n):
     return concatenate((zeros(n, a.dtype, device=a.device), a))
 
 
+@follows_operands
 def polyadd(a1, a2):
     truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
     a1, a2 = _1d(a1), _1d(a2)
@@ -201,6 +204,7 @@ def polyadd(a1, a2):
     return poly1d(val) if truepoly else val
 
 
+@follows_operands
 def polysub(a1, a2):
     truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
     a1, a2 = _1d(a1), _1d(a2)
@@ -213,12 +217,14 @@ def polysub(a1, a2):
     return poly1d(val) if truepoly else val
 
 
+@follows_operands
 def polymul(a1, a2):
     truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
     val = convolve(poly1d(a1).coeffs, poly1d(a2).coeffs)
     return poly1d(val) if truepoly else val
 
 
+@follows_operands
 def polydiv(u, v):
     truepoly = isinstance(u, poly1d) or isinstance(v, poly1d)
     u = _1d(u) + 0.0

@@ -5,7 +5,7 @@ import operator
 
 import numpy as _np
 
-from ._creation import arange, asarray, zeros
+from ._creation import arange, asarray, asarrays, device_of_like, zeros
 from ._shape import broadcast_arrays, moveaxis
 from ._ufuncs import _where, floor, power
 
@@ -47,7 +47,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     ndim = len(xi)
-    arrays = [asarray(x).reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1)) for i, x in enumerate(xi)]
+    arrays = [x.reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1))
+              for i, x in enumerate(asarrays(xi))]
     if indexing == "xy" and ndim > 1:
         arrays[0] = arrays[0].reshape((1, -1) + (1,) * (ndim - 2))
         arrays[1] = arrays[1].reshape((-1, 1) + (1,) * (ndim - 2))
@@ -60,6 +61,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def tri(N, M=None, k=0, dtype=float, *, like=None, device=None):
     M = N if M is None else M
+    device = device_of_like(device, like)
     # The row and column numbers as NumPy's tri makes them (host aranges of N and M elements, in
     # its smallest integer types): its results and errors for float, huge or odd N, M and k.
     rows = _np.arange(N, dtype=_min_int(0, N))
@@ -79,21 +81,21 @@ def _min_int(low, high):
 
 def tril(m, k=0):
     m = asarray(m)
-    mask = tri(*m.shape[-2:], k=k, dtype=builtins.bool)
-    return _where(mask, m, zeros(1, m.dtype))
+    mask = tri(*m.shape[-2:], k=k, dtype=builtins.bool, device=m.device)
+    return _where(mask, m, zeros(1, m.dtype, device=m.device))
 
 
 def triu(m, k=0):
     m = asarray(m)
-    mask = tri(*m.shape[-2:], k=k - 1, dtype=builtins.bool)
-    return _where(mask, zeros(1, m.dtype), m)
+    mask = tri(*m.shape[-2:], k=k - 1, dtype=builtins.bool, device=m.device)
+    return _where(mask, zeros(1, m.dtype, device=m.device), m)
 
 
 def diag(v, k=0):
     v = asarray(v)
     if v.ndim == 1:
         n = v.shape[0] + builtins.abs(k)
-        out = zeros((n, n), v.dtype)
+        out = zeros((n, n), v.dtype, device=v.device)
         flat = out.reshape(-1)
         start = k if k >= 0 else -k * n
         flat[start:start + (n - builtins.abs(k)) * (n + 1):n + 1] = v

@@ -15,7 +15,7 @@ from numpy.lib.array_utils import normalize_axis_tuple as _normalize_axis_tuple
 from . import _core
 from . import _ufuncs as _u
 from ._core import ndarray
-from ._creation import asarray, empty, full, zeros
+from ._creation import asarray, empty, follows_operands, full, zeros
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all",
            "count_nonzero", "ptp", "mean", "var", "std", "nansum", "nanprod", "nanmean",
@@ -26,11 +26,15 @@ _NoValue = _np._NoValue
 
 
 def _reduce(op, a, axis=None, keepdims=False, dtype=None, out=None, initial=None, where=None):
+    if isinstance(out, ndarray) and not isinstance(a, ndarray):  # a list, NumPy a: out's device
+        a = asarray(a, device=out.device)
     res = _core.reduce(op, a, axis, keepdims, dtype, out, initial, where)
     return res if out is None else _given(out)
 
 
 def _scan(op, a, axis=None, dtype=None, out=None):
+    if isinstance(out, ndarray) and not isinstance(a, ndarray):
+        a = asarray(a, device=out.device)
     res = _core.scan(op, a, axis, dtype, out)
     return res if out is None else _given(out)
 
@@ -419,6 +423,7 @@ def _concatenate(parts, axis):
     return res
 
 
+@follows_operands
 def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
     if n == 0:
         return a
@@ -459,6 +464,7 @@ def _core_broadcast(x, shape):
     return _u.add(x, zeros(shape, dtype=x.dtype, device=x.device))
 
 
+@follows_operands
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = _arr(a)
     if axis is not None:  # NumPy's average reads axes with normalize_axis_tuple (bools, lists)

@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as _np
 
 from ._core import ndarray
-from ._creation import asarray, empty, ones, zeros
+from ._creation import asarray, empty, follows_operands, ones, zeros
 from ._indexing import flatnonzero
 from ._reductions import any as _any, cumsum
 from ._shape import concatenate, moveaxis, reshape
@@ -155,6 +155,7 @@ def _in1d(ar1, ar2, invert):
     return logical_not(res) if invert else res
 
 
+@follows_operands
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """numpy.isin: element-wise membership of `element` in `test_elements`, of element's shape."""
     element = _arr(element)
@@ -164,6 +165,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     return reshape(_in1d(_ravel(element), _ravel(test), invert), element.shape)
 
 
+@follows_operands
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """numpy.intersect1d: the sorted values in both; with return_indices, where each first
     occurs in ar1 and ar2."""
@@ -193,11 +195,13 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     return both, i1, i2
 
 
+@follows_operands
 def union1d(ar1, ar2):
     """numpy.union1d: the sorted unique values of either input."""
     return unique(concatenate([_ravel(ar1), _ravel(ar2)]))
 
 
+@follows_operands
 def setdiff1d(ar1, ar2, assume_unique=False):
     """numpy.setdiff1d: the (sorted, unless assume_unique) unique values of ar1 not in ar2."""
     if assume_unique:
@@ -207,6 +211,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
     return ar1[_in1d(ar1, _ravel(ar2), invert=True)]
 
 
+@follows_operands
 def setxor1d(ar1, ar2, assume_unique=False):
     """numpy.setxor1d: the sorted values in exactly one of the inputs."""
     if not assume_unique:

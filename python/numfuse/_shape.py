@@ -10,7 +10,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core
 from ._core import ndarray
-from ._creation import array, asarray, empty
+from ._creation import array, asarray, asarrays, empty, follows_operands
 
 __all__ = [
     "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims",
@@ -140,7 +140,7 @@ broadcast_shapes = _np.broadcast_shapes
 
 
 def broadcast_arrays(*args, subok=False):
-    arrs = [asarray(a) for a in args]
+    arrs = asarrays(args)
     shape = _np.broadcast_shapes(*(a.shape for a in arrs))
     return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrs)
 
@@ -246,7 +246,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     if out is not None and dtype is not None:
         raise TypeError("concatenate() only takes `out` or `dtype` as an argument, "
                         "but both were provided.")
-    arrs = [asarray(a) for a in arrays]
+    arrs = asarrays(arrays)
     if not arrs:
         raise ValueError("need at least one array to concatenate")
     if axis is None:
@@ -294,7 +294,7 @@ concat = concatenate
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_sequence(arrays)
-    arrs = [asarray(a) for a in arrays]
+    arrs = asarrays(arrays)
     if not arrs:
         raise ValueError("need at least one array to stack")
     if len({a.shape for a in arrs}) != 1:
@@ -315,11 +315,13 @@ def _as_tuple(res):
     return res if isinstance(res, tuple) else (res,)
 
 
+@follows_operands
 def vstack(tup, *, dtype=None, casting="same_kind"):
     _check_sequence(tup)
     return concatenate(_as_tuple(atleast_2d(*tup)), 0, dtype=dtype, casting=casting)
 
 
+@follows_operands
 def hstack(tup, *, dtype=None, casting="same_kind"):
     _check_sequence(tup)
     arrs = _as_tuple(atleast_1d(*tup))
@@ -327,11 +329,13 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
     return concatenate(arrs, axis, dtype=dtype, casting=casting)
 
 
+@follows_operands
 def dstack(tup):
     _check_sequence(tup)
     return concatenate(_as_tuple(atleast_3d(*tup)), 2)
 
 
+@follows_operands
 def column_stack(tup):
     _check_sequence(tup)
     arrs = []

@@ -11,7 +11,7 @@ import numpy as _np
 from . import _core
 from . import _ufuncs as _u
 from ._core import ndarray
-from ._creation import asarray
+from ._creation import asarray, follows_operands
 from ._indexing import take_along_axis
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted", "sort_complex",
@@ -105,6 +105,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     return _core.partition(_arr(a), _kth(kth), axis, True)
 
 
+@follows_operands
 def searchsorted(a, v, side="left", sorter=None):
     """numpy.searchsorted: where the elements of `v` would go into the sorted 1-D `a`."""
     if not isinstance(side, str):
@@ -144,6 +145,7 @@ def sort_complex(a):
     return b
 
 
+@follows_operands
 def lexsort(keys, axis=-1):
     """numpy.lexsort: indices sorting by the last key, then the one before... (stable sorts
     from the first key to the last)."""

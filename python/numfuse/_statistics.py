@@ -19,7 +19,7 @@ from numpy.lib.array_utils import normalize_axis_tuple as _normalize_axis_tuple
 from . import _core
 from . import _ufuncs as _u
 from ._core import ndarray
-from ._creation import asarray, asnumpy, full
+from ._creation import asarray, asnumpy, follows_operands, full
 from ._indexing import take_along_axis
 from ._reductions import any as _any, cumsum, mean, nanmean, sum as _sum
 from ._selection import at_ranks
@@ -293,6 +293,7 @@ def _quantile_entry(a, q, axis, out, overwrite_input, method, keepdims, weights,
     return _finish(r, a.ndim, axes, q.ndim, out, keepdims)
 
 
+@follows_operands
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
     """numpy.quantile: every method NumPy has (H&F's nine and the legacy ones); weights with
@@ -300,18 +301,21 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     return _quantile_entry(a, q, axis, out, overwrite_input, method, keepdims, weights, False, False)
 
 
+@follows_operands
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                weights=None):
     """numpy.percentile: quantile of q / 100."""
     return _quantile_entry(a, q, axis, out, overwrite_input, method, keepdims, weights, True, False)
 
 
+@follows_operands
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                 weights=None):
     """numpy.nanquantile: NaNs left out; a slice of NaNs only gives NaN and a RuntimeWarning."""
     return _quantile_entry(a, q, axis, out, overwrite_input, method, keepdims, weights, False, True)
 
 
+@follows_operands
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                   weights=None):
     """numpy.nanpercentile: nanquantile of q / 100."""

@@ -18,7 +18,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core
 from ._core import ndarray
-from ._creation import arange, asarray, asnumpy, empty, full
+from ._creation import arange, asarray, asnumpy, empty, follows_operands, full
 from ._histograms import bincount
 from ._indexing import _flat_setitem, nonzero, take
 from ._reductions import _ufunc_accumulate, _ufunc_reduce, _UFUNC_REDUCE, cumsum, max as _max
@@ -194,6 +194,7 @@ def accumulate(self, array, axis=0, dtype=None, out=None):
 
 # ---- reduceat ------------------------------------------------------------------------------------
 
+@follows_operands
 def reduceat(self, array, indices, axis=0, dtype=None, out=None):
     _check_binary(self, "reduceat",
                   "reduceat only supported for functions returning a single value")
@@ -243,6 +244,7 @@ def reduceat(self, array, indices, axis=0, dtype=None, out=None):
 
 # ---- outer ---------------------------------------------------------------------------------------
 
+@follows_operands
 def outer(self, A, B, /, **kwargs):
     if self.nin != 2:
         raise ValueError("outer product only supported for binary functions")
@@ -330,6 +332,7 @@ def _host_index(indices):
     return _host_operand(indices)
 
 
+@follows_operands
 def at(self, a, indices, b=None, /):
     if not isinstance(a, ndarray):
         raise TypeError("first operand must be a numfuse array")

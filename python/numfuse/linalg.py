@@ -3,6 +3,7 @@ solves and decompositions (LAPACK on the CPU, cuSOLVER on CUDA)."""
 import numpy as _numpy
 
 from . import _core
+from ._creation import follows_operands as _follows_operands
 from . import _ufuncs as _u
 from ._construction import diagonal as _diagonal, trace as _trace
 from ._numerical import cross as _cross
@@ -21,6 +22,7 @@ __all__ = ["matmul", "norm", "vector_norm", "matrix_norm", "tensordot", "outer",
            "multi_dot", "pinv", "tensorinv", "tensorsolve"]
 
 
+@_follows_operands
 def vecdot(x1, x2, /, *, axis=-1):
     """numpy.linalg.vecdot: conj(x1) . x2 over `axis`, broadcasting the rest."""
     x1, x2 = _arr(x1), _arr(x2)
@@ -40,6 +42,7 @@ def _np_broadcast(s1, s2):
     return _numpy.broadcast_shapes(tuple(s1), tuple(s2))
 
 
+@_follows_operands
 def cross(x1, x2, /, *, axis=-1):
     """numpy.linalg.cross: the cross product of 3-element vectors along `axis` (numfuse.cross
     also takes 2-element ones; this one, as NumPy's, does not)."""

@@ -13,6 +13,7 @@ in _random_dists.py, the multivariate draws, permutations and choice(p=, replace
 _random_multi.py; SeedSequence is NumPy's own class (the same entropy gives the same state).
 """
 import abc
+import inspect
 import math
 import operator
 import threading
@@ -21,7 +22,7 @@ import numpy as _np
 
 from . import _core
 from ._core import ndarray
-from ._creation import asarray
+from ._creation import asarray, follows_operands
 from ._random_dists import Distributions
 from ._random_multi import Multivariate
 from ._random_bitgen import (MT19937, PCG64, PCG64DXSM, SFC64, HostGeneratorDraws,
@@ -496,6 +497,22 @@ def set_bit_generator(bitgen):
         raise TypeError(f"set_bit_generator needs a bit generator, got {type(bitgen).__name__}")
     _global = RandomState(bitgen)
 
+
+def _follow_operands_in_draws(classes):
+    """Every public draw of the generators follows the device of its array parameters (a normal of
+    a CPU loc is drawn on the CPU, not on the default device beside it: NumPy's rule for numfuse);
+    draws of numbers alone keep the default device."""
+    seen = set()
+    for cls in classes:
+        for klass in cls.__mro__[:-1]:
+            for name, fn in list(vars(klass).items()):
+                if name.startswith("_") or not inspect.isfunction(fn) or (klass, name) in seen:
+                    continue
+                seen.add((klass, name))
+                setattr(klass, name, follows_operands(fn))
+
+
+_follow_operands_in_draws([Generator, RandomState, _HostGenerator, _HostRandomState])
 
 _GLOBAL_FUNCTIONS = ["seed", "random", "random_sample", "ranf", "sample", "rand", "randn",
                      "standard_normal", "uniform", "normal", "randint", "random_integers", "choice",

@@ -107,6 +107,8 @@ void bind_creation(nb::module_& m) {
   m.def("set_default_device", [](const std::string& s) { set_default_device(parse_device(s)); });
   m.def("push_thread_device", [](const std::string& s) { push_thread_device(parse_device(s)); });
   m.def("pop_thread_device", &pop_thread_device);
+  m.def("set_default_device_trap", &set_default_device_trap, nb::arg("on"));
+  m.def("_push_operands_device", &push_operands_device, nb::arg("args"), nb::arg("kwargs"));
 }
 
 }  // namespace nf::py

@@ -24,8 +24,7 @@ void bind_fft(nb::module_& m) {
       "fft_transform",
       [](nb::handle a, const std::string& kind, bool forward, const std::vector<int64_t>& axes,
          const std::vector<int64_t>& n, double scale) {
-        const Device dev =
-            nb::isinstance<Array>(a) ? nb::cast<const Array&>(a).device() : default_device();
+        const Device dev = operands_device({a});
         return fft(array_from_py(a, std::nullopt, dev), fft_kind_from_str(kind), forward, axes, n,
                    scale);
       },

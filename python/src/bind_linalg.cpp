@@ -11,24 +11,18 @@ void bind_linalg_decomp(nb::module_& m);  // bind_linalg_decomp.cpp
 
 namespace {
 
-// The device of the first numfuse array among the operands, else the default device.
-Device operands_device(nb::handle a, nb::handle b) {
-  if (nb::isinstance<Array>(a)) return nb::cast<const Array&>(a).device();
-  if (nb::isinstance<Array>(b)) return nb::cast<const Array&>(b).device();
-  return default_device();
-}
-
 }  // namespace
 
 void bind_linalg(nb::module_& m) {
-  m.def("matmul",
-        [](nb::handle a, nb::handle b, nb::handle dtype, const std::string& casting) {
-          const Device dev = operands_device(a, b);
-          return matmul(array_from_py(a, std::nullopt, dev), array_from_py(b, std::nullopt, dev),
-                        optional_dtype(dtype), casting_from_str(casting));
-        },
-        nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
-        nb::arg("casting") = "same_kind");
+  m.def(
+      "matmul",
+      [](nb::handle a, nb::handle b, nb::handle dtype, const std::string& casting) {
+        const Device dev = operands_device({a, b});
+        return matmul(array_from_py(a, std::nullopt, dev), array_from_py(b, std::nullopt, dev),
+                      optional_dtype(dtype), casting_from_str(casting));
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("casting") = "same_kind");
   m.def("matmul_shape", &matmul_shape);
   m.def("blas_info", &cpu::blas_description, "The BLAS library matmul uses, in words.");
   m.def("blas_available", &cpu::blas_available);

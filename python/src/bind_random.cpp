@@ -45,7 +45,7 @@ void bind_random(nb::module_& m) {
         [](int dist, nb::list params, nb::handle shape, nb::handle dtype, uint64_t seed, uint64_t stream,
            uint64_t offset) {
           std::vector<RandomParam> ps;
-          Device device = default_device();
+          std::optional<Device> device;  // the array parameters' (the default asked only without)
           for (nb::handle h : params) {
             RandomParam p;
             if (nb::isinstance<Array>(h)) {
@@ -56,7 +56,8 @@ void bind_random(nb::module_& m) {
             }
             ps.push_back(std::move(p));
           }
-          return random_distribution(dist, ps, py_shape(shape), dtype_from_py(dtype), seed, stream, offset, device);
+          return random_distribution(dist, ps, py_shape(shape), dtype_from_py(dtype), seed, stream,
+                                     offset, device ? *device : default_device());
         },
         nb::arg("dist"), nb::arg("params"), nb::arg("shape"), nb::arg("dtype"), nb::arg("seed"),
         nb::arg("stream"), nb::arg("offset"));

@@ -55,7 +55,7 @@ void bind_reductions(nb::module_& m) {
       [](const std::string& op, nb::handle a, nb::handle axis, bool keepdims, nb::handle dtype,
          nb::handle out, nb::handle initial, nb::handle where) {
         // Helper arrays go where the input lives, not to the default device.
-        Device device = nb::isinstance<Array>(a) ? nb::cast<const Array&>(a).device() : default_device();
+        const Device device = operands_device({a});
         Array arr = array_from_py(a, std::nullopt, device);
         ReduceOptions opts;
         opts.axis = axis_arg(axis);
@@ -87,8 +87,8 @@ void bind_reductions(nb::module_& m) {
         else throw ValueError("unknown scan '" + op + "'");
         std::optional<int64_t> ax;
         if (!axis.is_none()) ax = index_arg(axis);
-        return scan(sop, array_from_py(a, std::nullopt, default_device()), ax, optional_dtype(dtype),
-                    out_arg(out));
+        return scan(sop, array_from_py(a, std::nullopt, operands_device({a})), ax,
+                    optional_dtype(dtype), out_arg(out));
       },
       nb::arg("op"), nb::arg("a"), nb::arg("axis").none() = nb::none(),
       nb::arg("dtype").none() = nb::none(), nb::arg("out").none() = nb::none());

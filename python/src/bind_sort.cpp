@@ -50,19 +50,22 @@ void register_numpy_sorts() {
 void bind_sort(nb::module_& m) {
   register_numpy_sorts();
   m.def(
-      "sort", [](nb::handle a, nb::handle axis) {
-        return sort(array_arg(a, std::nullopt, default_device()), sort_axis(axis));
+      "sort",
+      [](nb::handle a, nb::handle axis) {
+        return sort(array_arg(a, std::nullopt, operands_device({a})), sort_axis(axis));
       },
       nb::arg("a"), nb::arg("axis").none());
   m.def(
-      "argsort", [](nb::handle a, nb::handle axis) {
-        return argsort(array_arg(a, std::nullopt, default_device()), sort_axis(axis));
+      "argsort",
+      [](nb::handle a, nb::handle axis) {
+        return argsort(array_arg(a, std::nullopt, operands_device({a})), sort_axis(axis));
       },
       nb::arg("a"), nb::arg("axis").none());
   m.def(
       "partition",
       [](nb::handle a, const std::vector<int64_t>& kth, nb::handle axis, bool indices) {
-        return partition(array_arg(a, std::nullopt, default_device()), kth, sort_axis(axis), indices);
+        return partition(array_arg(a, std::nullopt, operands_device({a})), kth, sort_axis(axis),
+                         indices);
       },
       nb::arg("a"), nb::arg("kth"), nb::arg("axis").none(), nb::arg("indices"));
   m.def(

@@ -41,16 +41,9 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
     out_obj = nb::tuple(outs);
   }
   // Operands that are not numfuse arrays (lists, NumPy arrays) go where the array operands live.
-  Device device = default_device();
-  for (size_t i = 0; i < nargs && i < size_t(nin); ++i) {
-    if (nb::isinstance<Array>(args[i])) {
-      const Array& a = nb::cast<const Array&>(args[i]);
-      if (a.ndim() > 0 || a.pending()) {
-        device = a.device();
-        break;
-      }
-    }
-  }
+  std::vector<nb::handle> inputs;
+  for (size_t i = 0; i < nargs && i < size_t(nin); ++i) inputs.push_back(args[i]);
+  const Device device = operands_device(inputs.data(), inputs.size());
   for (auto [key, value] : kwargs) {
     std::string k = nb::cast<std::string>(key);
     if (k == "out") {
@@ -139,16 +132,8 @@ PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
       };
       if (simple(a0) && (!a1 || simple(a1))) {
         // Operands that are not arrays go where the array operands live (as call_ufunc does).
-        Device device = default_device();
-        for (PyObject* o : {a0, a1}) {
-          if (o && is_exact_array(o)) {
-            const Array& a = *nb::inst_ptr<Array>(o);
-            if (a.ndim() > 0 || a.pending()) {
-              device = a.device();
-              break;
-            }
-          }
-        }
+        const nb::handle ins[2] = {a0, a1};
+        const Device device = operands_device(ins, a1 ? 2 : 1);
         Operand x = operand_from_py(a0, device);
         Array r = a1 ? ufunc2(u.op, x, operand_from_py(a1, device)) : ufunc1(u.op, x);
         return new_array_object(std::move(r));
@@ -188,17 +173,11 @@ void bind_ufuncs(nb::module_& m) {
   m.attr("ufuncs") = ufuncs;
 
   m.def("where", [](nb::handle c, nb::handle x, nb::handle y) {
-    Device d = default_device();
-    for (nb::handle h : {c, x, y}) {
-      if (nb::isinstance<Array>(h) && nb::cast<const Array&>(h).ndim() > 0) {
-        d = nb::cast<const Array&>(h).device();
-        break;
-      }
-    }
+    const Device d = operands_device({c, x, y});
     return where(operand_from_py(c, d), operand_from_py(x, d), operand_from_py(y, d));
   });
   m.def("result_type_pair", [](nb::handle a, nb::handle b) {
-    Device d = default_device();
+    const Device d = operands_device({a, b});  // only dtypes are read
     Operand x = operand_from_py(a, d), y = operand_from_py(b, d);
     OperandType t[2] = {{x.array.dtype, x.weak}, {y.array.dtype, y.weak}};
     return dtype_to_py(result_type(t, 2));

@@ -6,6 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <initializer_list>
+
 #include "numfuse/core/array.h"
 #include "numfuse/core/error.h"
 #include "numfuse/ops/elementwise.h"
@@ -73,6 +75,17 @@ nb::object dtype_to_py(DType d);
 // Optional dtype argument: None -> nullopt.
 std::optional<DType> optional_dtype(nb::handle obj);
 
+// Where a function of these operands puts its result and the arrays it makes of the non-array
+// operands (lists, NumPy arrays): the device of the first numfuse array of more than 0 dimensions
+// (or pending), else of the first numfuse 0-d array, else the default device, which is asked for
+// only then (NumPy's rule for numfuse: a function of arrays on D creates its results on D).
+Device operands_device(std::initializer_list<nb::handle> objs);
+Device operands_device(const nb::handle* objs, size_t n);
+// numfuse._creation.follows_operands's call: the device of the numfuse arrays among a call's
+// arguments (list and tuple arguments looked into), pushed on the thread's device stack (true),
+// or nothing when there is none (false). Arrays on two devices raise the ValueError of mixing
+// devices (a host 0-d array excepted, as in common_device).
+bool push_operands_device(nb::handle args, nb::handle kwargs);
 // A ufunc operand: numfuse arrays as they are, Python scalars weak (NEP 50), anything else
 // through numpy.asarray.
 Operand operand_from_py(nb::handle obj, Device device);

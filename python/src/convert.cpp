@@ -220,6 +220,64 @@ Casting casting_from_str(const std::string& s) {
   throw ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'");
 }
 
+Device operands_device(const nb::handle* objs, size_t n) {
+  const Array* zero_d = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    if (!is_array(objs[i].ptr())) continue;
+    const Array* a = nb::inst_ptr<Array>(objs[i]);
+    if (a->ndim() > 0 || a->pending()) return a->device();
+    if (!zero_d) zero_d = a;
+  }
+  return zero_d ? zero_d->device() : default_device();
+}
+
+bool push_operands_device(nb::handle args, nb::handle kwargs) {
+  std::vector<PyObject*> flat;
+  auto add = [&](PyObject* o) {
+    if (PyList_Check(o)) {
+      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) flat.push_back(PyList_GET_ITEM(o, i));
+    } else if (PyTuple_Check(o)) {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) flat.push_back(PyTuple_GET_ITEM(o, i));
+    } else {
+      flat.push_back(o);
+    }
+  };
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i)
+    add(PyTuple_GET_ITEM(args.ptr(), i));
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) add(value);
+  const Array* chosen = nullptr;
+  const Array* zero_d = nullptr;
+  for (PyObject* o : flat) {
+    if (!is_array(o)) continue;
+    const Array* a = nb::inst_ptr<Array>(o);
+    if (a->ndim() > 0 || a->pending()) {
+      chosen = a;
+      break;
+    }
+    if (!zero_d) zero_d = a;
+  }
+  if (!chosen) chosen = zero_d;
+  if (!chosen) return false;
+  const Device d = chosen->device();
+  for (PyObject* o : flat) {
+    if (!is_array(o)) continue;
+    const Array* a = nb::inst_ptr<Array>(o);
+    const bool host_scalar = a->ndim() == 0 && !a->pending() && a->device().is_cpu();
+    if (a->device() != d && !host_scalar) {
+      throw ValueError("arrays are on different devices: " + d.str() + " and " + a->device().str() +
+                       "; move one with asarray(x, device=...)");
+    }
+  }
+  push_thread_device(d);
+  return true;
+}
+
+Device operands_device(std::initializer_list<nb::handle> objs) {
+  return operands_device(objs.begin(), objs.size());
+}
+
 Operand operand_from_py(nb::handle obj, Device device) {
   PyObject* p = obj.ptr();
   // The common operands first, by exact type: a Python float costs no subclass walk.

@@ -1,5 +1,6 @@
 #include "numfuse/core/device.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -49,7 +50,10 @@ void init_default(DefaultDevice& s) {
 
 namespace {
 thread_local std::vector<Device> t_devices;  // pushed by `with numfuse.cuda.Device(i):`
+std::atomic<bool> g_default_trapped{false};  // set_default_device_trap
 }  // namespace
+
+void set_default_device_trap(bool on) { g_default_trapped.store(on); }
 
 void push_thread_device(Device d) {
   check_device_usable(d);
@@ -62,7 +66,13 @@ void pop_thread_device() {
 }
 
 Device default_device() {
-  if (!t_devices.empty()) return t_devices.back();
+  if (!t_devices.empty()) return t_devices.back();  // chosen by the caller: never trapped
+  if (g_default_trapped.load(std::memory_order_relaxed)) {
+    throw Error(
+        "the default device was asked for while numfuse._core.set_default_device_trap is "
+        "on: a function of arrays must create its temporaries and result on its operands' "
+        "device");
+  }
   DefaultDevice& s = state();
   std::call_once(s.once, [&] { init_default(s); });
   if (!s.error.empty() && !s.explicit_set) throw ValueError(s.error);

@@ -29,6 +29,12 @@ void push_thread_device(Device d);
 void pop_thread_device();
 // Throws (CUDAError: no usable CUDA; ValueError: no such device) unless `d` can hold arrays.
 void check_device_usable(Device d);
+// Tests: while set, default_device() throws (a RuntimeError naming the trap), so a function of
+// arrays that makes a temporary or a result on the default device instead of its operands' device
+// fails on a machine without a GPU as it would on one (where the default is cuda:0). Process-wide;
+// a device pushed on the thread (push_thread_device: a function following its operands' device)
+// is answered as usual.
+void set_default_device_trap(bool on);
 // Parses "cpu", "cuda", "cuda:1"; throws ValueError otherwise.
 Device parse_device(const std::string& s);
 

@@ -5,6 +5,7 @@
 
 #include "numfuse/core/error.h"
 #include "numfuse/ir/correlate.h"
+#include "numfuse/ops/same_device.h"
 
 namespace nf {
 
@@ -18,9 +19,7 @@ Array correlate_direct(const Array& a, const Array& v, int64_t left, int64_t len
     throw TypeError(std::string("correlate: a (") + dtype_name(a.dtype) + ") and v (" +
                     dtype_name(v.dtype) + ") must share a dtype");
   }
-  if (a.device() != v.device()) {
-    throw ValueError("correlate: a is on " + a.device().str() + ", v on " + v.device().str());
-  }
+  require_same_device("correlate", a, v);
   if (left < 0 || length < 0) {
     throw ValueError("correlate: padding " + std::to_string(left) + " and length " +
                      std::to_string(length) + " must not be negative");

@@ -104,9 +104,11 @@ Operand Operand::py_bool(bool v) { return Operand::of(constant_scalar(&v, DType:
 
 Device common_device(const Array* const* arrays, size_t n) {
   const Array* first = nullptr;
+  bool host_array = false;  // a host scalar that is an array, not a Python scalar's constant
   for (size_t i = 0; i < n; ++i) {
     const Array* a = arrays[i];
     if (a->ndim() == 0 && !a->pending() && a->device().is_cpu() && a->storage->nbytes <= 16) {
+      host_array = host_array || !a->storage->constant;
       continue;  // host scalars are kernel parameters on any device
     }
     if (!first) {
@@ -116,7 +118,10 @@ Device common_device(const Array* const* arrays, size_t n) {
                        a->device().str() + "; move one with asarray(x, device=...)");
     }
   }
-  return first ? first->device() : default_device();
+  // Only scalars: an operation of host 0-d arrays stays on the host (the default device, a GPU
+  // where there is one, is for operations of Python scalars alone).
+  if (first) return first->device();
+  return host_array ? Device::cpu() : default_device();
 }
 
 Device common_device(const std::vector<const Array*>& arrays) {

@@ -5,6 +5,7 @@
 
 #include "numfuse/core/error.h"
 #include "numfuse/ir/interp.h"
+#include "numfuse/ops/same_device.h"
 
 namespace nf {
 
@@ -28,12 +29,7 @@ Array interp(const Array& x, const Array& xp, const Array& fp, const Array& left
   if (left.ndim() != 0 || right.ndim() != 0 || left.dtype != fp.dtype || right.dtype != fp.dtype) {
     throw TypeError("interp: left and right must be 0-d arrays of fp's dtype");
   }
-  for (const Array* a : {&xp, &fp, &left, &right}) {
-    if (a->device() != x.device()) {
-      throw ValueError("interp: the operands are on different devices (" + x.device().str() + ", " +
-                       a->device().str() + ")");
-    }
-  }
+  for (const Array* a : {&xp, &fp, &left, &right}) require_same_device("interp", x, *a);
   auto node = std::make_shared<InterpNode>();
   node->device = x.device();
   node->inputs = {x, xp, fp, left, right};

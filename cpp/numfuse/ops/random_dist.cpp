@@ -6,6 +6,7 @@
 #include "numfuse/core/error.h"
 #include "numfuse/ir/random_dist.h"
 #include "numfuse/ops/elementwise.h"
+#include "numfuse/ops/same_device.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
@@ -50,6 +51,7 @@ Array random_distribution(int dist, const std::vector<RandomParam>& params, cons
   node->offset = offset;
   for (size_t k = 0; k < params.size(); ++k) {
     if (params[k].array) {
+      require_same_device("random", device, *params[k].array);  // the kernel reads it on `device`
       node->inputs.push_back(dense_param(*params[k].array, shape));
       node->array_mask |= 1 << k;
     } else {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "numfuse/core/error.h"
+#include "numfuse/ops/same_device.h"
 #include "numfuse/ops/views.h"
 
 namespace nf {
@@ -81,12 +82,7 @@ Array searchsorted(const Array& a, const Array& v, bool right, const std::option
   }
   // Every operand is read by the device's kernel (no host scalar is a parameter here): a CPU v
   // beside a GPU a was read through its host address (CUDA_ERROR_ILLEGAL_ADDRESS under Dask).
-  for (const Array* x : {&v, sorter ? &*sorter : &v}) {
-    if (x->device() != a.device()) {
-      throw ValueError("arrays are on different devices: " + a.device().str() + " and " + x->device().str() +
-                       "; move one with asarray(x, device=...)");
-    }
-  }
+  for (const Array* x : {&v, sorter ? &*sorter : &v}) require_same_device("searchsorted", a, *x);
   auto node = std::make_shared<SearchSortedNode>();
   node->device = a.device();
   node->right = right;

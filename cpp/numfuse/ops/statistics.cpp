@@ -4,6 +4,7 @@
 #include <string>
 
 #include "numfuse/core/error.h"
+#include "numfuse/ops/same_device.h"
 
 namespace nf {
 
@@ -24,7 +25,7 @@ void check_weights(const Array& x, const std::optional<Array>& weights) {
     throw ValueError("The weights and list don't have the same length: " + shape_text(weights->shape) + " and " +
                      shape_text(x.shape));
   }
-  if (weights->device() != x.device()) throw ValueError("bincount: weights are on another device than the data");
+  require_same_device("bincount", x, *weights);
 }
 
 Array make_bincount(const Array& x, const std::optional<Array>& weights, const Array* edges, Binning binning,
@@ -61,7 +62,7 @@ Array histogram_counts(const Array& a, const Array& edges, bool uniform, const s
   if (edges.dtype != DType::Float64 && edges.dtype != DType::Float32) {
     throw TypeError(std::string("histogram edges must be float32 or float64, got ") + dtype_name(edges.dtype));
   }
-  if (edges.device() != a.device()) throw ValueError("histogram: edges are on another device than the data");
+  require_same_device("histogram", a, edges);
   check_weights(a, weights);
   return make_bincount(a, weights, &edges, uniform ? Binning::Uniform : Binning::Edges, edges.shape[0] - 1);
 }

@@ -5,11 +5,19 @@ reach numfuse anyway through NumPy's __array_function__ (Dask's defaults for `ob
 functions), but registering numfuse's own makes the chunk type explicit, skips a dispatch hop per
 task, and covers what NEP-18 cannot: percentile (no default at all), the numel counts (whose
 NumPy default returns a NumPy array, mixing chunk types), and the conversions to NumPy and CuPy.
+
+empty is the exception: Dask calls it with the chunk type alone (dask.array.percentile's 0 and
+100 and its merge's counts), so no device can be chosen for it; a numfuse array on the default
+device (cuda:0 on a GPU machine) beside chunks on the CPU made the percentile programs mix devices.
+It gives a NumPy array, host memory that numfuse functions copy to their numfuse operands'
+device (numfuse.concatenate([zero, q, hundred]) on q's, asarray(counts, like=chunk) on the chunk's).
 """
+import numpy as _np
+
 from .. import _ufuncs as _u
 from .._core import ndarray as _ndarray
 from .._dask_sizeof import register as register_sizeof
-from .._creation import asnumpy, empty
+from .._creation import asnumpy
 from .._indexing import take
 from .._linalg import einsum, tensordot
 from .._shape import concatenate
@@ -58,7 +66,7 @@ def register():
     d.take_lookup.register(_ndarray, take)
     d.tensordot_lookup.register(_ndarray, tensordot)
     d.einsum_lookup.register(_ndarray, _einsum)
-    d.empty_lookup.register(_ndarray, empty)
+    d.empty_lookup.register(_ndarray, _np.empty)
     d.divide_lookup.register(_ndarray, _divide)
     d.percentile_lookup.register(_ndarray, _percentile)
     # Counts of the same chunk type (CuPy's choice): a NumPy count beside numfuse chunks would
