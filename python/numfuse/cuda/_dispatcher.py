@@ -17,6 +17,7 @@ from ._signatures import parse_signature
 from ._simulation import simulating
 from ._simulator import run as _simulate
 from ._translate import translate_kernel
+from ._translation_cache import translate_cached
 from ._types import BOOL, COMPLEX128, FLOAT64, INT64, ArrayType, TranslationError, TupleType
 
 try:
@@ -137,8 +138,9 @@ class Dispatcher:
     def _translate(self, types):
         hit = self._compiled.get(types)
         if hit is None:
-            source, name = translate_kernel(self.py_func, list(types), self.options)
-            hit = self._compiled[types] = (source, name)
+            # A new process finds the translation on disk beside the compiled kernel.
+            hit = self._compiled[types] = translate_cached(self.py_func, types, self.options,
+                                                           translate_kernel)
         return hit
 
     def inspect_source(self, *args):
@@ -192,8 +194,9 @@ def _launch_on_gpu(source, name, griddim, blockdim, stream, sharedmem, args, typ
             dev_args.append(d)
         else:
             dev_args.append(x)
+    # The arguments are packed with the translator's exact types: no signature to read back.
     _kernels.launch(source, name, griddim, blockdim, _pack(dev_args, types), shared_mem=sharedmem,
-                    stream=stream, options=tuple(options))
+                    stream=stream, options=tuple(options), check_params=False)
     if staged and stream is not None:  # the copies back run on the current stream
         stream.synchronize()
     for host, dev in staged:
