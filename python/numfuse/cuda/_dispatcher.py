@@ -18,7 +18,7 @@ from ._simulation import simulating
 from ._simulator import run as _simulate
 from ._translate import translate_kernel
 from ._translation_cache import translate_cached
-from ._types import BOOL, COMPLEX128, FLOAT64, INT64, ArrayType, TranslationError, TupleType
+from ._types import BOOL, ArrayType, TranslationError, TupleType, default_of_literal
 
 try:
     from .. import _kernels  # the RawKernel launch path (numfuse._kernels.launch)
@@ -41,16 +41,12 @@ def arg_type(x, name, where):
             raise TypeError(f"argument '{name}' of {where}: strides {x.strides} are not a multiple "
                             f"of the item size {dt.itemsize}")
         return ArrayType(dt, x.ndim, "C" if c else "A", small=c and x.size < 2**31)
-    if isinstance(x, (bool, np.bool_)):
+    if isinstance(x, np.bool_):
         return BOOL
     if isinstance(x, np.generic) and x.dtype.kind in "iufc":
         return x.dtype
-    if isinstance(x, int):
-        return INT64
-    if isinstance(x, float):
-        return FLOAT64
-    if isinstance(x, complex):
-        return COMPLEX128
+    if isinstance(x, (bool, int, float, complex)):
+        return default_of_literal(x)  # Numba's types of Python scalars
     if isinstance(x, tuple) and all(isinstance(e, (int, float, bool, np.generic)) for e in x):
         return TupleType([arg_type(e, name, where) for e in x])
     raise TypeError(f"argument '{name}' of {where}: {type(x).__name__} is not supported "
