@@ -14,6 +14,7 @@ of their content: a damaged entry reads as absent and is rewritten.
 import hashlib
 import math
 import os
+import sys
 import types
 
 import numpy as np
@@ -36,11 +37,12 @@ def _is_fixed_module(name):
 
 
 def _translator_fingerprint():
-    """The translator's files (size and mtime): an edited translator never reads old entries."""
+    """The translator's files (size and mtime), NumPy's version (its promotion types the C++)
+    and Python's (its ast): an edited or upgraded translator never reads old entries."""
     global _translator_print
     if _translator_print is None:
         here = os.path.dirname(os.path.abspath(__file__))
-        parts = [_FORMAT]
+        parts = [_FORMAT, np.__version__, sys.version]
         for name in sorted(os.listdir(here)):
             if name.endswith(".py"):
                 st = os.stat(os.path.join(here, name))
