@@ -55,7 +55,9 @@ def _offset_nonneg(name, a, b, ty):
         return False
     if not isinstance(b.const, int) or isinstance(b.const, bool):
         return False
-    return a.low + (b.const if name == "add" else -b.const) >= 0
+    # Only a step down (v - c, v + -c): it cannot wrap around in any integer type.
+    step = b.const if name == "add" else -b.const
+    return step <= 0 and a.low + step >= 0
 
 
 class ExprTranslator:
