@@ -21,6 +21,12 @@ def test_construction_checks_the_parameters():
         nf.ReductionKernel("raw T x", "T y", "x", "a + b", "y = a", "0")
 
 
+def test_an_unbound_placeholder_is_named():
+    k = nf.ReductionKernel("T x", "U y", "x", "a + b", "y = a", "0", "r")
+    with pytest.raises(TypeError, match="ReductionKernel 'r': cannot determine the type 'U' of 'y'"):
+        k(nf.arange(4.0))
+
+
 def test_call_without_a_gpu_is_a_cuda_error():
     if nf.cuda.is_available():
         pytest.skip("a GPU is present")

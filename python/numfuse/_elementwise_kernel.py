@@ -43,6 +43,16 @@ class _Param:
         else:
             self.dtype = None  # a placeholder
 
+    def resolved_dtype(self, bound, kernel):
+        """The dtype of this parameter in a call: its own, or what its placeholder is bound to
+        (`bound`: placeholder -> dtype). `kernel` names the kernel in the error."""
+        if self.dtype is not None:
+            return self.dtype
+        if self.type_name not in bound:
+            raise TypeError(f"{kernel}: cannot determine the type '{self.type_name}' of "
+                            f"'{self.name}' (no array or scalar argument binds it)")
+        return bound[self.type_name]
+
 
 def _parse_params(text, is_output):
     params = [_Param(p, is_output) for p in text.split(",") if p.strip()] if text.strip() else []
@@ -173,12 +183,7 @@ class ElementwiseKernel:
                     _np.result_type(type(a)) if not isinstance(a, bool) else _np.dtype(bool)
 
         def dtype_of(p):
-            if p.dtype is not None:
-                return p.dtype
-            if p.type_name not in bound:
-                raise TypeError(f"ElementwiseKernel '{self.name}': cannot determine the type "
-                                f"'{p.type_name}' of '{p.name}' (no array or scalar argument binds it)")
-            return bound[p.type_name]
+            return p.resolved_dtype(bound, f"ElementwiseKernel '{self.name}'")
 
         arrays = [a for p, a in zip(self.in_params, ins) if not p.raw and not _is_scalar(a)]
         if arrays:

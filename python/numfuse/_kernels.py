@@ -258,10 +258,12 @@ class RawModule:
         return self._module.lowered_name(name_expression)
 
 
-def launch(code, name, grid, block, args, shared_mem=0, stream=None, options=()):
+def launch(code, name, grid, block, args, shared_mem=0, stream=None, options=(), check_params=True):
     """Compiles (cached) and launches kernel `name` of `code`: CUDA C++ source (str) or a
     compiled cubin / PTX (bytes). The internal entry point other front ends (the Python
-    translator) launch through; arguments as RawKernel's call takes them."""
+    translator) launch through; arguments as RawKernel's call takes them. check_params=False
+    skips reading the kernel's signature from the source (a front end that packs every argument
+    with its exact type: reading it costs a regular-expression pass over the whole source)."""
     key = (code, name, tuple(options))
     fn = _LAUNCH_CACHE.get(key)
     if fn is None:
@@ -270,7 +272,7 @@ def launch(code, name, grid, block, args, shared_mem=0, stream=None, options=())
         else:
             module = _k.Module(code, [name], list(options))
         fn = _k.Function(module, name, f"kernel '{name}'")
-        if isinstance(code, str):
+        if isinstance(code, str) and check_params:
             params = _kernel_params(code, name)
             if params is not None:
                 fn.set_params(params)

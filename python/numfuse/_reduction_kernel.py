@@ -154,12 +154,7 @@ extern "C" __global__ void {entry}_final(const _type_reduce* __restrict__ nf_par
                 bound[p.type_name] = _np.asarray(a).dtype
 
         def dtype_of(p):
-            if p.dtype is not None:
-                return p.dtype
-            if p.type_name not in bound:
-                raise TypeError(f"ReductionKernel '{self.name}': cannot determine the type "
-                                f"'{p.type_name}' of '{p.name}'")
-            return bound[p.type_name]
+            return p.resolved_dtype(bound, f"ReductionKernel '{self.name}'")
 
         arrays = [a for a in args if not _is_scalar(a)]
         if not arrays:

@@ -99,15 +99,8 @@ class StencilFunc:
         self.__doc__ = kernel.__doc__
 
     def __call__(self, *args, out=None):
-        code = self.kernel.__code__
-        names = code.co_varnames[:code.co_argcount]
-        if len(args) != len(names):
-            raise TypeError(f"{self.__name__}() takes {len(names)} arguments ({len(args)} given)")
-        standard = set(self.options.get("standard_indexing", ()))
-        values, relative = self._operands(args, names, standard)
-        shape, ndim = relative[0].array.shape, relative[0].array.ndim
-        nbhd, dtype, traces = self._plan(values, relative, names, ndim)
-        interior = tuple(slice(-lo, n - hi) for (lo, hi), n in zip(nbhd, shape))
+        values, relative, nbhd, dtype, traces, interior = self._prepare(args)
+        shape = relative[0].array.shape
         if out is not None:
             if not isinstance(out, _core.ndarray) or out.shape != shape:
                 raise ValueError(f"stencil: out must be a numfuse array of shape {shape}, "
@@ -119,6 +112,25 @@ class StencilFunc:
             # graph keep it as an array of its own (an extra pass) before copying it into out.
             out[interior] = self._interior(values, nbhd, traces, interior, dtype)
         return out
+
+    def interior_expression(self, *args):
+        """What a call writes into the output's interior, as a pending array (for
+        numfuse.explain: the slice-written stencil's graph, see the module's docstring)."""
+        values, _, nbhd, dtype, traces, interior = self._prepare(args)
+        return self._interior(values, nbhd, traces, interior, dtype)
+
+    def _prepare(self, args):
+        """(operands, relative operands, neighbourhood, output dtype, recordings, interior slices)."""
+        code = self.kernel.__code__
+        names = code.co_varnames[:code.co_argcount]
+        if len(args) != len(names):
+            raise TypeError(f"{self.__name__}() takes {len(names)} arguments ({len(args)} given)")
+        standard = set(self.options.get("standard_indexing", ()))
+        values, relative = self._operands(args, names, standard)
+        shape, ndim = relative[0].array.shape, relative[0].array.ndim
+        nbhd, dtype, traces = self._plan(values, relative, names, ndim)
+        interior = tuple(slice(-lo, n - hi) for (lo, hi), n in zip(nbhd, shape))
+        return values, relative, nbhd, dtype, traces, interior
 
     def _interior(self, values, nbhd, traces, interior, dtype):
         body = self._run(values, nbhd, traces)

@@ -212,14 +212,8 @@ class Interpreter:
             if count >= _MAX_UNROLL:
                 self.fail(st, f"a loop of more than {_MAX_UNROLL} iterations")
             self.assign(st.target, item, env)
-            try:
-                r = self.block(st.body, env, in_loop=True)
-            except _Break:
+            if not self.loop_iteration(st, env):
                 return
-            except _Continue:
-                continue
-            if r is not _NO_RETURN:
-                self.fail(st, "return inside a loop")
         self.block(st.orelse, env, in_loop=False)
 
     def while_loop(self, st, env):
@@ -230,15 +224,21 @@ class Interpreter:
             if not cond:
                 self.block(st.orelse, env, in_loop=False)
                 return
-            try:
-                r = self.block(st.body, env, in_loop=True)
-            except _Break:
+            if not self.loop_iteration(st, env):
                 return
-            except _Continue:
-                continue
-            if r is not _NO_RETURN:
-                self.fail(st, "return inside a loop")
         self.fail(st, f"a loop of more than {_MAX_UNROLL} iterations")
+
+    def loop_iteration(self, st, env):
+        """Runs one pass of a loop's body; False when it ends the loop with break."""
+        try:
+            r = self.block(st.body, env, in_loop=True)
+        except _Break:
+            return False
+        except _Continue:
+            return True
+        if r is not _NO_RETURN:
+            self.fail(st, "return inside a loop")
+        return True
 
     # ---- expressions -------------------------------------------------------------------------
     def expr(self, node, env):

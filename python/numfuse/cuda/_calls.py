@@ -101,7 +101,8 @@ def _log(tr, node):
 
 
 def _int_round(cname):
-    # math.floor/ceil/trunc return an int (Numba: int64); of an int, the int itself
+    # math.floor/ceil/trunc and round(x) return an int (Numba: int64); of an int, the int itself.
+    # round is rint: halves to even, as Python's round.
     def handler(tr, node):
         (v,) = _args(tr, node, 1)
         if _unknown([v]):
@@ -197,16 +198,6 @@ def _complex(tr, node):
     return _val(f"nf_c128({_cast(vals[0], FLOAT64)}, {_cast(vals[1], FLOAT64)})", np.dtype(np.complex128))
 
 
-def _round(tr, node):
-    (v,) = _args(tr, node, 1)
-    if _unknown([v]):
-        return _unknown([v])
-    if is_int(v.ty) or v.ty == BOOL:
-        return _val(_cast(v, INT64), INT64, nonneg=v.nonneg)
-    ty = tr.float_type(v)
-    return _val(f"((long long){tr.math_name('rint', ty)}({_cast(v, ty)}))", INT64)  # half to even
-
-
 def _len(tr, node):
     (v,) = _args(tr, node, 1, scalar=False)
     if isinstance(v.ty, TupleType):
@@ -275,16 +266,17 @@ CALLS.add(builtins.min, _minmax("min"))
 CALLS.add(builtins.max, _minmax("max"))
 CALLS.add(np.minimum, _minmax("min"))
 CALLS.add(np.maximum, _minmax("max"))
-CALLS.add(builtins.int, _to(INT64))
-CALLS.add(builtins.float, _to(FLOAT64))
-CALLS.add(builtins.bool, _to(BOOL))
 CALLS.add(builtins.complex, _complex)
-CALLS.add(builtins.round, _round)
+CALLS.add(builtins.round, _int_round("rint"))
 CALLS.add(builtins.len, _len)
 CALLS.add(builtins.range, _range)
-for _t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-           np.uint64, np.float32, np.float64, np.complex64, np.complex128):
-    CALLS.add(_t, _to(np.dtype(_t)))
+# Casts: a call of the type converts its one argument (no argument: zero) to the dtype.
+_CASTS = {builtins.int: INT64, builtins.float: FLOAT64, builtins.bool: BOOL}
+_CASTS.update((t, np.dtype(t)) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                         np.uint32, np.int64, np.uint64, np.float32, np.float64,
+                                         np.complex64, np.complex128))
+for _t, _ty in _CASTS.items():
+    CALLS.add(_t, _to(_ty))
 
 
 # ---- cuda.* --------------------------------------------------------------------------------------
@@ -351,5 +343,5 @@ CALLS.add(cu.shared.array, _declaration)
 CALLS.add(cu.local.array, _declaration)
 for _op in ("add", "sub", "max", "min", "cas", "exch"):
     CALLS.add(getattr(cu.atomic, _op), _atomic(_op))
-del _n, _c, _t, _op
+del _n, _c, _t, _ty, _op
 __all__ = ["CALLS"]

@@ -17,7 +17,8 @@ from ._signatures import parse_signature
 from ._simulation import simulating
 from ._simulator import run as _simulate
 from ._translate import translate_kernel
-from ._types import BOOL, COMPLEX128, FLOAT64, INT64, ArrayType, TranslationError, TupleType
+from ._translation_cache import translate_cached
+from ._types import BOOL, ArrayType, TranslationError, TupleType, default_of_literal
 
 try:
     from .. import _kernels  # the RawKernel launch path (numfuse._kernels.launch)
@@ -40,16 +41,12 @@ def arg_type(x, name, where):
             raise TypeError(f"argument '{name}' of {where}: strides {x.strides} are not a multiple "
                             f"of the item size {dt.itemsize}")
         return ArrayType(dt, x.ndim, "C" if c else "A", small=c and x.size < 2**31)
-    if isinstance(x, (bool, np.bool_)):
+    if isinstance(x, np.bool_):
         return BOOL
     if isinstance(x, np.generic) and x.dtype.kind in "iufc":
         return x.dtype
-    if isinstance(x, int):
-        return INT64
-    if isinstance(x, float):
-        return FLOAT64
-    if isinstance(x, complex):
-        return COMPLEX128
+    if isinstance(x, (bool, int, float, complex)):
+        return default_of_literal(x)  # Numba's types of Python scalars
     if isinstance(x, tuple) and all(isinstance(e, (int, float, bool, np.generic)) for e in x):
         return TupleType([arg_type(e, name, where) for e in x])
     raise TypeError(f"argument '{name}' of {where}: {type(x).__name__} is not supported "
@@ -137,8 +134,9 @@ class Dispatcher:
     def _translate(self, types):
         hit = self._compiled.get(types)
         if hit is None:
-            source, name = translate_kernel(self.py_func, list(types), self.options)
-            hit = self._compiled[types] = (source, name)
+            # A new process finds the translation on disk beside the compiled kernel.
+            hit = self._compiled[types] = translate_cached(self.py_func, types, self.options,
+                                                           translate_kernel)
         return hit
 
     def inspect_source(self, *args):
@@ -192,8 +190,9 @@ def _launch_on_gpu(source, name, griddim, blockdim, stream, sharedmem, args, typ
             dev_args.append(d)
         else:
             dev_args.append(x)
+    # The arguments are packed with the translator's exact types: no signature to read back.
     _kernels.launch(source, name, griddim, blockdim, _pack(dev_args, types), shared_mem=sharedmem,
-                    stream=stream, options=tuple(options))
+                    stream=stream, options=tuple(options), check_params=False)
     if staged and stream is not None:  # the copies back run on the current stream
         stream.synchronize()
     for host, dev in staged:

@@ -94,12 +94,19 @@ __device__ inline nf_c64::nf_c64(const nf_c128& c) : re((float)c.re), im((float)
 NF_COMPLEX_OPS(nf_c64, float, sqrtf, expf, logf, atan2f, cosf, sinf, hypotf)
 NF_COMPLEX_OPS(nf_c128, double, sqrt, exp, log, atan2, cos, sin, hypot)
 //@section nf_atomic_
-NF_D int nf_atomic_add(int* p, int v) { return atomicAdd(p, v); }
-NF_D unsigned nf_atomic_add(unsigned* p, unsigned v) { return atomicAdd(p, v); }
-NF_D unsigned long long nf_atomic_add(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
-NF_D long long nf_atomic_add(long long* p, long long v) {
-  return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v);
-}
+// int, unsigned and unsigned long long natively; long long through unsigned long long (CUDA has
+// no signed 64-bit atomicAdd / atomicExch; two's complement makes them the same bits).
+#define NF_ATOMIC_INTS(NAME, FN)                                                      \
+  NF_D int NAME(int* p, int v) { return FN(p, v); }                                   \
+  NF_D unsigned NAME(unsigned* p, unsigned v) { return FN(p, v); }                    \
+  NF_D unsigned long long NAME(unsigned long long* p, unsigned long long v) {         \
+    return FN(p, v);                                                                  \
+  }                                                                                   \
+  NF_D long long NAME(long long* p, long long v) {                                    \
+    return (long long)FN((unsigned long long*)p, (unsigned long long)v);              \
+  }
+NF_ATOMIC_INTS(nf_atomic_add, atomicAdd)
+NF_ATOMIC_INTS(nf_atomic_exch, atomicExch)
 NF_D float nf_atomic_add(float* p, float v) { return atomicAdd(p, v); }
 NF_D double nf_atomic_add(double* p, double v) { return atomicAdd(p, v); }
 template <typename T> NF_D T nf_atomic_sub(T* p, T v) { return nf_atomic_add(p, T(T(0) - v)); }
@@ -135,12 +142,6 @@ NF_D unsigned long long nf_atomic_cas(unsigned long long* p, unsigned long long 
 }
 NF_D long long nf_atomic_cas(long long* p, long long c, long long v) {
   return (long long)atomicCAS((unsigned long long*)p, (unsigned long long)c, (unsigned long long)v);
-}
-NF_D int nf_atomic_exch(int* p, int v) { return atomicExch(p, v); }
-NF_D unsigned nf_atomic_exch(unsigned* p, unsigned v) { return atomicExch(p, v); }
-NF_D unsigned long long nf_atomic_exch(unsigned long long* p, unsigned long long v) { return atomicExch(p, v); }
-NF_D long long nf_atomic_exch(long long* p, long long v) {
-  return (long long)atomicExch((unsigned long long*)p, (unsigned long long)v);
 }
 NF_D float nf_atomic_exch(float* p, float v) { return atomicExch(p, v); }
 NF_D double nf_atomic_exch(double* p, double v) {

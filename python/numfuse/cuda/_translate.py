@@ -17,7 +17,7 @@ from ._prelude import prelude_for
 from ._source import assigned_names, parse_function
 from ._translate_expr import ExprTranslator
 from ._translate_stmt import VOID, Statements
-from ._types import INT64, ArrayType, TranslationError, TupleType, cxx_type, describe
+from ._types import INT64, ArrayType, TranslationError, TupleType, cxx_type, describe, is_int
 from ._values import STATIC, UNKNOWN, Val, cast, literal
 
 
@@ -71,6 +71,7 @@ class FunctionScope(Statements):
                 self.globals[name] = cell.cell_contents
         self.assigned = assigned_names(self.fn)
         self.var_types, self.var_nonneg, self.aliases, self.decls = {}, {}, {}, {}
+        self.lower_bounds = {}  # integer name -> k while an enclosing `if` guarantees name >= k
         self.return_type = None
         self.tr = ExprTranslator(self)
         self.counter = 0
@@ -83,6 +84,13 @@ class FunctionScope(Statements):
                                 f"'{self.pyfunc.__name__}')")
 
     def local(self, name, node):
+        v = self._local(name, node)
+        if v is not None and name in self.lower_bounds and is_int(v.ty) and v.items is None:
+            low = self.lower_bounds[name]
+            v = Val(v.code, v.ty, weak=v.weak, nonneg=v.nonneg or low >= 0, const=v.const, low=low)
+        return v
+
+    def _local(self, name, node):
         if name in self.aliases:
             return self.aliases[name]
         if name in self.decls:

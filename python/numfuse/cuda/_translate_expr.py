@@ -46,6 +46,20 @@ def _fold(name, x, y):
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
+def _offset_nonneg(name, a, b, ty):
+    """v - c or v + c is >= 0 when an enclosing `if` bounds v below by at least c (the neighbour
+    reads a[y - 1, x] of a guarded stencil need no negative-index wrapping)."""
+    if name == "add" and a.low is None:
+        a, b = b, a  # c + v
+    if name not in ("add", "subtract") or not is_int(ty) or a.low is None or not b.weak:
+        return False
+    if not isinstance(b.const, int) or isinstance(b.const, bool):
+        return False
+    # Only a step down (v - c, v + -c): it cannot wrap around in any integer type.
+    step = b.const if name == "add" else -b.const
+    return step <= 0 and a.low + step >= 0
+
+
 class ExprTranslator:
     """Translates expressions in one function's scope."""
 
@@ -218,6 +232,7 @@ class ExprTranslator:
         weak = a.weak and b.weak
         nonneg = a.nonneg and b.nonneg and name in ("add", "multiply", "true_divide", "floor_divide",
                                                     "remainder", "bitwise_and", "right_shift")
+        nonneg = nonneg or _offset_nonneg(name, a, b, ty)
         if name == "power" and weak and is_int(ty) and isinstance(b.const, int) and b.const < 0:
             ty = FLOAT64  # Python: 2 ** -1 == 0.5
         ca, cb = cast(a, ty), cast(b, ty)

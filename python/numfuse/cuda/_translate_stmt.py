@@ -9,9 +9,45 @@ import numpy as np
 
 from . import _intrinsics as cu
 from ._types import INT64, ArrayType, TupleType, cxx_type, describe, is_int, is_scalar, unify
+from ._source import assigned_names
 from ._values import STATIC, UNKNOWN, Val, cast, literal, truth_code
 
 VOID = "void"  # the return type of a function that returns no value
+
+
+def _int_constant(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        k = _int_constant(node.operand)
+        return None if k is None else -k
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _lower_bounds(test, body):
+    """{name: k} for each `k <= name`, `k < name`, `name >= k`, `name > k` (k an integer literal)
+    that must hold in `body` when `test` is true: the comparisons of a chain and of an `and`,
+    for names the body never assigns (the bound then holds all through it)."""
+    found = {}
+
+    def visit(node):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            for v in node.values:
+                visit(v)
+        elif isinstance(node, ast.Compare):
+            operands = [node.left] + node.comparators
+            for left, op, right in zip(operands, node.ops, operands[1:]):
+                if isinstance(op, (ast.Gt, ast.GtE)):  # name > k is k < name
+                    left, right, op = right, left, ast.Lt() if isinstance(op, ast.Gt) else ast.LtE()
+                k = _int_constant(left)
+                if k is not None and isinstance(right, ast.Name) and isinstance(op, (ast.Lt, ast.LtE)):
+                    bound = k + 1 if isinstance(op, ast.Lt) else k
+                    found[right.id] = max(bound, found.get(right.id, bound))
+    visit(test)
+    assigned = set()
+    for st in body:
+        assigned |= assigned_names(st)
+    return {n: k for n, k in found.items() if n not in assigned}
 
 
 class Statements:
@@ -79,7 +115,14 @@ class Statements:
     def _If(self, s, depth):
         c = self.tr.scalar(s.test, "a condition")
         lines = [f"if ({truth_code(c) if c.ty is not UNKNOWN else '0'}) {{"]
-        lines += self.body(s.body, 1)
+        outer = self.lower_bounds
+        self.lower_bounds = dict(outer)
+        for name, k in _lower_bounds(s.test, s.body).items():
+            self.lower_bounds[name] = max(k, outer.get(name, k))
+        try:
+            lines += self.body(s.body, 1)
+        finally:
+            self.lower_bounds = outer
         if s.orelse:
             lines += ["} else {"] + self.body(s.orelse, 1)
         return lines + ["}"]

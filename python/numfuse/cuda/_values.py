@@ -12,12 +12,15 @@ class Val:
     operand's (NEP 50). nonneg: known >= 0 (index wrapping can be skipped). const: the Python
     value when known at translation (literals, global constants, static objects such as modules).
     items: the element Vals of a tuple. array: (ArrayType, C++ base name) of an array.
+    low: a lower bound of an integer variable where an enclosing `if` guarantees one (`if 1 <= y:`
+    makes `y - 1` nonneg), else None.
     """
-    __slots__ = ("code", "ty", "weak", "nonneg", "const", "items", "array")
+    __slots__ = ("code", "ty", "weak", "nonneg", "const", "items", "array", "low")
 
-    def __init__(self, code, ty, weak=False, nonneg=False, const=None, items=None, array=None):
+    def __init__(self, code, ty, weak=False, nonneg=False, const=None, items=None, array=None,
+                 low=None):
         self.code, self.ty, self.weak, self.nonneg = code, ty, weak, nonneg
-        self.const, self.items, self.array = const, items, array
+        self.const, self.items, self.array, self.low = const, items, array, low
 
 
 STATIC = "static"  # ty of a Val that is a Python object known at translation (module, function)

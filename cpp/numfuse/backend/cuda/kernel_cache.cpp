@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 
+#include "numfuse/backend/cuda/compiler_stamp.h"
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/sha256.h"
 #include "numfuse/core/error.h"
@@ -326,10 +327,21 @@ struct ProcessCache {
 
   KernelCache& get_cache() {
     if (!cache) {
-      std::string version = nvrtc_available() ? "nvrtc " + nvrtc_version_string() : "no nvrtc";
-      CompileFn fn = hook ? hook : CompileFn(compile_kernel);
+      const std::string d = dir_overridden ? dir : default_cache_dir();
+      std::string why;  // KernelCache's constructor reports it
+      const std::string stamp_dir = !d.empty() && prepare_cache_dir(d, &why) ? d : "";
+      // From the stamp when it is valid: a disk-cache hit then never loads NVRTC (5-10 ms).
+      std::string version = nvrtc_identity(stamp_dir);
+      CompileFn fn = hook ? hook : CompileFn([stamp_dir](const std::string& source, const std::string& name,
+                                                         const std::string& arch,
+                                                         const std::vector<std::string>& options) {
+        CompiledKernel k = compile_kernel(source, name, arch, options);
+        static std::once_flag noted;
+        std::call_once(noted, [&] { note_nvrtc_loaded(stamp_dir); });
+        return k;
+      });
       if (hook) version += " + hook";
-      cache = std::make_unique<KernelCache>(dir_overridden ? dir : default_cache_dir(), fn, version);
+      cache = std::make_unique<KernelCache>(d, fn, version);
     }
     return *cache;
   }

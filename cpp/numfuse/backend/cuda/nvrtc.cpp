@@ -1,6 +1,7 @@
 #include "numfuse/backend/cuda/nvrtc.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <sstream>
@@ -19,10 +20,13 @@ struct NvrtcState {
   std::string reason;
 };
 
+std::atomic<bool> g_load_attempted{false};
+
 NvrtcState& state() {
   static NvrtcState s;
   static std::once_flag once;
   std::call_once(once, [] {
+    g_load_attempted = true;
     const LoadedLibrary& lib = load_library(CudaLibrary::Nvrtc);
     if (!lib.ok()) {
       s.reason = lib.reason();
@@ -83,6 +87,8 @@ bool nvrtc_available() noexcept {
     return false;
   }
 }
+
+bool nvrtc_load_attempted() noexcept { return g_load_attempted; }
 
 std::string nvrtc_unavailable_reason() { return state().ok ? "" : state().reason; }
 

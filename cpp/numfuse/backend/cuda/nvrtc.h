@@ -39,6 +39,8 @@ struct NvrtcApi {
 // True when NVRTC loads (no GPU needed). Never throws.
 bool nvrtc_available() noexcept;
 std::string nvrtc_unavailable_reason();
+// True once this process has tried to load NVRTC (nvrtc_available() or nvrtc() was called).
+bool nvrtc_load_attempted() noexcept;
 // The loaded NVRTC; throws CUDAError saying what was tried when it cannot be loaded.
 const NvrtcApi& nvrtc();
 // "13.0": part of every kernel cache key.
