@@ -71,15 +71,13 @@ PyObject* inplace_slot(PyObject* self, PyObject* y) {
   try {
     if (!is_array(self)) Py_RETURN_NOTIMPLEMENTED;
     const Array& a = as_array(self);
-    UFuncOptions opts;
-    opts.out.push_back(a);
-    Operand v = Operand::of(a);
+    Operand v;
     try {
       v = operand_from_py(y, a.device());
     } catch (const UnsupportedOperand&) {
       raise_no_loop(op, {self, y});
     }
-    ufunc(op, {Operand::of(a), v}, opts);
+    ufunc2_inplace(op, a, v);
     Py_INCREF(self);
     return self;
   } catch (...) {

@@ -159,26 +159,67 @@ Array loop_input(const Operand& op, DType loop) {
 struct ResolvedLoop {
   UFunc op;
   OperandType types[2];
+  unsigned out_mask = 0;  // which outputs were given (out=), and their dtypes
+  DType out_dtypes[2] = {DType::Bool, DType::Bool};
   LoopSignature sig;
   DType weak_dtype[2];
   bool valid = false;
-  bool matches(UFunc o, const OperandType* t, int nin) const {
-    if (!valid || o != op) return false;
+  bool matches(UFunc o, const OperandType* t, int nin, unsigned mask, const DType* outs) const {
+    if (!valid || o != op || mask != out_mask) return false;
     for (int i = 0; i < nin; ++i) {
       if (t[i].dtype != types[i].dtype || t[i].weak != types[i].weak) return false;
+    }
+    for (int j = 0; j < 2; ++j) {
+      if ((mask >> j & 1u) && outs[j] != out_dtypes[j]) return false;
     }
     return true;
   }
 };
 
-// The express lane of `c = a + b` in a Python loop: a lone ufunc whose operands are small
-// materialised host arrays, contiguous and of the loop's dtypes (or scalars), runs in the call
-// through the backend's loop, with no node at all (immediate evaluation without the node's
-// bookkeeping; docs/decisions.md, "Immediate evaluation of small CPU ops"). False when anything
-// differs, or when the loop raised a floating-point flag: the node's path then runs (again) and
+// Operand a's strides over the broadcast `shape`, in elements (0 where a repeats).
+void broadcast_strides(const Array& a, const Shape& shape, Strides& st) {
+  const size_t nd = shape.size(), lead = nd - a.shape.size();
+  st.assign(nd, 0);
+  for (size_t d = 0; d < a.shape.size(); ++d) {
+    if (a.shape[d] != 1) st[lead + d] = a.strides[d];
+  }
+}
+
+// The express lane's setup pass: unit dims dropped and a dim merged into the next where one step
+// of it is a whole run of the next for every operand. The core's make_iter_space does this and
+// more (reordering, a reduce mask) with heap vectors; this one allocates nothing and keeps C
+// order, the order the fresh outputs are written in.
+void coalesce_express(Shape& shape, Strides* st, int nops) {
+  size_t w = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = w > 0;
+    for (int k = 0; merge && k < nops; ++k) merge = st[k][w - 1] == st[k][d] * shape[d];
+    if (merge) {
+      shape[w - 1] *= shape[d];
+      for (int k = 0; k < nops; ++k) st[k][w - 1] = st[k][d];
+    } else {
+      shape[w] = shape[d];
+      for (int k = 0; k < nops; ++k) st[k][w] = st[k][d];
+      ++w;
+    }
+  }
+  shape.resize(w);
+  for (int k = 0; k < nops; ++k) st[k].resize(w);
+}
+
+// The express lane of `c = a + b` and `a[i + 1:, i] /= s` in a Python loop: a lone ufunc whose
+// operands are small materialised host arrays of the loop's dtypes (any strides, broadcast,
+// reversed) or scalars runs in the call through the backend's loop, with no node at all
+// (immediate evaluation without the node's bookkeeping; docs/decisions.md, "Immediate
+// evaluation of small CPU ops"). Results go to fresh arrays, or straight into the out= targets
+// that need no conversion (`*written` true): the backend then computes every result before it
+// stores one, so a target that overlaps an input (in place, or through another mapping) sees
+// the inputs as they were, as NumPy's semantics require. False when anything differs, or when
+// the loop raised a floating-point flag (nothing stored): the node's path then runs (again) and
 // reports it as numpy.errstate says.
 bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, const DType* weak_dtype,
-                 const Shape& shape, Device device, Array* fresh) {
+                 const Shape& shape, Device device, const UFuncOptions& opts, Array* fresh, bool* written) {
   if (!device.is_cpu()) return false;
   const GraphLimits& lim = graph_limits();
   if (lim.immediate_max <= 0 || lim.trace) return false;
@@ -196,7 +237,7 @@ bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, 
   const int nin = ufunc_nin(op), nout = ufunc_nout(op);
   Array scalars[2];  // weak scalars in their loop dtype (cached constants)
   const void* in[2];
-  int64_t step[2];
+  Strides st[4];
   for (int i = 0; i < nin; ++i) {
     const Operand& o = *ins[i];
     const Array* a = &o.array;
@@ -205,22 +246,43 @@ bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, 
       a = &scalars[i];
     }
     // pending() without the graph lock, as run_immediately reads it (graph/eval.cpp).
-    if (a->pending() || a->dtype != sig.in[i]) return false;
-    if (a->ndim() == 0) {
-      step[i] = 0;
-    } else if (a->shape == shape && a->c_contiguous()) {
-      step[i] = 1;
-    } else {
-      return false;
-    }
+    if (a->pending() || a->dtype != sig.in[i] || !a->device().is_cpu()) return false;
+    broadcast_strides(*a, shape, st[i]);
     in[i] = a->data();
   }
+  // Every output is either a given target written in place (of the loop's dtype and the
+  // broadcast shape, nothing pending reading it) or fresh; targets of another dtype or shape are
+  // assigned from a fresh result afterwards, as the node's results would be.
   void* out[2];
+  bool direct[2] = {false, false};
   for (int j = 0; j < nout; ++j) {
-    fresh[j] = Array::empty(shape, sig.out[j], device);
-    out[j] = fresh[j].data();
+    const Array* t = j < static_cast<int>(opts.out.size()) && opts.out[j] ? &*opts.out[j] : nullptr;
+    direct[j] = t && t->dtype == sig.out[j] && t->shape == shape && writable_now(*t);
   }
-  if (backend_for(device).run_ufunc_now(op, sig.in, sig.out, in, step, out, n)) return true;
+  if (nout == 2 && direct[0] != direct[1]) direct[0] = direct[1] = false;  // one way for both
+  for (int j = 0; j < nout; ++j) {
+    if (direct[j]) {
+      const Array& t = *opts.out[j];
+      st[nin + j] = t.strides;
+      out[j] = t.data();
+    } else {
+      fresh[j] = Array::empty(shape, sig.out[j], device);
+      st[nin + j] = fresh[j].strides;
+      out[j] = fresh[j].data();
+    }
+  }
+  if (n == 0) {
+    written[0] = direct[0];
+    written[1] = direct[1];
+    return true;
+  }
+  Shape space = shape;
+  coalesce_express(space, st, nin + nout);
+  if (backend_for(device).run_ufunc_now(op, sig.in, sig.out, in, out, space, st, !direct[0])) {
+    written[0] = direct[0];
+    written[1] = direct[1];
+    return true;
+  }
   for (int j = 0; j < nout; ++j) fresh[j] = Array();
   return false;
 }
@@ -234,31 +296,34 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
   for (int i = 0; i < nin; ++i) types[i] = {ins[i]->array.dtype, ins[i]->weak};
   LoopSignature sig;
   DType weak_dtype[2];
-  // Resolution and its casting checks are a pure function of the op and the operand types when
-  // no dtype=, out= or casting= is given: the last such call of this thread is remembered (a
-  // Python loop repeats one op).
-  const bool plain = !opts.dtype && opts.out.empty() && opts.casting == Casting::SameKind;
+  // Resolution and its casting checks are a pure function of the op, the operand types and the
+  // out= dtypes when no dtype= or casting= is given: the last such call of this thread is
+  // remembered (a Python loop repeats one op, `a[i:, j] /= s` with its out= included).
+  DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
+  unsigned out_mask = 0;
+  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
+    if (opts.out[j]) {
+      out_dtypes_given[j] = opts.out[j]->dtype;
+      out_mask |= 1u << j;
+    }
+  }
+  const bool plain = !opts.dtype && opts.out.size() <= 2 && opts.casting == Casting::SameKind;
   thread_local ResolvedLoop last;
-  if (plain && last.matches(op, types, nin)) {
+  if (plain && last.matches(op, types, nin, out_mask, out_dtypes_given)) {
     sig = last.sig;
     weak_dtype[0] = last.weak_dtype[0];
     weak_dtype[1] = last.weak_dtype[1];
   } else {
     sig = opts.dtype ? resolve_ufunc_with_dtype(op, types, *opts.dtype) : resolve_ufunc(op, types);
-    DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
-    unsigned out_mask = 0;
-    for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
-      if (opts.out[j]) {
-        out_dtypes_given[j] = opts.out[j]->dtype;
-        out_mask |= 1u << j;
-      }
-    }
     check_ufunc_casting(op, sig, types, out_dtypes_given, out_mask, opts.casting);
     // Weak operands take the dtype NumPy gives them.
     for (int i = 0; i < nin; ++i) {
       weak_dtype[i] = ins[i]->weak == WeakKind::None ? ins[i]->array.dtype : weak_operand_dtype(op, sig, types, i);
     }
-    if (plain) last = ResolvedLoop{op, {types[0], types[1]}, sig, {weak_dtype[0], weak_dtype[1]}, true};
+    if (plain) {
+      last = ResolvedLoop{op, {types[0], types[1]}, out_mask, {out_dtypes_given[0], out_dtypes_given[1]},
+                          sig, {weak_dtype[0], weak_dtype[1]}, true};
+    }
   }
   // Python ints must fit their weak dtype, except in comparisons, where an out-of-range int makes
   // the answer constant (uint8 < -1: all False).
@@ -298,10 +363,11 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
 
   Array fresh[2];
   const bool fresh_result = opts.out.empty() && !opts.where;
+  bool written[2] = {false, false};  // the express lane stored this output into its target
   if (constant_result) {
     bool v = *constant_result;
     fresh[0] = full(shape, DType::Bool, &v, device);
-  } else if (fresh_result && run_express(op, sig, ins, weak_dtype, shape, device, fresh)) {
+  } else if (!opts.where && run_express(op, sig, ins, weak_dtype, shape, device, opts, fresh, written)) {
     // computed in the call
   } else {
     auto node = std::allocate_shared<UFuncNode>(PoolAllocator<UFuncNode>());
@@ -335,7 +401,9 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
                        " doesn't match the broadcast shape " + shape_str(shape));
     }
     if (!out.writeable) throw ValueError("output array is read-only");
-    if (opts.where) {
+    if (written[j]) {
+      // stored by the express lane
+    } else if (opts.where) {
       Array selected = where(Operand::of(*opts.where), Operand::of(fresh[j]), Operand::of(out));
       assign(out, selected, Casting::Unsafe, /*src_is_temporary=*/true);
     } else {
@@ -381,6 +449,42 @@ Array ufunc2(UFunc op, const Operand& a, const Operand& b) {
   Array res[2];
   ufunc_into(op, p, kNoOptions, res);
   return std::move(res[0]);
+}
+
+void ufunc2_inplace(UFunc op, const Array& self, const Operand& b) {
+  if (ufunc_nin(op) != 2 || ufunc_nout(op) != 1) {
+    UFuncOptions opts;
+    opts.out.push_back(self);
+    ufunc(op, {Operand::of(self), b}, opts);
+    return;
+  }
+  // One options object per thread, its out= slot refilled per call: `a[i:, j] /= s` in a Python
+  // loop allocates no vector. A nested call (a Python callback of errstate run inside this one)
+  // gets its own.
+  thread_local UFuncOptions opts;
+  thread_local bool busy = false;
+  if (busy) {
+    UFuncOptions own;
+    own.out.push_back(self);
+    Array res[2];
+    const Operand a = Operand::of(self);
+    const Operand* p[2] = {&a, &b};
+    ufunc_into(op, p, own, res);
+    return;
+  }
+  struct Release {
+    ~Release() {
+      opts.out[0].reset();  // the target is not kept alive past the call
+      busy = false;
+    }
+  } release;
+  busy = true;
+  if (opts.out.empty()) opts.out.emplace_back();
+  opts.out[0] = self;
+  const Operand a = Operand::of(self);
+  const Operand* p[2] = {&a, &b};
+  Array res[2];
+  ufunc_into(op, p, opts, res);
 }
 
 Array where(const Operand& cond, const Operand& x, const Operand& y) {

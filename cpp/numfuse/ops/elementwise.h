@@ -34,6 +34,8 @@ struct UFuncOptions {
 std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncOptions& opts = {});
 Array ufunc1(UFunc op, const Operand& a);
 Array ufunc2(UFunc op, const Operand& a, const Operand& b);
+// self op= b: op(self, b, out=self) for a binary ufunc of one output (`a[i:, j] /= s`).
+void ufunc2_inplace(UFunc op, const Array& self, const Operand& b);
 
 // numpy.where(cond, x, y): x and y promoted to their result_type.
 Array where(const Operand& cond, const Operand& x, const Operand& y);
