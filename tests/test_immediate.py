@@ -380,3 +380,37 @@ def test_in_place_operators_on_views_agree_with_numpy(seed, cpu_default_device):
         assert got[2] == want[2], case
         for d in np_bases:
             harness.compare(np_bases[d], harness.to_numpy(nf, nf_bases[d]), path=f"{case} base {d}")
+
+
+def test_row_copies_between_arrays_keep_numpys_semantics(cpu_default_device):
+    """`out[i, :] = a[i - 1, :]` copies a row with one memmove when both are contiguous host
+    memory of one dtype: a pending reader of `out` still sees the old row, a read-only target
+    still raises, and other dtypes, shapes and layouts take the general path (NumPy's values)."""
+    rng = numpy.random.default_rng(3)
+    x = rng.random((6, 5))
+    a, out = materialised(x), materialised(numpy.zeros((6, 5)))
+    before = nf._core.immediate_max()
+    nf._core.set_immediate_max(0)
+    try:
+        reader = out[2, :] * 2.0  # pending: must see the zeros
+        assert reader._pending
+        out[2, :] = a[1, :]
+        same(reader, numpy.zeros(5))
+    finally:
+        nf._core.set_immediate_max(before)
+    same(out[2, :], x[1, :])
+    want = numpy.zeros((6, 5))
+    got = materialised(want)
+    for i in range(1, 6):
+        want[i, :] = x[i - 1, :]
+        got[i, :] = a[i - 1, :]
+    want[0, 1:4] = x[5, ::2]  # strided source: the general path
+    got[0, 1:4] = a[5, ::2]
+    want[5, :] = x[0, :].astype(numpy.float32)  # another dtype: converted
+    got[5, :] = materialised(x[0, :].astype(numpy.float32))
+    want[3:5, :] = x[0:2, :]  # a block of rows
+    got[3:5, :] = a[0:2, :]
+    same(got, want)
+    ro = nf.broadcast_to(a[0, :], (2, 5))
+    with pytest.raises(ValueError):
+        ro[1, :] = a[2, :]
