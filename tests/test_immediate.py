@@ -414,3 +414,33 @@ def test_row_copies_between_arrays_keep_numpys_semantics(cpu_default_device):
     ro = nf.broadcast_to(a[0, :], (2, 5))
     with pytest.raises(ValueError):
         ro[1, :] = a[2, :]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_operators_on_arrays_and_floats_agree_with_numpy(seed, cpu_default_device):
+    """`a + b`, `a * 0.5` and `0.5 - a` through the ndarray's operator slots (the express lane's
+    shortest paths, without operand copies): NumPy's values, dtypes, warnings and errors, for
+    arrays of one shape and dtype or of two, contiguous or not, and Python floats on either side."""
+    import operator
+    rng = numpy.random.default_rng(9000 + seed)
+    ops = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+           operator.pow, operator.lt, operator.ge, operator.eq, operator.and_, operator.lshift]
+    for _ in range(12):
+        fn = ops[int(rng.integers(len(ops)))]
+        shape = tuple(int(s) for s in rng.integers(0, 5, rng.integers(0, 3)))
+        dts = [str(rng.choice(EXPRESS_DTYPES)) for _ in range(2)]
+        if rng.random() < 0.5:
+            dts[1] = dts[0]
+        kinds = [str(rng.choice(["contiguous", "contiguous", "contiguous", "reversed", "0d"])) for _ in range(2)]
+        # a 0-d operand as a 0-d array (NumPy's reshape of a scalar gives a scalar, whose own
+        # operators would answer first)
+        x, y = (numpy.asarray(_express_operand(rng, k, d, shape)) for k, d in zip(kinds, dts))
+        side = int(rng.integers(3))  # 0: array op array, 1: array op float, 2: float op array
+        if side:
+            v = float(rng.choice([0.0, 0.5, -1.5, 2.0, numpy.inf, numpy.nan]))
+            x, y = (x, v) if side == 1 else (v, y)
+        mode = str(rng.choice(["ignore", "warn", "raise"]))
+        args = {"numpy": (x, y), "numfuse": tuple(materialised(v) if isinstance(v, numpy.ndarray) else v
+                                                  for v in (x, y))}
+        want, got = (_outcome(xp, mode, lambda k=k: fn(*args[k])) for k, xp in (("numpy", numpy), ("numfuse", nf)))
+        _assert_same_outcome(want, got, f"{fn.__name__}({kinds} {dts}, side={side}) shape={shape} errstate={mode}")

@@ -176,6 +176,9 @@ struct ResolvedLoop {
   }
 };
 
+// The last plain resolution of this thread (ufunc_into, ufunc2_arrays_now).
+thread_local ResolvedLoop last_resolved;
+
 // Operand a's strides over the broadcast `shape`, in elements (0 where a repeats).
 void broadcast_strides(const Array& a, const Shape& shape, Strides& st) {
   const size_t nd = shape.size(), lead = nd - a.shape.size();
@@ -308,7 +311,7 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
     }
   }
   const bool plain = !opts.dtype && opts.out.size() <= 2 && opts.casting == Casting::SameKind;
-  thread_local ResolvedLoop last;
+  ResolvedLoop& last = last_resolved;
   if (plain && last.matches(op, types, nin, out_mask, out_dtypes_given)) {
     sig = last.sig;
     weak_dtype[0] = last.weak_dtype[0];
@@ -449,6 +452,83 @@ Array ufunc2(UFunc op, const Operand& a, const Operand& b) {
   Array res[2];
   ufunc_into(op, p, kNoOptions, res);
   return std::move(res[0]);
+}
+
+bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) {
+  // Power's integer loops check the exponents' signs first (ufunc_into); the rest of ufunc_into's
+  // checks concern weak scalars, out= and where=, none of which are here.
+  if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
+  if (a.shape != b.shape || a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu() ||
+      !a.c_contiguous() || !b.c_contiguous()) {
+    return false;
+  }
+  const GraphLimits& lim = graph_limits();
+  const int64_t n = a.size();
+  if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
+  const OperandType types[2] = {{a.dtype, WeakKind::None}, {b.dtype, WeakKind::None}};
+  const DType no_out[2] = {DType::Bool, DType::Bool};
+  LoopSignature sig;
+  if (last_resolved.matches(op, types, 2, 0u, no_out)) {
+    sig = last_resolved.sig;
+  } else {
+    sig = resolve_ufunc(op, types);  // NumPy's errors (no loop, casting) at the call, as ufunc_into's
+    check_ufunc_casting(op, sig, types, no_out, 0u, Casting::SameKind);
+    last_resolved = ResolvedLoop{op, {types[0], types[1]}, 0u, {no_out[0], no_out[1]}, sig, {a.dtype, b.dtype}, true};
+  }
+  if (sig.in[0] != a.dtype || sig.in[1] != b.dtype || (sig.flags & kLoopPyIntAnyValue)) return false;
+  Array out = Array::empty(a.shape, sig.out[0], Device::cpu());
+  const void* in[2] = {a.data(), b.data()};
+  void* outp[2] = {out.data(), nullptr};
+  const Shape space{n};
+  const Strides st[3] = {Strides{1}, Strides{1}, Strides{1}};
+  if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
+    return false;
+  }
+  *result = std::move(out);
+  return true;
+}
+
+bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_first, Array* result) {
+  if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
+  if (a.pending() || !a.device().is_cpu() || !a.c_contiguous()) return false;
+  const GraphLimits& lim = graph_limits();
+  const int64_t n = a.size();
+  if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
+  const int ai = scalar_first ? 1 : 0, si = 1 - ai;  // operand positions of the array, the float
+  OperandType types[2];
+  types[ai] = {a.dtype, WeakKind::None};
+  types[si] = {DType::Float64, WeakKind::PyFloat};
+  const DType no_out[2] = {DType::Bool, DType::Bool};
+  LoopSignature sig;
+  DType weak;
+  if (last_resolved.matches(op, types, 2, 0u, no_out)) {
+    sig = last_resolved.sig;
+    weak = last_resolved.weak_dtype[si];
+  } else {
+    sig = resolve_ufunc(op, types);
+    check_ufunc_casting(op, sig, types, no_out, 0u, Casting::SameKind);
+    weak = weak_operand_dtype(op, sig, types, si);
+    DType weak_dtypes[2];
+    weak_dtypes[ai] = a.dtype;
+    weak_dtypes[si] = weak;
+    last_resolved = ResolvedLoop{op, {types[0], types[1]}, 0u, {no_out[0], no_out[1]}, sig,
+                                 {weak_dtypes[0], weak_dtypes[1]}, true};
+  }
+  if (sig.in[ai] != a.dtype || sig.in[si] != weak || (sig.flags & kLoopPyIntAnyValue)) return false;
+  const Array s = constant_scalar(&v, DType::Float64, weak);  // the cached constant, converted
+  Array out = Array::empty(a.shape, sig.out[0], Device::cpu());
+  const void* in[2];
+  in[ai] = a.data();
+  in[si] = s.data();
+  void* outp[2] = {out.data(), nullptr};
+  const Shape space{n};
+  Strides st[3] = {Strides{1}, Strides{1}, Strides{1}};
+  st[si] = Strides{0};
+  if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
+    return false;
+  }
+  *result = std::move(out);
+  return true;
 }
 
 void ufunc2_inplace(UFunc op, const Array& self, const Operand& b) {
