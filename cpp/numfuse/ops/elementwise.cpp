@@ -458,10 +458,7 @@ bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) 
   // Power's integer loops check the exponents' signs first (ufunc_into); the rest of ufunc_into's
   // checks concern weak scalars, out= and where=, none of which are here.
   if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
-  if (a.shape != b.shape || a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu() ||
-      !a.c_contiguous() || !b.c_contiguous()) {
-    return false;
-  }
+  if (a.shape != b.shape || a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu()) return false;
   const GraphLimits& lim = graph_limits();
   const int64_t n = a.size();
   if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
@@ -479,8 +476,9 @@ bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) 
   Array out = Array::empty(a.shape, sig.out[0], Device::cpu());
   const void* in[2] = {a.data(), b.data()};
   void* outp[2] = {out.data(), nullptr};
-  const Shape space{n};
-  const Strides st[3] = {Strides{1}, Strides{1}, Strides{1}};
+  Shape space = a.shape;
+  Strides st[3] = {a.strides, b.strides, out.strides};
+  coalesce_express(space, st, 3);  // contiguous operands: one run
   if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
     return false;
   }
@@ -490,7 +488,7 @@ bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) 
 
 bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_first, Array* result) {
   if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
-  if (a.pending() || !a.device().is_cpu() || !a.c_contiguous()) return false;
+  if (a.pending() || !a.device().is_cpu()) return false;
   const GraphLimits& lim = graph_limits();
   const int64_t n = a.size();
   if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
@@ -521,9 +519,12 @@ bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_firs
   in[ai] = a.data();
   in[si] = s.data();
   void* outp[2] = {out.data(), nullptr};
-  const Shape space{n};
-  Strides st[3] = {Strides{1}, Strides{1}, Strides{1}};
-  st[si] = Strides{0};
+  Shape space = a.shape;
+  Strides st[3];
+  st[ai] = a.strides;
+  st[si].assign(a.shape.size(), 0);
+  st[2] = out.strides;
+  coalesce_express(space, st, 3);
   if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
     return false;
   }

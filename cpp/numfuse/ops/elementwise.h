@@ -34,7 +34,7 @@ struct UFuncOptions {
 std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncOptions& opts = {});
 Array ufunc1(UFunc op, const Operand& a);
 Array ufunc2(UFunc op, const Operand& a, const Operand& b);
-// `c = a + b` of two small materialised C-contiguous host arrays of one shape, whose dtypes are
+// `c = a + b` of two small materialised host arrays of one shape (any strides), whose dtypes are
 // the loop's, computed now with no operand copies (the express lane's shortest path): false,
 // nothing done, where anything differs or the loop raised a floating-point flag (then ufunc2).
 bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result);
