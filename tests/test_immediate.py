@@ -440,7 +440,18 @@ def test_operators_on_arrays_and_floats_agree_with_numpy(seed, cpu_default_devic
             v = float(rng.choice([0.0, 0.5, -1.5, 2.0, numpy.inf, numpy.nan]))
             x, y = (x, v) if side == 1 else (v, y)
         mode = str(rng.choice(["ignore", "warn", "raise"]))
-        args = {"numpy": (x, y), "numfuse": tuple(materialised(v) if isinstance(v, numpy.ndarray) else v
-                                                  for v in (x, y))}
+
+        def on_numfuse(v):
+            """v as a numfuse array: contiguous, or a strided or reversed view of the same values."""
+            if not isinstance(v, numpy.ndarray):
+                return v
+            layout = int(rng.integers(3)) if v.ndim else 0
+            if layout == 1:
+                return materialised(numpy.stack([v, v], axis=-1))[..., 1]
+            if layout == 2:
+                return materialised(numpy.ascontiguousarray(v[..., ::-1]))[..., ::-1]
+            return materialised(v)
+
+        args = {"numpy": (x, y), "numfuse": tuple(on_numfuse(v) for v in (x, y))}
         want, got = (_outcome(xp, mode, lambda k=k: fn(*args[k])) for k, xp in (("numpy", numpy), ("numfuse", nf)))
         _assert_same_outcome(want, got, f"{fn.__name__}({kinds} {dts}, side={side}) shape={shape} errstate={mode}")
