@@ -13,6 +13,7 @@
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
+#include "numfuse/ops/elementwise_express.h"
 #include "numfuse/ops/reduction.h"
 
 namespace nf {
@@ -80,12 +81,17 @@ class ScalarCache {
   Entry entries_[kEntries];
 };
 
+}  // namespace
+
 Array constant_scalar(const void* value, DType from, DType to) {
   thread_local ScalarCache cache;
   return cache.get(value, from, to);
 }
 
-}  // namespace
+Array loop_input(const Operand& op, DType loop) {
+  if (op.weak == WeakKind::None || op.array.dtype == loop) return op.array;
+  return constant_scalar(op.array.data(), op.array.dtype, loop);
+}
 
 Operand Operand::py_int(int64_t v) {
   return {constant_scalar(&v, DType::Int64, DType::Int64), WeakKind::PyInt};
@@ -149,146 +155,6 @@ bool min_is_negative(const Array& a) {
   return *h.data_as<int64_t>() < 0;
 }
 
-// The array an operand contributes to a loop whose input dtype is `loop`: weak scalars are
-// converted now (they are kernel parameters), arrays keep their dtype (cast while loading).
-Array loop_input(const Operand& op, DType loop) {
-  if (op.weak == WeakKind::None || op.array.dtype == loop) return op.array;
-  return constant_scalar(op.array.data(), op.array.dtype, loop);
-}
-
-struct ResolvedLoop {
-  UFunc op;
-  OperandType types[2];
-  unsigned out_mask = 0;  // which outputs were given (out=), and their dtypes
-  DType out_dtypes[2] = {DType::Bool, DType::Bool};
-  LoopSignature sig;
-  DType weak_dtype[2];
-  bool valid = false;
-  bool matches(UFunc o, const OperandType* t, int nin, unsigned mask, const DType* outs) const {
-    if (!valid || o != op || mask != out_mask) return false;
-    for (int i = 0; i < nin; ++i) {
-      if (t[i].dtype != types[i].dtype || t[i].weak != types[i].weak) return false;
-    }
-    for (int j = 0; j < 2; ++j) {
-      if ((mask >> j & 1u) && outs[j] != out_dtypes[j]) return false;
-    }
-    return true;
-  }
-};
-
-// The last plain resolution of this thread (ufunc_into, ufunc2_arrays_now).
-thread_local ResolvedLoop last_resolved;
-
-// Operand a's strides over the broadcast `shape`, in elements (0 where a repeats).
-void broadcast_strides(const Array& a, const Shape& shape, Strides& st) {
-  const size_t nd = shape.size(), lead = nd - a.shape.size();
-  st.assign(nd, 0);
-  for (size_t d = 0; d < a.shape.size(); ++d) {
-    if (a.shape[d] != 1) st[lead + d] = a.strides[d];
-  }
-}
-
-// The express lane's setup pass: unit dims dropped and a dim merged into the next where one step
-// of it is a whole run of the next for every operand. The core's make_iter_space does this and
-// more (reordering, a reduce mask) with heap vectors; this one allocates nothing and keeps C
-// order, the order the fresh outputs are written in.
-void coalesce_express(Shape& shape, Strides* st, int nops) {
-  size_t w = 0;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = w > 0;
-    for (int k = 0; merge && k < nops; ++k) merge = st[k][w - 1] == st[k][d] * shape[d];
-    if (merge) {
-      shape[w - 1] *= shape[d];
-      for (int k = 0; k < nops; ++k) st[k][w - 1] = st[k][d];
-    } else {
-      shape[w] = shape[d];
-      for (int k = 0; k < nops; ++k) st[k][w] = st[k][d];
-      ++w;
-    }
-  }
-  shape.resize(w);
-  for (int k = 0; k < nops; ++k) st[k].resize(w);
-}
-
-// The express lane of `c = a + b` and `a[i + 1:, i] /= s` in a Python loop: a lone ufunc whose
-// operands are small materialised host arrays of the loop's dtypes (any strides, broadcast,
-// reversed) or scalars runs in the call through the backend's loop, with no node at all
-// (immediate evaluation without the node's bookkeeping; docs/decisions.md, "Immediate
-// evaluation of small CPU ops"). Results go to fresh arrays, or straight into the out= targets
-// that need no conversion (`*written` true): the backend then computes every result before it
-// stores one, so a target that overlaps an input (in place, or through another mapping) sees
-// the inputs as they were, as NumPy's semantics require. False when anything differs, or when
-// the loop raised a floating-point flag (nothing stored): the node's path then runs (again) and
-// reports it as numpy.errstate says.
-bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, const DType* weak_dtype,
-                 const Shape& shape, Device device, const UFuncOptions& opts, Array* fresh, bool* written) {
-  if (!device.is_cpu()) return false;
-  const GraphLimits& lim = graph_limits();
-  if (lim.immediate_max <= 0 || lim.trace) return false;
-  // The element count without overflowing: a broadcast shape past int64 is refused later, at the
-  // node's size check, with NumPy's error.
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d == 0) {
-      n = 0;
-      break;
-    }
-    if (d > lim.immediate_max || n > lim.immediate_max / d) return false;
-    n *= d;
-  }
-  const int nin = ufunc_nin(op), nout = ufunc_nout(op);
-  Array scalars[2];  // weak scalars in their loop dtype (cached constants)
-  const void* in[2];
-  Strides st[4];
-  for (int i = 0; i < nin; ++i) {
-    const Operand& o = *ins[i];
-    const Array* a = &o.array;
-    if (o.weak != WeakKind::None) {
-      scalars[i] = loop_input(o, weak_dtype[i]);
-      a = &scalars[i];
-    }
-    // pending() without the graph lock, as run_immediately reads it (graph/eval.cpp).
-    if (a->pending() || a->dtype != sig.in[i] || !a->device().is_cpu()) return false;
-    broadcast_strides(*a, shape, st[i]);
-    in[i] = a->data();
-  }
-  // Every output is either a given target written in place (of the loop's dtype and the
-  // broadcast shape, nothing pending reading it) or fresh; targets of another dtype or shape are
-  // assigned from a fresh result afterwards, as the node's results would be.
-  void* out[2];
-  bool direct[2] = {false, false};
-  for (int j = 0; j < nout; ++j) {
-    const Array* t = j < static_cast<int>(opts.out.size()) && opts.out[j] ? &*opts.out[j] : nullptr;
-    direct[j] = t && t->dtype == sig.out[j] && t->shape == shape && writable_now(*t);
-  }
-  if (nout == 2 && direct[0] != direct[1]) direct[0] = direct[1] = false;  // one way for both
-  for (int j = 0; j < nout; ++j) {
-    if (direct[j]) {
-      const Array& t = *opts.out[j];
-      st[nin + j] = t.strides;
-      out[j] = t.data();
-    } else {
-      fresh[j] = Array::empty(shape, sig.out[j], device);
-      st[nin + j] = fresh[j].strides;
-      out[j] = fresh[j].data();
-    }
-  }
-  if (n == 0) {
-    written[0] = direct[0];
-    written[1] = direct[1];
-    return true;
-  }
-  Shape space = shape;
-  coalesce_express(space, st, nin + nout);
-  if (backend_for(device).run_ufunc_now(op, sig.in, sig.out, in, out, space, st, !direct[0])) {
-    written[0] = direct[0];
-    written[1] = direct[1];
-    return true;
-  }
-  for (int j = 0; j < nout; ++j) fresh[j] = Array();
-  return false;
-}
 
 // The one implementation behind ufunc/ufunc1/ufunc2. Operands arrive by pointer and results go to
 // `results[nout]`: every op of a Python loop passes here, so nothing but the node itself and its
@@ -311,7 +177,7 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
     }
   }
   const bool plain = !opts.dtype && opts.out.size() <= 2 && opts.casting == Casting::SameKind;
-  ResolvedLoop& last = last_resolved;
+  ResolvedLoop& last = last_resolved_loop();
   if (plain && last.matches(op, types, nin, out_mask, out_dtypes_given)) {
     sig = last.sig;
     weak_dtype[0] = last.weak_dtype[0];
@@ -452,84 +318,6 @@ Array ufunc2(UFunc op, const Operand& a, const Operand& b) {
   Array res[2];
   ufunc_into(op, p, kNoOptions, res);
   return std::move(res[0]);
-}
-
-bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) {
-  // Power's integer loops check the exponents' signs first (ufunc_into); the rest of ufunc_into's
-  // checks concern weak scalars, out= and where=, none of which are here.
-  if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
-  if (a.shape != b.shape || a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu()) return false;
-  const GraphLimits& lim = graph_limits();
-  const int64_t n = a.size();
-  if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
-  const OperandType types[2] = {{a.dtype, WeakKind::None}, {b.dtype, WeakKind::None}};
-  const DType no_out[2] = {DType::Bool, DType::Bool};
-  LoopSignature sig;
-  if (last_resolved.matches(op, types, 2, 0u, no_out)) {
-    sig = last_resolved.sig;
-  } else {
-    sig = resolve_ufunc(op, types);  // NumPy's errors (no loop, casting) at the call, as ufunc_into's
-    check_ufunc_casting(op, sig, types, no_out, 0u, Casting::SameKind);
-    last_resolved = ResolvedLoop{op, {types[0], types[1]}, 0u, {no_out[0], no_out[1]}, sig, {a.dtype, b.dtype}, true};
-  }
-  if (sig.in[0] != a.dtype || sig.in[1] != b.dtype || (sig.flags & kLoopPyIntAnyValue)) return false;
-  Array out = Array::empty(a.shape, sig.out[0], Device::cpu());
-  const void* in[2] = {a.data(), b.data()};
-  void* outp[2] = {out.data(), nullptr};
-  Shape space = a.shape;
-  Strides st[3] = {a.strides, b.strides, out.strides};
-  coalesce_express(space, st, 3);  // contiguous operands: one run
-  if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
-    return false;
-  }
-  *result = std::move(out);
-  return true;
-}
-
-bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_first, Array* result) {
-  if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
-  if (a.pending() || !a.device().is_cpu()) return false;
-  const GraphLimits& lim = graph_limits();
-  const int64_t n = a.size();
-  if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
-  const int ai = scalar_first ? 1 : 0, si = 1 - ai;  // operand positions of the array, the float
-  OperandType types[2];
-  types[ai] = {a.dtype, WeakKind::None};
-  types[si] = {DType::Float64, WeakKind::PyFloat};
-  const DType no_out[2] = {DType::Bool, DType::Bool};
-  LoopSignature sig;
-  DType weak;
-  if (last_resolved.matches(op, types, 2, 0u, no_out)) {
-    sig = last_resolved.sig;
-    weak = last_resolved.weak_dtype[si];
-  } else {
-    sig = resolve_ufunc(op, types);
-    check_ufunc_casting(op, sig, types, no_out, 0u, Casting::SameKind);
-    weak = weak_operand_dtype(op, sig, types, si);
-    DType weak_dtypes[2];
-    weak_dtypes[ai] = a.dtype;
-    weak_dtypes[si] = weak;
-    last_resolved = ResolvedLoop{op, {types[0], types[1]}, 0u, {no_out[0], no_out[1]}, sig,
-                                 {weak_dtypes[0], weak_dtypes[1]}, true};
-  }
-  if (sig.in[ai] != a.dtype || sig.in[si] != weak || (sig.flags & kLoopPyIntAnyValue)) return false;
-  const Array s = constant_scalar(&v, DType::Float64, weak);  // the cached constant, converted
-  Array out = Array::empty(a.shape, sig.out[0], Device::cpu());
-  const void* in[2];
-  in[ai] = a.data();
-  in[si] = s.data();
-  void* outp[2] = {out.data(), nullptr};
-  Shape space = a.shape;
-  Strides st[3];
-  st[ai] = a.strides;
-  st[si].assign(a.shape.size(), 0);
-  st[2] = out.strides;
-  coalesce_express(space, st, 3);
-  if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
-    return false;
-  }
-  *result = std::move(out);
-  return true;
 }
 
 void ufunc2_inplace(UFunc op, const Array& self, const Operand& b) {
