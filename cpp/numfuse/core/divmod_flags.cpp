@@ -27,11 +27,14 @@ uint8_t divmod_nonfinite_table(int op, int is_double, int class_a, int class_b) 
 
 // kernels/scalar_ops.h's host hooks: the flags an element with a non-finite operand raised are
 // replaced by NumPy's.
-uint8_t divmod_nonfinite_enter() { return divmod_nonfinite_installed() ? uint8_t(fp_hw_take() | 0x80) : 0; }
+uint8_t divmod_nonfinite_enter() {
+  return divmod_nonfinite_installed() ? uint8_t(fp_hw_take() | 0x80) : 0;
+}
 
 void divmod_nonfinite_leave(uint8_t saved, int op, int is_double, int class_a, int class_b) {
   fp_hw_take();  // what this element's arithmetic raised: NumPy's table says instead
-  const uint8_t f = static_cast<uint8_t>((saved & 0x7f) | divmod_nonfinite_table(op, is_double, class_a, class_b));
+  const uint8_t f = static_cast<uint8_t>((saved & 0x7f) |
+                                         divmod_nonfinite_table(op, is_double, class_a, class_b));
   if (f) fp_hw_raise(f);
 }
 

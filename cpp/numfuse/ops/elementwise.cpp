@@ -155,7 +155,6 @@ bool min_is_negative(const Array& a) {
   return *h.data_as<int64_t>() < 0;
 }
 
-
 // The one implementation behind ufunc/ufunc1/ufunc2. Operands arrive by pointer and results go to
 // `results[nout]`: every op of a Python loop passes here, so nothing but the node itself and its
 // outputs is allocated.

@@ -49,8 +49,9 @@ ResolvedLoop& last_resolved_loop() {
   return last;
 }
 
-bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, const DType* weak_dtype,
-                 const Shape& shape, Device device, const UFuncOptions& opts, Array* fresh, bool* written) {
+bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins,
+                 const DType* weak_dtype, const Shape& shape, Device device,
+                 const UFuncOptions& opts, Array* fresh, bool* written) {
   if (!device.is_cpu()) return false;
   const GraphLimits& lim = graph_limits();
   if (lim.immediate_max <= 0 || lim.trace) return false;
@@ -122,7 +123,9 @@ bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) 
   // Power's integer loops check the exponents' signs first (ufunc_into); the rest of ufunc_into's
   // checks concern weak scalars, out= and where=, none of which are here.
   if (op == UFunc::Power || ufunc_nin(op) != 2 || ufunc_nout(op) != 1) return false;
-  if (a.shape != b.shape || a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu()) return false;
+  if (a.shape != b.shape || a.pending() || b.pending() || !a.device().is_cpu() ||
+      !b.device().is_cpu())
+    return false;
   const GraphLimits& lim = graph_limits();
   const int64_t n = a.size();
   if (lim.immediate_max <= 0 || lim.trace || n > lim.immediate_max) return false;
@@ -133,18 +136,22 @@ bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result) 
   if (last.matches(op, types, 2, 0u, no_out)) {
     sig = last.sig;
   } else {
-    sig = resolve_ufunc(op, types);  // NumPy's errors (no loop, casting) at the call, as ufunc_into's
+    sig =
+        resolve_ufunc(op, types);  // NumPy's errors (no loop, casting) at the call, as ufunc_into's
     check_ufunc_casting(op, sig, types, no_out, 0u, Casting::SameKind);
-    last = ResolvedLoop{op, {types[0], types[1]}, 0u, {no_out[0], no_out[1]}, sig, {a.dtype, b.dtype}, true};
+    last = ResolvedLoop{op,  {types[0], types[1]}, 0u,  {no_out[0], no_out[1]},
+                        sig, {a.dtype, b.dtype},   true};
   }
-  if (sig.in[0] != a.dtype || sig.in[1] != b.dtype || (sig.flags & kLoopPyIntAnyValue)) return false;
+  if (sig.in[0] != a.dtype || sig.in[1] != b.dtype || (sig.flags & kLoopPyIntAnyValue))
+    return false;
   Array out = Array::empty(a.shape, sig.out[0], Device::cpu());
   const void* in[2] = {a.data(), b.data()};
   void* outp[2] = {out.data(), nullptr};
   Shape space = a.shape;
   Strides st[3] = {a.strides, b.strides, out.strides};
   coalesce_express(space, st, 3);  // contiguous operands: one run
-  if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
+  if (n > 0 &&
+      !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
     return false;
   }
   *result = std::move(out);
@@ -175,8 +182,10 @@ bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_firs
     DType weak_dtypes[2];
     weak_dtypes[ai] = a.dtype;
     weak_dtypes[si] = weak;
-    last = ResolvedLoop{op, {types[0], types[1]}, 0u, {no_out[0], no_out[1]}, sig,
-                                 {weak_dtypes[0], weak_dtypes[1]}, true};
+    last = ResolvedLoop{op,  {types[0], types[1]},
+                        0u,  {no_out[0], no_out[1]},
+                        sig, {weak_dtypes[0], weak_dtypes[1]},
+                        true};
   }
   if (sig.in[ai] != a.dtype || sig.in[si] != weak || (sig.flags & kLoopPyIntAnyValue)) return false;
   const Array s = constant_scalar(&v, DType::Float64, weak);  // the cached constant, converted
@@ -191,7 +200,8 @@ bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_firs
   st[si].assign(a.shape.size(), 0);
   st[2] = out.strides;
   coalesce_express(space, st, 3);
-  if (n > 0 && !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
+  if (n > 0 &&
+      !backend_for(Device::cpu()).run_ufunc_now(op, sig.in, sig.out, in, outp, space, st, true)) {
     return false;
   }
   *result = std::move(out);

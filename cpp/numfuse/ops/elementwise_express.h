@@ -52,7 +52,8 @@ ResolvedLoop& last_resolved_loop();
 // another mapping) sees the inputs as they were, as NumPy's semantics require. False when
 // anything differs, or when the loop raised a floating-point flag (nothing stored): the node's
 // path then runs (again) and reports it as numpy.errstate says.
-bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, const DType* weak_dtype,
-                 const Shape& shape, Device device, const UFuncOptions& opts, Array* fresh, bool* written);
+bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins,
+                 const DType* weak_dtype, const Shape& shape, Device device,
+                 const UFuncOptions& opts, Array* fresh, bool* written);
 
 }  // namespace nf

@@ -55,10 +55,14 @@ void store_strided_run(const char* src, char* dst, int64_t stride, int64_t n, si
     return;
   }
   switch (size) {
-    case 1: return store_run<uint8_t>(src, dst, stride, n);
-    case 2: return store_run<uint16_t>(src, dst, stride, n);
-    case 4: return store_run<uint32_t>(src, dst, stride, n);
-    case 8: return store_run<uint64_t>(src, dst, stride, n);
+    case 1:
+      return store_run<uint8_t>(src, dst, stride, n);
+    case 2:
+      return store_run<uint16_t>(src, dst, stride, n);
+    case 4:
+      return store_run<uint32_t>(src, dst, stride, n);
+    case 8:
+      return store_run<uint64_t>(src, dst, stride, n);
     default:
       for (int64_t i = 0; i < n; ++i) {
         std::memcpy(dst + i * stride * int64_t(size), src + i * int64_t(size), size);
@@ -69,7 +73,8 @@ void store_strided_run(const char* src, char* dst, int64_t stride, int64_t n, si
 }  // namespace
 
 bool run_ufunc_express(UFunc op, const DType* in_loop, const DType* out_loop, const void* const* in,
-                       void* const* out, const Shape& shape, const Strides* strides, bool fresh_outputs) {
+                       void* const* out, const Shape& shape, const Strides* strides,
+                       bool fresh_outputs) {
   const int nd = static_cast<int>(shape.size());
   if (nd > kMaxDims) return false;
   DType loop_out[2];
@@ -103,7 +108,8 @@ bool run_ufunc_express(UFunc op, const DType* in_loop, const DType* out_loop, co
   for_each_run(shape, strides, nin, [&](const int64_t* off, int64_t pos, int64_t run) {
     const void* ip[2];
     void* rp[2];
-    for (int k = 0; k < nin; ++k) ip[k] = static_cast<const char*>(in[k]) + off[k] * int64_t(in_size[k]);
+    for (int k = 0; k < nin; ++k)
+      ip[k] = static_cast<const char*>(in[k]) + off[k] * int64_t(in_size[k]);
     for (int j = 0; j < nout; ++j) rp[j] = res[j] + pos * int64_t(out_size[j]);
     loop(ip, step, rp, run);
   });
@@ -113,8 +119,9 @@ bool run_ufunc_express(UFunc op, const DType* in_loop, const DType* out_loop, co
     const Strides* os = &strides[nin + j];
     const int64_t inner = nd ? (*os)[nd - 1] : 0;
     for_each_run(shape, os, 1, [&](const int64_t* off, int64_t pos, int64_t run) {
-      store_strided_run(res[j] + pos * int64_t(out_size[j]), static_cast<char*>(out[j]) + off[0] * int64_t(out_size[j]),
-                        inner, run, out_size[j]);
+      store_strided_run(res[j] + pos * int64_t(out_size[j]),
+                        static_cast<char*>(out[j]) + off[0] * int64_t(out_size[j]), inner, run,
+                        out_size[j]);
     });
   }
   return true;

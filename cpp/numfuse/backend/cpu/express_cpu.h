@@ -14,6 +14,7 @@ namespace nf::cpu {
 // nothing stored, when there is no loop for these dtypes, the loop writes dtypes other than
 // out_loop, or it raised a floating-point flag.
 bool run_ufunc_express(UFunc op, const DType* in_loop, const DType* out_loop, const void* const* in,
-                       void* const* out, const Shape& shape, const Strides* strides, bool fresh_outputs);
+                       void* const* out, const Shape& shape, const Strides* strides,
+                       bool fresh_outputs);
 
 }  // namespace nf::cpu
