@@ -73,6 +73,12 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 #include "numfuse/kernels/scalar_math.h"
 #include "numfuse/kernels/complex_math.h"
 #include "numfuse/kernels/scalar_ops.h"
+// A kernel judges its conditions from values (kernels/fp_check.h): the host loops' hooks for
+// floor_divide of NaN and inf (core/divmod_flags.cpp) have nothing to do here.
+namespace nf {
+uint8_t divmod_nonfinite_enter() { return 0; }
+void divmod_nonfinite_leave(uint8_t, int, int, int, int) {}
+}  // namespace nf
 #include "numfuse/kernels/fp_check.h"
 #include "numfuse/kernels/philox.h"
 #include "numfuse/kernels/generators.h"

@@ -13,6 +13,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
 #include "numfuse/ir/elementwise_kinds.h"
+#include "numfuse/core/divmod_flags.h"
 #include "numfuse/kernels/fp_check.h"
 #include "numfuse/kernels/scalar_ops.h"
 #include "numfuse/ops/elementwise.h"
@@ -304,4 +305,49 @@ TEST(FpCheckReduce, FusedAccumulationTakesTheSlotAfterTheSteps) {
   ASSERT_EQ(only.fp.slots.size(), 2u);  // the prologue's and the (absent) epilogue's
   EXPECT_EQ(only.fp.slots[0], std::vector<int>{-1});
   expect_nvrtc_compiles(std::string(kKernelPrelude) + only.body, "fp_reduce_fused.cu");
+}
+
+// floor_divide, remainder and divmod with NaN or infinite operands report the installed NumPy's
+// flags (core/divmod_flags.h, probed by the Python package): the generated check reads the
+// table's entries as constants, compiles for every op and precision, and, emulated, sets the bits
+// the table gives for those elements and the value rules' for the others.
+TEST(FpCheckDivmod, NonFiniteOperandsReportTheInstalledTable) {
+  uint8_t table[kDivmodTableSize] = {};
+  // A table unlike the value rules: nan // positive raises invalid, +inf // positive nothing.
+  auto entry = [&](int op, int dbl, int a, int b) -> uint8_t& {
+    return table[((op * 2 + dbl) * kDivmodClasses + a) * kDivmodClasses + b];
+  };
+  for (int op = 0; op < 3; ++op) {
+    for (int dbl = 0; dbl < 2; ++dbl) entry(op, dbl, 0, 5) = kFpInvalid;
+  }
+  set_divmod_nonfinite_flags(table);
+  for (UFunc op : {UFunc::FloorDivide, UFunc::Remainder, UFunc::Divmod}) {
+    for (DType dt : {DType::Float16, DType::Float32, DType::Float64}) {
+      Array a = Array::empty({4}, dt, Device::cpu());
+      std::vector<DType> outs(op == UFunc::Divmod ? 2 : 1, dt);
+      const ElementwiseKernel k = generate_elementwise(program_of(op, {a, a}, {dt, dt}, outs));
+      EXPECT_GE(count(k.body, "judge_divmod"), 1);  // once per loop variant of the skeleton
+      expect_nvrtc_compiles(std::string(kKernelPrelude) + k.body, "fp_divmod.cu");
+    }
+  }
+  if (!test::emulation_root().empty()) {
+    for (const auto& c : {std::make_pair(std::vector<double>{kNaN, 2, 3}, unsigned(kFpInvalid)),
+                          std::make_pair(std::vector<double>{kInf, 2, 3}, 0u),
+                          std::make_pair(std::vector<double>{0, 2, 3}, 0u)}) {
+      std::vector<double> b = {1.5, 1, 1};
+      if (c.first[0] == 0) b[0] = 0;  // 0 // 0: the value rule's invalid
+      GroupProgram p = program_of(UFunc::FloorDivide, {filled(c.first), filled(b)},
+                                  {DType::Float64, DType::Float64}, {DType::Float64});
+      ElementwiseKernel k = generate_elementwise(p);
+      unsigned words[1] = {0};
+      unsigned* w = words;
+      std::memcpy(k.params.data() + k.fp_param_offset, &w, sizeof w);
+      test::emulate_launch(k.body, "nf_params", {"nf_fused"}, "nf_fused", 2, 4, k.params);
+      EXPECT_EQ(words[0], c.first[0] == 0 ? unsigned(kFpInvalid) : c.second) << c.first[0];
+    }
+  }
+  clear_divmod_nonfinite_flags();
+  const ElementwiseKernel plain = generate_elementwise(program_of(
+      UFunc::FloorDivide, {filled({1}), filled({1})}, {DType::Float64, DType::Float64}, {DType::Float64}));
+  EXPECT_EQ(count(plain.body, "judge_divmod"), 0);  // no table: the value rules alone
 }

@@ -5,6 +5,7 @@ import numpy as _np  # NumPy first: its dtype objects and its OpenBLAS are ours 
 
 from . import _core
 from ._core import ndarray, UFuncTypeError, pending_node_count
+from . import _numpy_fp_probe  # noqa: F401  (NumPy's floor_divide/remainder/divmod flags on NaN and inf, probed once)
 from ._dtypes import *  # noqa: F401,F403
 from ._ufuncs import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403

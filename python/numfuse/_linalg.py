@@ -190,6 +190,8 @@ def outer(a, b, out=None):
     if isinstance(out, tuple):  # NumPy passes out= to multiply positionally: an array only
         raise TypeError("return arrays must be of ArrayType")
     a, b = _arr(a).reshape(-1), _arr(b).reshape(-1)
+    if out is None:  # the operator's slot: the short path of `outer(col, row)` in a loop
+        return a.reshape(a.size, 1) * b.reshape(1, b.size)
     return _u.multiply(a.reshape(a.size, 1), b.reshape(1, b.size), out=out)
 
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "numfuse/core/divmod_flags.h"
 #include "numfuse/core/fp_status.h"
 
 namespace nf::py {
@@ -221,6 +222,18 @@ void bind_errstate(nb::module_& m) {
   m.def(
       "_fp_state", [] { return capture_state(); },
       "The errstate word an op recorded now captures (tests).");
+  m.def(
+      "_set_divmod_nonfinite_flags",
+      [](nb::bytes table) {
+        if (table.size() != static_cast<size_t>(kDivmodTableSize)) throw nb::value_error("bad table size");
+        set_divmod_nonfinite_flags(reinterpret_cast<const uint8_t*>(table.c_str()));
+      },
+      "Installs NumPy's flags of floor_divide/remainder/divmod on NaN and infinite operands "
+      "(numfuse/_numpy_fp_probe.py, core/divmod_flags.h).");
+  m.def(
+      "_divmod_nonfinite_flags",
+      [](int op, int is_double, int a, int b) { return divmod_nonfinite_table(op, is_double, a, b); },
+      "The installed table's entry (tests).");
 }
 
 }  // namespace nf::py

@@ -96,6 +96,20 @@ bool copy_now(const Array& dst, const Array& src, const Operand* scalar) {
   return true;
 }
 
+// `out[i, :] = a[i - 1, :]` between contiguous host regions of one dtype and shape in different
+// memories: one memmove, with no Array made of the destination (its two shared references cost
+// as much as the copy of a row of 300). False where copy_now or assign() must judge.
+bool copy_region_now(const Array& a, const FastKey& k, PyObject* value) {
+  if (!is_exact_array(value)) return false;
+  const Array& src = *nb::inst_ptr<Array>(value);
+  if (src.dtype != a.dtype || src.storage == a.storage || src.pending() || !src.device().is_cpu() ||
+      src.shape != k.shape || !src.c_contiguous() || !is_c_contiguous(k.shape, k.strides) || !writable_now(a)) {
+    return false;
+  }
+  std::memmove(a.storage->data() + k.byte_offset, src.data(), static_cast<size_t>(numel(k.shape)) * a.itemsize());
+  return true;
+}
+
 // The value of a 0-d host array of dtype `d` (`out[i] = x[i:i+8].sum()`), evaluated, at `out`;
 // false for any other value (other dtypes cast through assign()).
 bool same_dtype_0d_value(nb::handle value, DType d, void* out) {
@@ -226,6 +240,7 @@ int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
     FastKey k;
     if (parse_fast_key(a, key, &k)) {
       if (!k.element) {
+        if (copy_region_now(a, k, value)) return 0;
         assign_basic(a, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset), false, value);
         return 0;
       }

@@ -15,6 +15,17 @@ PyObject* result(Array r) { return new_array_object(std::move(r)); }
 // x op y, where x or y (or both) is an ndarray: the reflected form when only y is.
 template <UFunc op>
 PyObject* binary(PyObject* x, PyObject* y) {
+  // The shortest paths of a Python loop's `a + b` and `a * 0.5`: no operand copies.
+  if (is_exact_array(x)) {
+    Array r;
+    if (is_exact_array(y) ? ufunc2_arrays_now(op, as_array(x), as_array(y), &r)
+                          : PyFloat_CheckExact(y) && ufunc2_array_float_now(op, as_array(x), PyFloat_AS_DOUBLE(y), false, &r)) {
+      return result(std::move(r));
+    }
+  } else if (PyFloat_CheckExact(x) && is_exact_array(y)) {
+    Array r;
+    if (ufunc2_array_float_now(op, as_array(y), PyFloat_AS_DOUBLE(x), true, &r)) return result(std::move(r));
+  }
   if (is_array(x)) {
     const Array& a = as_array(x);
     return result(ufunc2(op, Operand::of(a), operand_from_py(y, a.device())));
@@ -71,15 +82,13 @@ PyObject* inplace_slot(PyObject* self, PyObject* y) {
   try {
     if (!is_array(self)) Py_RETURN_NOTIMPLEMENTED;
     const Array& a = as_array(self);
-    UFuncOptions opts;
-    opts.out.push_back(a);
-    Operand v = Operand::of(a);
+    Operand v;
     try {
       v = operand_from_py(y, a.device());
     } catch (const UnsupportedOperand&) {
       raise_no_loop(op, {self, y});
     }
-    ufunc(op, {Operand::of(a), v}, opts);
+    ufunc2_inplace(op, a, v);
     Py_INCREF(self);
     return self;
   } catch (...) {

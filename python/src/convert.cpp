@@ -537,8 +537,10 @@ nb::object host_numpy_view(const Array& a, HostUse use) {
   });
   if (exported) {
     // NumPy may write through the view at once: pending nodes that read this memory must see
-    // the values of now (prepare_write materialises `a` too).
-    prepare_write(a);
+    // the values of now (prepare_write materialises `a` too). Nothing pending and no reader
+    // (writable_now, the usual asnumpy of a result): nothing to do, and the graph's lock and
+    // entry are not paid (0.05 us of asnumpy's 0.14).
+    if (!writable_now(a)) prepare_write(a);
   } else {
     eval(a, FlushReason::HostRead);
   }

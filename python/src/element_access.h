@@ -24,9 +24,7 @@ bool parse_fast_key(const Array& a, PyObject* key, FastKey* out);
 // where NumPy would warn or raise otherwise (float overflow, NaN into an integer...).
 bool store_element(PyObject* value, DType target, void* dst);
 
-// Whether a's memory may be written now without the graph: materialised on the CPU, writeable,
-// no pending node reading it (those must see the old values: prepare_write evaluates them).
-bool writable_now(const Array& a);
+// writable_now(a): graph/eval.h (the express lane of ops/elementwise.cpp writes through it too).
 
 // Whether `key` is all integers for an array of `ndim` dims (Python ints, NumPy integer scalars,
 // 0-d integer arrays of numfuse or NumPy): NumPy returns a scalar for such a key.

@@ -99,14 +99,18 @@ class Backend {
   // a[mask] = v: one block of a.shape[mask.ndim():] for every True, or one per True (per_true).
   virtual void mask_store(const Array& a, const Array& mask, const Array& v, bool per_true);
 
-  // A lone ufunc over small contiguous host operands, run now without a node (the express lane of
-  // ops/elementwise.cpp for `a + b` in a Python loop): in[k] advances by step[k] elements (0: a
-  // scalar), out[j] is contiguous, all of the loop's dtypes. False, with nothing reported, when
-  // this device has no such loop for the dtypes or the loop raised a floating-point flag: the
-  // caller then takes the node's path, which computes again and reports the flag as errstate says.
-  // out_loop is what the caller allocated: a loop that would write other dtypes is refused.
+  // A lone ufunc over small host operands, run now without a node (the express lane of
+  // ops/elementwise.cpp for `a + b` and `a[i:, j] /= s` in a Python loop): in[k] and out[j]
+  // advance by strides[k] and strides[nin + j] elements along the dims of `shape` (0:
+  // broadcast, negative: reversed), all of the loop's dtypes. With fresh_outputs the outputs are
+  // the caller's new arrays, overlapping nothing; otherwise they may overlap the inputs in any
+  // way, and every result is computed before the first is stored (NumPy's out= semantics).
+  // False, with nothing stored and nothing reported, when this device has no such loop for the
+  // dtypes or the loop raised a floating-point flag: the caller then takes the node's path,
+  // which computes again and reports the flag as errstate says. out_loop is what the caller
+  // allocated: a loop that would write other dtypes is refused.
   virtual bool run_ufunc_now(UFunc op, const DType* in_loop, const DType* out_loop, const void* const* in,
-                             const int64_t* step, void* const* out, int64_t n) {
+                             void* const* out, const Shape& shape, const Strides* strides, bool fresh_outputs) {
     return false;
   }
 

@@ -68,4 +68,9 @@ std::string explain(const Array& a);
 // still reads it, so that they see the old values (NumPy's eager semantics).
 void prepare_write(const Array& dst);
 
+// Whether a's memory may be written now without the graph (prepare_write would do nothing):
+// materialised on the CPU, writeable, not a cached constant, no pending node reading it. Never
+// waits for the graph lock: false when another thread holds it. graph/write_now.cpp.
+bool writable_now(const Array& a);
+
 }  // namespace nf

@@ -70,6 +70,14 @@ NF_HD unsigned judge_power(R r, A a, B b) {
   return f;
 }
 
+// floor_divide, remainder and divmod with a NaN or infinite operand: the flags the installed
+// NumPy reports for that pair of value classes (core/divmod_flags.h), from `table`, the 49
+// entries of the step's op and precision that the code generator emits as constants.
+template <class T>
+NF_HD unsigned judge_divmod(const unsigned char* table, T a, T b) {
+  return table[sop::divmod_class(a) * 7 + sop::divmod_class(b)];
+}
+
 // Integer division and remainder by zero ("divide by zero encountered in floor_divide"), and
 // MIN // -1 (overflow), as NumPy's integer loops raise them.
 template <class T>

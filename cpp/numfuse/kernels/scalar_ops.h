@@ -28,6 +28,9 @@ __host__ __device__ __forceinline__ void fp_raise(unsigned) {}
 #else
 void fp_hw_raise(uint8_t flags);  // core/fp_status.cpp
 inline void fp_raise(unsigned flags) { fp_hw_raise(static_cast<uint8_t>(flags)); }
+// floor_divide/remainder/divmod of a NaN or infinite operand (sop::divmod_flagged below):
+uint8_t divmod_nonfinite_enter();  // core/divmod_flags.cpp: the flags so far (bit 7: a table)
+void divmod_nonfinite_leave(uint8_t saved, int op, int is_double, int class_a, int class_b);
 #endif
 
 // ---- casts ------------------------------------------------------------------------------------
@@ -185,6 +188,31 @@ template <class T> NF_HD T flt_divmod(T a, T b, T* modulus) {
   return floordiv;
 }
 
+// ---- floor_divide, remainder and divmod of NaN or infinite operands ---------------------------
+// NumPy's flags for them depend on its build and libm (core/divmod_flags.h): on the host, where a
+// table probed from the installed NumPy is present, such an element raises exactly the table's
+// flags instead of what its arithmetic raised. Generated CUDA kernels judge from values
+// (kernels/fp_check.h). Classes: 0 NaN, 1 +inf, 2 -inf, 3 +0, 4 -0, 5 positive, 6 negative.
+template <class T> NF_HD int divmod_class(T v) {
+  if (v != v) return 0;
+  if (m::isinf(v)) return v > T(0) ? 1 : 2;
+  if (v == T(0)) return m::copysign(T(1), v) > T(0) ? 3 : 4;
+  return v > T(0) ? 5 : 6;
+}
+template <int Op, class T, class F> NF_HD auto divmod_flagged(T a, T b, F compute) {
+#if !defined(__CUDACC_RTC__) && !defined(__CUDACC__)
+  if (!(__builtin_isfinite(a) && __builtin_isfinite(b))) {  // quiet: no flag of their own
+    const uint8_t saved = divmod_nonfinite_enter();
+    if (saved & 0x80) {
+      auto r = compute();
+      divmod_nonfinite_leave(saved, Op, sizeof(T) == 8, divmod_class(a), divmod_class(b));
+      return r;
+    }
+  }
+#endif
+  return compute();
+}
+
 // ---- arithmetic -------------------------------------------------------------------------------
 
 struct Add {
@@ -223,9 +251,11 @@ struct FloorDivide {
     return int_floor_div(a, b);
   }
   template <class T, NF_REQUIRES(is_flt_v<T>)> NF_HD T operator()(T a, T b) const {
-    if (b == 0) return a / b;
-    T mod;
-    return flt_divmod(a, b, &mod);
+    return divmod_flagged<0>(a, b, [&] {
+      if (b == 0) return a / b;
+      T mod;
+      return flt_divmod(a, b, &mod);
+    });
   }
 };
 
@@ -234,10 +264,12 @@ struct Remainder {
     return int_remainder(a, b);
   }
   template <class T, NF_REQUIRES(is_flt_v<T>)> NF_HD T operator()(T a, T b) const {
-    if (b == 0) return m::fmod(a, b);
-    T mod;
-    flt_divmod(a, b, &mod);
-    return mod;
+    return divmod_flagged<1>(a, b, [&] {
+      if (b == 0) return m::fmod(a, b);
+      T mod;
+      flt_divmod(a, b, &mod);
+      return mod;
+    });
   }
 };
 
@@ -246,9 +278,11 @@ struct Divmod {
     return {int_floor_div(a, b), int_remainder(a, b)};
   }
   template <class T, NF_REQUIRES(is_flt_v<T>)> NF_HD pair<T, T> operator()(T a, T b) const {
-    T mod;
-    T div = flt_divmod(a, b, &mod);
-    return {div, mod};
+    return divmod_flagged<2>(a, b, [&] {
+      T mod;
+      T div = flt_divmod(a, b, &mod);
+      return pair<T, T>{div, mod};
+    });
   }
 };
 

@@ -13,6 +13,7 @@
 #include "numfuse/ir/elementwise_kinds.h"
 #include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
+#include "numfuse/ops/elementwise_express.h"
 #include "numfuse/ops/reduction.h"
 
 namespace nf {
@@ -80,12 +81,17 @@ class ScalarCache {
   Entry entries_[kEntries];
 };
 
+}  // namespace
+
 Array constant_scalar(const void* value, DType from, DType to) {
   thread_local ScalarCache cache;
   return cache.get(value, from, to);
 }
 
-}  // namespace
+Array loop_input(const Operand& op, DType loop) {
+  if (op.weak == WeakKind::None || op.array.dtype == loop) return op.array;
+  return constant_scalar(op.array.data(), op.array.dtype, loop);
+}
 
 Operand Operand::py_int(int64_t v) {
   return {constant_scalar(&v, DType::Int64, DType::Int64), WeakKind::PyInt};
@@ -154,82 +160,6 @@ bool min_is_negative(const Array& a) {
   return *h.data_as<int64_t>() < 0;
 }
 
-// The array an operand contributes to a loop whose input dtype is `loop`: weak scalars are
-// converted now (they are kernel parameters), arrays keep their dtype (cast while loading).
-Array loop_input(const Operand& op, DType loop) {
-  if (op.weak == WeakKind::None || op.array.dtype == loop) return op.array;
-  return constant_scalar(op.array.data(), op.array.dtype, loop);
-}
-
-struct ResolvedLoop {
-  UFunc op;
-  OperandType types[2];
-  LoopSignature sig;
-  DType weak_dtype[2];
-  bool valid = false;
-  bool matches(UFunc o, const OperandType* t, int nin) const {
-    if (!valid || o != op) return false;
-    for (int i = 0; i < nin; ++i) {
-      if (t[i].dtype != types[i].dtype || t[i].weak != types[i].weak) return false;
-    }
-    return true;
-  }
-};
-
-// The express lane of `c = a + b` in a Python loop: a lone ufunc whose operands are small
-// materialised host arrays, contiguous and of the loop's dtypes (or scalars), runs in the call
-// through the backend's loop, with no node at all (immediate evaluation without the node's
-// bookkeeping; docs/decisions.md, "Immediate evaluation of small CPU ops"). False when anything
-// differs, or when the loop raised a floating-point flag: the node's path then runs (again) and
-// reports it as numpy.errstate says.
-bool run_express(UFunc op, const LoopSignature& sig, const Operand* const* ins, const DType* weak_dtype,
-                 const Shape& shape, Device device, Array* fresh) {
-  if (!device.is_cpu()) return false;
-  const GraphLimits& lim = graph_limits();
-  if (lim.immediate_max <= 0 || lim.trace) return false;
-  // The element count without overflowing: a broadcast shape past int64 is refused later, at the
-  // node's size check, with NumPy's error.
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d == 0) {
-      n = 0;
-      break;
-    }
-    if (d > lim.immediate_max || n > lim.immediate_max / d) return false;
-    n *= d;
-  }
-  const int nin = ufunc_nin(op), nout = ufunc_nout(op);
-  Array scalars[2];  // weak scalars in their loop dtype (cached constants)
-  const void* in[2];
-  int64_t step[2];
-  for (int i = 0; i < nin; ++i) {
-    const Operand& o = *ins[i];
-    const Array* a = &o.array;
-    if (o.weak != WeakKind::None) {
-      scalars[i] = loop_input(o, weak_dtype[i]);
-      a = &scalars[i];
-    }
-    // pending() without the graph lock, as run_immediately reads it (graph/eval.cpp).
-    if (a->pending() || a->dtype != sig.in[i]) return false;
-    if (a->ndim() == 0) {
-      step[i] = 0;
-    } else if (a->shape == shape && a->c_contiguous()) {
-      step[i] = 1;
-    } else {
-      return false;
-    }
-    in[i] = a->data();
-  }
-  void* out[2];
-  for (int j = 0; j < nout; ++j) {
-    fresh[j] = Array::empty(shape, sig.out[j], device);
-    out[j] = fresh[j].data();
-  }
-  if (backend_for(device).run_ufunc_now(op, sig.in, sig.out, in, step, out, n)) return true;
-  for (int j = 0; j < nout; ++j) fresh[j] = Array();
-  return false;
-}
-
 // The one implementation behind ufunc/ufunc1/ufunc2. Operands arrive by pointer and results go to
 // `results[nout]`: every op of a Python loop passes here, so nothing but the node itself and its
 // outputs is allocated.
@@ -239,31 +169,34 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
   for (int i = 0; i < nin; ++i) types[i] = {ins[i]->array.dtype, ins[i]->weak};
   LoopSignature sig;
   DType weak_dtype[2];
-  // Resolution and its casting checks are a pure function of the op and the operand types when
-  // no dtype=, out= or casting= is given: the last such call of this thread is remembered (a
-  // Python loop repeats one op).
-  const bool plain = !opts.dtype && opts.out.empty() && opts.casting == Casting::SameKind;
-  thread_local ResolvedLoop last;
-  if (plain && last.matches(op, types, nin)) {
+  // Resolution and its casting checks are a pure function of the op, the operand types and the
+  // out= dtypes when no dtype= or casting= is given: the last such call of this thread is
+  // remembered (a Python loop repeats one op, `a[i:, j] /= s` with its out= included).
+  DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
+  unsigned out_mask = 0;
+  for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
+    if (opts.out[j]) {
+      out_dtypes_given[j] = opts.out[j]->dtype;
+      out_mask |= 1u << j;
+    }
+  }
+  const bool plain = !opts.dtype && opts.out.size() <= 2 && opts.casting == Casting::SameKind;
+  ResolvedLoop& last = last_resolved_loop();
+  if (plain && last.matches(op, types, nin, out_mask, out_dtypes_given)) {
     sig = last.sig;
     weak_dtype[0] = last.weak_dtype[0];
     weak_dtype[1] = last.weak_dtype[1];
   } else {
     sig = opts.dtype ? resolve_ufunc_with_dtype(op, types, *opts.dtype) : resolve_ufunc(op, types);
-    DType out_dtypes_given[2] = {DType::Bool, DType::Bool};
-    unsigned out_mask = 0;
-    for (size_t j = 0; j < opts.out.size() && j < 2; ++j) {
-      if (opts.out[j]) {
-        out_dtypes_given[j] = opts.out[j]->dtype;
-        out_mask |= 1u << j;
-      }
-    }
     check_ufunc_casting(op, sig, types, out_dtypes_given, out_mask, opts.casting);
     // Weak operands take the dtype NumPy gives them.
     for (int i = 0; i < nin; ++i) {
       weak_dtype[i] = ins[i]->weak == WeakKind::None ? ins[i]->array.dtype : weak_operand_dtype(op, sig, types, i);
     }
-    if (plain) last = ResolvedLoop{op, {types[0], types[1]}, sig, {weak_dtype[0], weak_dtype[1]}, true};
+    if (plain) {
+      last = ResolvedLoop{op, {types[0], types[1]}, out_mask, {out_dtypes_given[0], out_dtypes_given[1]},
+                          sig, {weak_dtype[0], weak_dtype[1]}, true};
+    }
   }
   // Python ints must fit their weak dtype, except in comparisons, where an out-of-range int makes
   // the answer constant (uint8 < -1: all False).
@@ -303,10 +236,11 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
 
   Array fresh[2];
   const bool fresh_result = opts.out.empty() && !opts.where;
+  bool written[2] = {false, false};  // the express lane stored this output into its target
   if (constant_result) {
     bool v = *constant_result;
     fresh[0] = full(shape, DType::Bool, &v, device);
-  } else if (fresh_result && run_express(op, sig, ins, weak_dtype, shape, device, fresh)) {
+  } else if (!opts.where && run_express(op, sig, ins, weak_dtype, shape, device, opts, fresh, written)) {
     // computed in the call
   } else {
     auto node = std::allocate_shared<UFuncNode>(PoolAllocator<UFuncNode>());
@@ -340,7 +274,9 @@ void ufunc_into(UFunc op, const Operand* const* ins, const UFuncOptions& opts, A
                        " doesn't match the broadcast shape " + shape_str(shape));
     }
     if (!out.writeable) throw ValueError("output array is read-only");
-    if (opts.where) {
+    if (written[j]) {
+      // stored by the express lane
+    } else if (opts.where) {
       Array selected = where(Operand::of(*opts.where), Operand::of(fresh[j]), Operand::of(out));
       assign(out, selected, Casting::Unsafe, /*src_is_temporary=*/true);
     } else {
@@ -386,6 +322,42 @@ Array ufunc2(UFunc op, const Operand& a, const Operand& b) {
   Array res[2];
   ufunc_into(op, p, kNoOptions, res);
   return std::move(res[0]);
+}
+
+void ufunc2_inplace(UFunc op, const Array& self, const Operand& b) {
+  if (ufunc_nin(op) != 2 || ufunc_nout(op) != 1) {
+    UFuncOptions opts;
+    opts.out.push_back(self);
+    ufunc(op, {Operand::of(self), b}, opts);
+    return;
+  }
+  // One options object per thread, its out= slot refilled per call: `a[i:, j] /= s` in a Python
+  // loop allocates no vector. A nested call (a Python callback of errstate run inside this one)
+  // gets its own.
+  thread_local UFuncOptions opts;
+  thread_local bool busy = false;
+  if (busy) {
+    UFuncOptions own;
+    own.out.push_back(self);
+    Array res[2];
+    const Operand a = Operand::of(self);
+    const Operand* p[2] = {&a, &b};
+    ufunc_into(op, p, own, res);
+    return;
+  }
+  struct Release {
+    ~Release() {
+      opts.out[0].reset();  // the target is not kept alive past the call
+      busy = false;
+    }
+  } release;
+  busy = true;
+  if (opts.out.empty()) opts.out.emplace_back();
+  opts.out[0] = self;
+  const Operand a = Operand::of(self);
+  const Operand* p[2] = {&a, &b};
+  Array res[2];
+  ufunc_into(op, p, opts, res);
 }
 
 Array where(const Operand& cond, const Operand& x, const Operand& y) {

@@ -34,6 +34,14 @@ struct UFuncOptions {
 std::vector<Array> ufunc(UFunc op, const std::vector<Operand>& ins, const UFuncOptions& opts = {});
 Array ufunc1(UFunc op, const Operand& a);
 Array ufunc2(UFunc op, const Operand& a, const Operand& b);
+// `c = a + b` of two small materialised host arrays of one shape (any strides), whose dtypes are
+// the loop's, computed now with no operand copies (the express lane's shortest path): false,
+// nothing done, where anything differs or the loop raised a floating-point flag (then ufunc2).
+bool ufunc2_arrays_now(UFunc op, const Array& a, const Array& b, Array* result);
+// The same for `a + 1.0` (scalar_first: `1.0 - a`): the Python float is weak (NEP 50).
+bool ufunc2_array_float_now(UFunc op, const Array& a, double v, bool scalar_first, Array* result);
+// self op= b: op(self, b, out=self) for a binary ufunc of one output (`a[i:, j] /= s`).
+void ufunc2_inplace(UFunc op, const Array& self, const Operand& b);
 
 // numpy.where(cond, x, y): x and y promoted to their result_type.
 Array where(const Operand& cond, const Operand& x, const Operand& y);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "numfuse/backend/cpu/elementwise_cpu.h"
+#include "numfuse/backend/cpu/express_cpu.h"
 #include "numfuse/backend/cpu/fused_cpu.h"
 #include "numfuse/backend/cpu/gather_cpu.h"
 #include "numfuse/backend/cpu/nodes_cpu.h"
@@ -78,17 +79,8 @@ class CpuBackend final : public Backend {
 
   void run_program(const GroupProgram& program) override { cpu::run_program(program); }
   bool run_ufunc_now(UFunc op, const DType* in_loop, const DType* out_loop, const void* const* in,
-                     const int64_t* step, void* const* out, int64_t n) override {
-    DType loop_out[2];
-    UFuncLoop loop = find_ufunc_loop(op, in_loop, loop_out);
-    if (!loop) return false;
-    for (int j = 0; j < ufunc_nout(op); ++j) {
-      if (loop_out[j] != out_loop[j]) return false;
-    }
-    if (n == 0) return true;
-    fp_hw_take();  // flags left by earlier work on this thread are not this op's
-    loop(in, step, out, n);
-    return fp_hw_take() == 0;
+                     void* const* out, const Shape& shape, const Strides* strides, bool fresh_outputs) override {
+    return run_ufunc_express(op, in_loop, out_loop, in, out, shape, strides, fresh_outputs);
   }
   bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) override {
     fp_hw_take();  // earlier work's flags are not this reduction's

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "numfuse/core/divmod_flags.h"
 #include "numfuse/ir/ufunc_list.h"
+#include "numfuse/kernels/scalar_ops.h"
 
 namespace nf::cpu {
 
@@ -55,6 +57,34 @@ uint8_t value_class(DType d, const void* p, int64_t i) {
       return 0;
   }
 }
+// Element i of a real floating operand as double (float16 through its float value).
+double real_value(DType d, const void* p, int64_t i) {
+  switch (d) {
+    case DType::Float16: {
+      uint16_t b;
+      std::memcpy(&b, static_cast<const char*>(p) + 2 * i, 2);
+      return half::to_float(b);
+    }
+    case DType::Float32:
+      return static_cast<const float*>(p)[i];
+    default:
+      return static_cast<const double*>(p)[i];
+  }
+}
+
+// floor_divide (0), remainder (1), divmod (2) of real floats: their elements with a NaN or
+// infinite operand raise NumPy's flags of core/divmod_flags.h (kernels/scalar_ops.h), -1 when
+// the op is another or no table is installed.
+int divmod_table_op(const ElementwiseOp& op) {
+  if (op.in.size() != 2 || !is_floating(op.in[0]) || !divmod_nonfinite_installed()) return -1;
+  switch (op.ufunc) {
+    case UFunc::FloorDivide: return kDivmodFloorDivide;
+    case UFunc::Remainder: return kDivmodRemainder;
+    case UFunc::Divmod: return kDivmodDivmod;
+    default: return -1;
+  }
+}
+
 }  // namespace
 
 uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const int64_t* step,
@@ -82,7 +112,16 @@ uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const
   const bool by_part = (op.ufunc == UFunc::Add || op.ufunc == UFunc::Subtract) && op.in.size() == 2 &&
                        is_complex(op.out[0]) && op.in[0] == op.out[0] && op.in[1] == op.out[0];
   const DType part = op.out[0] == DType::Complex64 ? DType::Float32 : DType::Float64;
+  const int divmod_op = divmod_table_op(op);
+  uint8_t by_table = 0;  // NumPy's flags of the elements with a NaN or infinite operand
   for (int64_t i = 0; i < n; ++i) {
+    if (divmod_op >= 0) {
+      const double a = real_value(op.in[0], in[0], i * step[0]), b = real_value(op.in[1], in[1], i * step[1]);
+      if (!(std::isfinite(a) && std::isfinite(b))) {
+        by_table |= divmod_nonfinite_table(divmod_op, op.in[0] == DType::Float64, sop::divmod_class(a), sop::divmod_class(b));
+        continue;
+      }
+    }
     if (by_part) {
       for (int64_t c = 0; c < 2; ++c) {
         const uint8_t ins = value_class(part, in[0], 2 * i * step[0] + c) | value_class(part, in[1], 2 * i * step[1] + c);
@@ -94,7 +133,7 @@ uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const
     for (size_t k = 0; k < op.in.size(); ++k) ins |= value_class(op.in[k], in[k], i * step[k]);
     for (size_t o = 0; o < op.out.size(); ++o) judge(ins, value_class(op.out[o], out[o], i));
   }
-  uint8_t keep = flags & kFpUnderflow;
+  uint8_t keep = flags & (kFpUnderflow | by_table);
   if (nan_made) keep |= flags & kFpInvalid;
   if (inf_made) keep |= flags & kFpDivide;
   if (inf_without_zero) keep |= flags & kFpOverflow;

@@ -13,6 +13,7 @@
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/core/buffer.h"
+#include "numfuse/core/divmod_flags.h"
 
 namespace nf::cuda {
 
@@ -84,6 +85,32 @@ const char* judge_function(const ElementwiseOp& op) {
     default:
       return "nf::fpc::judge";
   }
+}
+
+// floor_divide (0), remainder (1), divmod (2) of real floats when NumPy's flags for NaN and
+// infinite operands are installed (core/divmod_flags.h); -1 otherwise.
+int divmod_table_op(const ElementwiseOp& op) {
+  if (op.kind != ElementwiseOp::Kind::UFunc || op.in.size() != 2 || !is_floating(op.in[0]) ||
+      !divmod_nonfinite_installed()) {
+    return -1;
+  }
+  switch (op.ufunc) {
+    case UFunc::FloorDivide: return kDivmodFloorDivide;
+    case UFunc::Remainder: return kDivmodRemainder;
+    case UFunc::Divmod: return kDivmodDivmod;
+    default: return -1;
+  }
+}
+
+// The table's 49 entries of the step as a C array initialiser, the flags the GPU checks only.
+std::string divmod_table_source(int op, bool is_double) {
+  std::string t = "{";
+  for (int a = 0; a < kDivmodClasses; ++a) {
+    for (int b = 0; b < kDivmodClasses; ++b) {
+      t += std::to_string(divmod_nonfinite_table(op, is_double, a, b) & kGpuChecked) + ",";
+    }
+  }
+  return t + "}";
 }
 
 }  // namespace
@@ -171,6 +198,16 @@ std::string fp_check_statement(const GroupProgram& p, size_t st,
     out += (out.empty() ? "" : " ") + std::string("if (nf::fpc::suspect(") + r +
            ")) nf::fpc::note(" + w + ", " + judge_function(step.op) + "(" + r + operands + ")" +
            shift + ");";
+  }
+  const int divmod_op = divmod_table_op(step.op);
+  if (divmod_op >= 0) {
+    // An element with a NaN or infinite operand reports the installed NumPy's flags for its
+    // classes (a constant table: part of the source, so of the kernel's cache key).
+    const std::string t = step.op.in[0] == DType::Float64 ? "double" : "float";  // float16 as float
+    const std::string a = t + "(" + args[0] + ")", b = t + "(" + args[1] + ")";
+    return "if (!(nf::m::isfinite(" + a + ") && nf::m::isfinite(" + b + "))) { const unsigned char t_[49] = " +
+           divmod_table_source(divmod_op, step.op.in[0] == DType::Float64) + "; nf::fpc::note(" + w +
+           ", nf::fpc::judge_divmod(t_, " + a + ", " + b + ")" + shift + "); } else { " + out + " }";
   }
   return out;
 }
