@@ -204,8 +204,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
     k.contiguous = sp.strides[r][0] == 1 || (leaf && sp.strides[r][0] == 0);
   }
   // Elements per thread: 16-byte loads of the widest operand, if every pointer of every piece is
-  // aligned (split_for_int32 cuts on multiples of 64 elements, so large pieces keep alignment)
-  // and, when uniforms are drawn in pairs, every piece starts at an even position.
+  // aligned (split_for_int32 cuts on multiples of 64 elements, so large pieces keep alignment).
   k.vec = 1;
   if (k.contiguous) {
     size_t widest = 1;
@@ -219,7 +218,6 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
         uintptr_t addr = reinterpret_cast<uintptr_t>(advanced(ptrs[o.ptr], piece.offsets[o.ptr], ptr_size[o.ptr]));
         if (addr % (itemsize(o.dtype) * k.vec) != 0) k.vec = 1;
       }
-      if (k.position && piece.offsets[k.nptr] % 2 != 0) k.vec = 1;
     }
   }
   // Strided: each thread takes `vec` adjacent elements of the innermost dimension when every
@@ -478,8 +476,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   return s.str();
 }
 
-ElementwiseKernel generate_elementwise(const GroupProgram& p) {
-  ElementwiseKernel k = plan_elementwise(p);
+ElementwiseKernel generate_elementwise(const GroupProgram& p, int64_t max_index) {
+  ElementwiseKernel k = plan_elementwise(p, max_index);
   k.body = elementwise_body(p, k);
   return k;
 }

@@ -76,7 +76,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& program, int64_t max_inde
 // The source text of a planned kernel (on a kernel-cache miss).
 std::string elementwise_body(const GroupProgram& program, const ElementwiseKernel& k);
 // Both at once (tests, numfuse.explain).
-ElementwiseKernel generate_elementwise(const GroupProgram& program);
+ElementwiseKernel generate_elementwise(const GroupProgram& program, int64_t max_index = kElementwiseMaxIndex);
 
 // The generator words of a program's Generate steps, 8 per step in step order: the `gen` array
 // of the kernel parameters.
