@@ -164,9 +164,14 @@ int accumulation_slot(FpCheckPlan& plan, const ReduceSpec& spec, DType value_dty
   return add_accumulation_check(plan, programs, state);
 }
 
+bool reduce_fits_int32(const Shape& shape, const std::vector<Strides>& strides) {
+  return make_iter_space(shape, strides).fits_int32(kElementwiseMaxIndex);
+}
+
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
   ReducePlan p;
   const ReduceSpaces sp = split_reduction(in.shape, {in.strides}, spec.axes);
+  p.idx32 = reduce_fits_int32(in.shape, {in.strides});
   p.kept_shape = sp.kept.shape;
   p.kept_stride = sp.kept.strides[0];
   p.red_shape = sp.red.shape;
@@ -224,12 +229,13 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   if (acc_slot >= 0) s << "  unsigned* fpw;  // numpy.errstate flag words\n";
   s << "};\n";
   emit_accumulator(s, spec, in.dtype, acc_slot);
+  s << "typedef " << (plan.idx32 ? "int" : "long long") << " nf_ri;\n";
   auto offset_fn = [&](const char* name, const char* shape, const char* stride, int rank) {
-    s << "__device__ __forceinline__ long long " << name << "(const nf_rparams& p, long long i) {\n"
-      << "  long long off = 0;\n";
+    s << "__device__ __forceinline__ nf_ri " << name << "(const nf_rparams& p, nf_ri i) {\n"
+      << "  nf_ri off = 0;\n";
     for (int d = rank - 1; d >= 0; --d) {
-      s << "  { const long long c = i % p." << shape << "[" << d << "]; i /= p." << shape << "[" << d
-        << "]; off += c * p." << stride << "[" << d << "]; }\n";
+      s << "  { const nf_ri c = i % nf_ri(p." << shape << "[" << d << "]); i /= nf_ri(p." << shape << "["
+        << d << "]); off += c * nf_ri(p." << stride << "[" << d << "]); }\n";
     }
     s << "  return off;\n}\n";
   };
@@ -245,17 +251,17 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     // Contiguous rows: 16-byte loads of plan.vec elements.
     block_loop << "  typedef nf_vec<" << in_t << ", " << plan.vec << "> V;\n"
                << "  const V* row = reinterpret_cast<const V*>(" << in_ptr << " + base);\n"
-               << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred / " << plan.vec
-               << "; r += p.bpo * blockDim.x) {\n    const V v = row[r];\n"
+               << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred / " << plan.vec
+               << "); r += nf_ri(p.bpo) * blockDim.x) {\n    const V v = row[r];\n"
                << "#pragma unroll\n    for (int k = 0; k < " << plan.vec
                << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec
                << " + k));\n  }\n";
   } else {
-    block_loop << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+    block_loop << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += nf_ri(p.bpo) * "
                   "blockDim.x)\n"
                << "    acc = nf_combine(acc, " << element << ");\n";
   }
-  s << reduce_kernels(plan, "  const long long base = nf_kept_offset(p, o);\n", element,
+  s << reduce_kernels(plan, "  const nf_ri base = nf_kept_offset(p, o);\n", element,
                       block_loop.str());
 
   k.body = s.str();

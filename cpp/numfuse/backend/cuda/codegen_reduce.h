@@ -25,7 +25,15 @@ struct ReducePlan {
   bool warp_per_output = false;     // short rows, many outputs: a warp each, shuffles to combine
   int blocks_per_output = 1;        // > 1: partial results, then a second pass
   int vec = 1;                      // elements per load in the block variant (contiguous rows)
+  // Outputs, reduced elements and their offsets index in 32 bits (nf_ri is int) when the whole
+  // input space fits (reduce_fits_int32); past it, in 64 (see docs/decisions.md).
+  bool idx32 = true;
 };
+
+// Whether a reduction over `shape` whose operands step by `strides` (elements; broadcast zeros)
+// fits 32-bit index maths: its element count and every operand's span, with the headroom of the
+// elementwise kernels (kElementwiseMaxIndex) for the loops' steps past the end.
+bool reduce_fits_int32(const Shape& shape, const std::vector<Strides>& strides);
 
 // How to reduce `in` (its dims marked in spec.axes) on a device with `sm_count` multiprocessors.
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count);

@@ -133,6 +133,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (kr > kMaxReduceRank || rr > kMaxReduceRank) throw NotImplementedError("fused reduction rank");
   plan.nout = numel(plan.kept_shape);
   plan.nred = numel(plan.red_shape);
+  plan.idx32 = reduce_fits_int32(shape, leaf_strides);
   bool adjacent = false;
   for (size_t l = 0; l < leaves.size(); ++l) {
     const bool memory = !leaves[l].scalar && leaves[l].program_leaf >= 0;
@@ -168,29 +169,31 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   s << "};\n";
   emit_reduce_accumulator(s, spec, value_dtype, acc_slot);
   emit_finish(s, spec, epilogue, result, elay, k.fp.slots_of(1));
+  s << "typedef " << (plan.idx32 ? "int" : "long long") << " nf_ri;\n";
   // Per-leaf offsets of an output (kept dims) and of a reduced element.
-  s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";
+  s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, nf_ri o, nf_ri* kb) {\n";
   s << "  for (int l = 0; l < " << std::max(1, nptr) << "; ++l) kb[l] = 0;\n";
   for (int d = kr - 1; d >= 0; --d) {
-    s << "  { const long long c = o % p.kshape[" << d << "]; o /= p.kshape[" << d << "];\n";
-    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * p.kstride[l][" << d << "]; }\n";
+    s << "  { const nf_ri c = o % nf_ri(p.kshape[" << d << "]); o /= nf_ri(p.kshape[" << d << "]);\n";
+    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * nf_ri(p.kstride[l][" << d << "]); }\n";
   }
   s << "}\n";
   // The value of reduced element r: its coordinates, leaves, steps (`uniforms`: read pre-drawn
   // pairs at [k] instead of drawing).
   auto emit_element = [&](const std::string& ind, bool uniforms, const std::string& gen_words) {
     if (rr == 1) {
-      s << ind << "const long long c0 = r;\n";
+      s << ind << "const nf_ri c0 = r;\n";
     } else {
-      s << ind << "long long rem = r;\n";
+      s << ind << "nf_ri rem = r;\n";
       for (int d = rr - 1; d >= 0; --d) {
-        s << ind << "const long long c" << d << " = rem % p.rshape[" << d << "]; rem /= p.rshape[" << d << "];\n";
+        s << ind << "const nf_ri c" << d << " = rem % nf_ri(p.rshape[" << d << "]); rem /= nf_ri(p.rshape[" << d
+          << "]);\n";
       }
     }
     for (const Leaf& l : leaves) {
       if (l.program_leaf < 0) {
         s << ind << "const long long opos = kb[" << l.index << "]";
-        for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+        for (int d = 0; d < rr; ++d) s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
         s << ";\n";
         continue;
       }
@@ -202,7 +205,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
         s << "*reinterpret_cast<const " << st << "*>(p.scalar[" << l.index << "]));\n";
       } else {
         s << "static_cast<const " << st << "*>(p.ptr[" << l.index << "])[kb[" << l.index << "]";
-        for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+        for (int d = 0; d < rr; ++d) s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
         s << "]);\n";
       }
     }
@@ -212,7 +215,7 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     emit_steps(s, p, names, ind);
   };
   const std::string value = value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); });
-  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const long long* kb, long long r) {\n";
+  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const nf_ri* kb, nf_ri r) {\n";
   emit_element("  ", false, "p.gen");
   s << "  return nf_load(" << value << ", r);\n}\n";
   // Uniform draws two neighbours at a time (one Philox block each pair) where the reduced
@@ -226,29 +229,29 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (pairs) {
     // The generator words come in a local copy made once per thread (`gw`): read from the
     // parameter space inside the loop they were reloaded for every pair.
-    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const long long* kb, long long r0,"
+    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const nf_ri* kb, nf_ri r0,"
          " nf_acc acc, const unsigned long long* gw) {\n";
     emit_uniform_pairs(s, p, "kb[" + std::to_string(position->index) + "] + r0", 2, "  ", "gw");
-    s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const long long r = r0 + k;\n"
+    s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const nf_ri r = r0 + k;\n"
          "    if (r >= p.nred) break;\n";
     emit_element("    ", true, "gw");
     s << "    acc = nf_combine(acc, nf_load(" << value << ", r));\n  }\n  return acc;\n}\n";
   }
   // Output o's per-leaf offsets (kb); element r computed by nf_elem (or two at a time, nf_elem2).
   const std::string setup =
-      "  long long kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
+      "  nf_ri kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
   std::string block_loop;
   if (pairs) {
     const std::string words = std::to_string(8 * ngen);
     block_loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " +
                  words +
                  "; ++i) gw[i] = p.gen[i];\n"
-                 "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * "
-                 "p.bpo * blockDim.x)\n"
+                 "  for (nf_ri r = 2 * (part * blockDim.x + threadIdx.x); r < nf_ri(p.nred); r += 2 * "
+                 "nf_ri(p.bpo) * blockDim.x)\n"
                  "    acc = nf_elem2(p, kb, r, acc, gw);\n";
   } else {
     block_loop =
-        "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+        "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += nf_ri(p.bpo) * "
         "blockDim.x)\n"
         "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
   }
