@@ -1,6 +1,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -102,15 +103,28 @@ std::vector<uint64_t> generator_words(const GroupProgram& p) {
   return words;
 }
 
+bool int32_split_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("NUMFUSE_CUDA_INT32_SPLIT");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
 namespace {
 
 // The pieces one kernel covers `sp` with: 32-bit pieces (split_for_int32), or the whole space in
 // one 64-bit launch past kMaxElementwisePieces (and for an empty space, which has no piece).
 std::vector<IterPiece> launch_pieces(const IterSpace& sp, int64_t max_index, bool* idx32) {
+  const IterPiece whole{sp, std::vector<int64_t>(sp.strides.size(), 0)};
+  if (!int32_split_enabled()) {  // before issue 11: one launch, 64-bit past max_index
+    *idx32 = sp.fits_int32(max_index);
+    return {whole};
+  }
   std::vector<IterPiece> pieces = split_for_int32(sp, max_index);
   *idx32 = pieces.size() <= kMaxElementwisePieces;
   if (pieces.empty() || !*idx32) {
-    pieces.assign(1, IterPiece{sp, std::vector<int64_t>(sp.strides.size(), 0)});
+    pieces.assign(1, whole);
     *idx32 = *idx32 && sp.fits_int32(max_index);
   }
   return pieces;

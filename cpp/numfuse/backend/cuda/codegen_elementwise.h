@@ -42,6 +42,11 @@ constexpr int64_t kElementwiseMaxIndex = (int64_t(1) << 31) - (int64_t(1) << 24)
 // kernel keeps 64-bit indices in one launch instead.
 constexpr size_t kMaxElementwisePieces = 1024;
 
+// NUMFUSE_CUDA_INT32_SPLIT=0 restores the index planning before issue 11, for measurement alone:
+// elementwise kernels past 2^31 take one launch of 64-bit indices instead of 32-bit pieces, and
+// reductions index in 64 bits always. Read once per process.
+bool int32_split_enabled();
+
 struct ElementwiseKernel {
   // The program's structure in a few bytes: equal keys mean equal source, so a warm launch looks
   // its kernel up by key and never builds the source text (the host cost of a small op).

@@ -165,7 +165,7 @@ int accumulation_slot(FpCheckPlan& plan, const ReduceSpec& spec, DType value_dty
 }
 
 bool reduce_fits_int32(const Shape& shape, const std::vector<Strides>& strides) {
-  return make_iter_space(shape, strides).fits_int32(kElementwiseMaxIndex);
+  return int32_split_enabled() && make_iter_space(shape, strides).fits_int32(kElementwiseMaxIndex);
 }
 
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
