@@ -1,0 +1,143 @@
+// The CUDA reductions' index width (issue 11): outputs, reduced elements and their offsets are
+// 32-bit (nf_ri) when the input space fits, 64-bit past it. The plans of real sizes are checked
+// here without running them; the kernels of both widths run through the CPU emulation
+// (tests/cuda_emulator.h, opt-in) over reversed, multi-dim views, in the block-per-output scheme
+// with a second pass over partial results and in the thread-per-output scheme.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda_emulator.h"
+#include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/codegen_reduce.h"
+#include "nvrtc_check.h"
+
+using namespace nf;
+using namespace nf::cuda;
+
+namespace {
+
+ReduceSpec sum_spec(std::vector<bool> axes) {
+  ReduceSpec spec;
+  spec.op = ReduceOp::Sum;
+  spec.loop = DType::Int64;
+  spec.axes = std::move(axes);
+  return spec;
+}
+
+// The emulator has no warp shuffle; the schemes run here never call it (nf_warp_reduce is only
+// compiled), so a stub lets the host compiler accept the source.
+const char* const kNoShuffle =
+    "static inline unsigned __shfl_down_sync(unsigned, unsigned v, int) { return v; }\n";
+
+// Runs `k` as reduce_cuda.cpp launches it (grid from the plan) and returns the outputs.
+std::vector<int64_t> emulate_reduce(ReduceKernel& k, const ReducePlan& plan, const Array& in) {
+  std::vector<int64_t> out(static_cast<size_t>(plan.nout), -7);
+  std::vector<unsigned char> partials(k.partial_bytes + 16);
+  set_reduce_pointers(k, in.data(), out.data(), partials.data());
+  const std::string body = std::string(kNoShuffle) + k.body;
+  if (plan.thread_per_output) {  // the scheme without a second pass
+    test::emulate_launch(body, "nf_rparams", {"nf_reduce_main"}, "nf_reduce_main", 2, 256, k.params);
+  } else {
+    EXPECT_FALSE(plan.warp_per_output);
+    const std::vector<std::string> entries = {"nf_reduce_main", "nf_reduce_partials"};
+    test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main",
+                         static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
+    if (plan.blocks_per_output > 1) {
+      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(plan.nout),
+                           256, k.params);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ReduceIndex32, SpacesThatFitIndexIn32BitsAndLargerOnesIn64) {
+  Array small = Array::empty({300, 400}, DType::Float32, Device::cpu());
+  ReducePlan plan = plan_reduce(sum_spec({true, false}), small, 132);
+  EXPECT_TRUE(plan.idx32);
+  ReduceKernel k = generate_reduce(sum_spec({true, false}), small, plan);
+  EXPECT_NE(k.body.find("typedef int nf_ri"), std::string::npos);
+  expect_nvrtc_compiles(std::string(kKernelPrelude) + k.body, "reduce32.cu");
+  // 2^31 + 2^20 int8 elements (a view standing for 2.2 GB; planning never reads it): 64-bit.
+  Array buf = Array::empty({64}, DType::Int8, Device::cpu());
+  Array big = buf.view({(int64_t(1) << 31) + (int64_t(1) << 20)}, {1}, 0);
+  ReducePlan bp = plan_reduce(sum_spec({true}), big, 132);
+  EXPECT_FALSE(bp.idx32);
+  ReduceKernel bk = generate_reduce(sum_spec({true}), big, bp);
+  EXPECT_NE(bk.body.find("typedef long long nf_ri"), std::string::npos);
+  expect_nvrtc_compiles(std::string(kKernelPrelude) + bk.body, "reduce64.cu");
+  // Few elements whose offsets span past 2^31 (every 2^20th of 2^12 rows): 64-bit too.
+  Array wide = buf.view({4096, 3}, {int64_t(1) << 20, 1}, 0);
+  EXPECT_FALSE(plan_reduce(sum_spec({false, true}), wide, 132).idx32);
+  EXPECT_FALSE(reduce_fits_int32(wide.shape, {wide.strides}));
+  EXPECT_TRUE(reduce_fits_int32(small.shape, {small.strides}));
+}
+
+TEST(ReduceIndex32, EmulatedKernelsOfBothWidthsSumEveryElement) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  // int64 values i * 3 - 1000 over a (3, 40, 170) base, viewed reversed along axes 0 and 2.
+  const Shape shape{3, 40, 170};
+  Array base = Array::empty(shape, DType::Int64, Device::cpu());
+  int64_t* b = static_cast<int64_t*>(static_cast<void*>(base.data()));
+  for (int64_t i = 0; i < base.size(); ++i) b[i] = i * 3 - 1000;
+  const Strides st = base.strides;
+  Array rev = base.view(shape, {-st[0], st[1], -st[2]}, ((shape[0] - 1) * st[0] + (shape[2] - 1) * st[2]) * 8);
+  auto at = [&](int64_t i0, int64_t i1, int64_t i2) {
+    return b[(shape[0] - 1 - i0) * st[0] + i1 * st[1] + (shape[2] - 1 - i2) * st[2]];
+  };
+  struct Case {
+    std::vector<bool> axes;
+    int sm_count;  // few: the block scheme splits each output over several blocks
+  };
+  for (const Case& c : {Case{{true, false, true}, 132}, Case{{true, true, true}, 4}, Case{{true, true, false}, 132}}) {
+    ReduceSpec spec = sum_spec(c.axes);
+    for (bool idx32 : {true, false}) {
+      SCOPED_TRACE(std::string(idx32 ? "32" : "64") + "-bit");
+      ReducePlan plan = plan_reduce(spec, rev, c.sm_count);
+      ASSERT_TRUE(plan.idx32);
+      plan.idx32 = idx32;
+      if (c.axes == std::vector<bool>{true, true, true}) EXPECT_GT(plan.blocks_per_output, 1);
+      ReduceKernel k = generate_reduce(spec, rev, plan);
+      const std::vector<int64_t> got = emulate_reduce(k, plan, rev);
+      // The kept dims' C order over the outputs.
+      std::vector<int64_t> want;
+      for (int64_t i0 = 0; i0 < (c.axes[0] ? 1 : shape[0]); ++i0)
+        for (int64_t i1 = 0; i1 < (c.axes[1] ? 1 : shape[1]); ++i1)
+          for (int64_t i2 = 0; i2 < (c.axes[2] ? 1 : shape[2]); ++i2) {
+            int64_t s = 0;
+            for (int64_t j0 = 0; j0 < shape[0]; ++j0)
+              for (int64_t j1 = 0; j1 < shape[1]; ++j1)
+                for (int64_t j2 = 0; j2 < shape[2]; ++j2) {
+                  if ((!c.axes[0] && j0 != i0) || (!c.axes[1] && j1 != i1) || (!c.axes[2] && j2 != i2)) continue;
+                  s += at(j0, j1, j2);
+                }
+            want.push_back(s);
+          }
+      EXPECT_EQ(got, want);
+    }
+  }
+}
+
+TEST(ReduceIndex32, EmulatedThreadPerOutputOfBothWidths) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  // Sum over axis 0 of a (7, 1100) int64 array: 1100 adjacent outputs, a thread each.
+  Array a = Array::empty({7, 1100}, DType::Int64, Device::cpu());
+  int64_t* v = static_cast<int64_t*>(static_cast<void*>(a.data()));
+  for (int64_t i = 0; i < a.size(); ++i) v[i] = (i * 7919) % 1000 - 500;
+  ReduceSpec spec = sum_spec({true, false});
+  for (bool idx32 : {true, false}) {
+    ReducePlan plan = plan_reduce(spec, a, 132);
+    ASSERT_TRUE(plan.thread_per_output);
+    plan.idx32 = idx32;
+    ReduceKernel k = generate_reduce(spec, a, plan);
+    const std::vector<int64_t> got = emulate_reduce(k, plan, a);
+    for (int64_t o = 0; o < 1100; ++o) {
+      int64_t want = 0;
+      for (int64_t r = 0; r < 7; ++r) want += v[r * 1100 + o];
+      ASSERT_EQ(got[o], want) << "output " << o << (idx32 ? " (32-bit)" : " (64-bit)");
+    }
+  }
+}
