@@ -11,6 +11,7 @@
 #include "cuda_emulator.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/codegen_reduce.h"
+#include "numfuse/ir/elementwise_kinds.h"
 #include "nvrtc_check.h"
 
 using namespace nf;
@@ -140,4 +141,71 @@ TEST(ReduceIndex32, EmulatedThreadPerOutputOfBothWidths) {
       ASSERT_EQ(got[o], want) << "output " << o << (idx32 ? " (32-bit)" : " (64-bit)");
     }
   }
+}
+
+TEST(ReduceIndex32, EmulatedFusedReductionOfBothWidths) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  // sum(a * a) over axes 0 and 2 of a (4, 30, 90) int64 view reversed along axis 2, the product a
+  // step of the kernel's prologue: per-leaf offsets of kept and reduced dims in nf_ri.
+  const Shape shape{4, 30, 90};
+  Array base = Array::empty(shape, DType::Int64, Device::cpu());
+  int64_t* b = static_cast<int64_t*>(static_cast<void*>(base.data()));
+  for (int64_t i = 0; i < base.size(); ++i) b[i] = (i * 31) % 97 - 40;
+  Array rev = base.view(shape, {base.strides[0], base.strides[1], -1}, (shape[2] - 1) * 8);
+  auto node = std::make_shared<UFuncNode>();
+  node->ufunc = UFunc::Multiply;
+  node->device = Device::cuda(0);
+  node->inputs = {rev, rev};
+  node->in_loop = {DType::Int64, DType::Int64};
+  node->out_loop = {DType::Int64};
+  node->out_dtypes = {DType::Int64};
+  node->out_shapes = {shape};
+  GroupProgram p;
+  p.shape = shape;
+  p.device = Device::cuda(0);
+  p.leaves = {rev};
+  p.steps.push_back({node.get(), node->op(), {ProgramValue{0}, ProgramValue{0}}});
+  p.reduced = ProgramValue{-1, 0, 0};
+  // Axes 0 and 2 on 132 SMs (a block per output); every axis on 2 SMs (two blocks for the one
+  // output, then the second pass).
+  int ran = 0, second_pass = 0;
+  for (bool every_axis : {false, true}) {
+    const ReduceSpec spec = sum_spec({true, every_axis, true});
+    const int sms = every_axis ? 2 : 132;
+    const int64_t nout = every_axis ? 1 : shape[1];
+    for (bool idx32 : {true, false}) {
+      SCOPED_TRACE(std::string(every_axis ? "every axis" : "axes 0, 2") + (idx32 ? ", 32-bit" : ", 64-bit"));
+      FusedReduceKernel k = generate_reduce_fused(spec, p, sms);
+      ASSERT_TRUE(k.plan.idx32);
+      ASSERT_FALSE(k.plan.thread_per_output || k.plan.warp_per_output);  // the emulator has no shuffle
+      ASSERT_EQ(k.plan.nout, nout);
+      if (!idx32) {  // the same plan with 64-bit indices: the source's index type only
+        const std::string from = "typedef int nf_ri;";
+        k.body.replace(k.body.find(from), from.size(), "typedef long long nf_ri;");
+      }
+      std::vector<int64_t> out(static_cast<size_t>(nout), -7);
+      std::vector<unsigned char> partials(k.partial_bytes + 16);
+      set_fused_reduce_pointers(k, out.data(), partials.data());
+      const std::string body = std::string(kNoShuffle) + k.body;
+      const std::vector<std::string> entries = {"nf_reduce_main", "nf_reduce_partials"};
+      const unsigned blocks = static_cast<unsigned>(k.plan.nout * k.plan.blocks_per_output);
+      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main", blocks, 256, k.params);
+      if (k.plan.blocks_per_output > 1) {
+        ++second_pass;
+        test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(nout), 256,
+                             k.params);
+      }
+      ++ran;
+      std::vector<int64_t> want(static_cast<size_t>(nout), 0);
+      for (int64_t i = 0; i < shape[0]; ++i)
+        for (int64_t o = 0; o < shape[1]; ++o)
+          for (int64_t j = 0; j < shape[2]; ++j) {
+            const int64_t x = b[i * base.strides[0] + o * base.strides[1] + (shape[2] - 1 - j)];
+            want[every_axis ? 0 : o] += x * x;
+          }
+      EXPECT_EQ(out, want);
+    }
+  }
+  EXPECT_EQ(ran, 4);
+  EXPECT_EQ(second_pass, 2);
 }
