@@ -3,7 +3,7 @@
 "after" is this build; "before" is the same build in a subprocess with NUMFUSE_CUDA_INT32_SPLIT=0,
 which restores the old index planning: an elementwise space past 2**31 elements in ONE launch of
 64-bit indices (now: 32-bit pieces), and reductions with 64-bit indices always (now: 32-bit
-wherever the input space fits). Warm times, best of three batches, synchronised around each batch;
+wherever the input space fits, and in pieces of rows where the rows' outputs are independent). Warm times, best of three batches, synchronised around each batch;
 GB/s counts every byte read and written once.
 
     PYTHONPATH=python python3 bench/int32_gpu.py            # both columns
@@ -68,6 +68,11 @@ def cases():
     out.append(("argmax float32, 2^28", 4 * N32, lambda: nf.eval(a.argmax())))
     out.append(("sum (a*a) fused, 2^28", 4 * N32, lambda: nf.eval((a * a).sum())))
     out.append(("sum int8 as int64, 2^31+ (64-bit both)", BIG, lambda: nf.eval(x.sum(dtype=np.int64))))
+    cols = 2**15 if SMALL else 2**20
+    x2 = x[: (BIG // cols) * cols].reshape(BIG // cols, cols)
+    out.append(("sum axis 1 int8 (2^11+1, 2^20) (pieces)", x2.size, lambda: nf.eval(x2.sum(axis=1, dtype=np.int64))))
+    out.append(("sum axis 0 int8 (2^11+1, 2^20) (64-bit both)", x2.size,
+                lambda: nf.eval(x2.sum(axis=0, dtype=np.int64))))
     return out
 
 

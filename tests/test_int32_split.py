@@ -1,7 +1,7 @@
 """Arrays past 2**31 elements (issue 11): the CUDA elementwise kernels index in 32 bits on every
 launch, a space past 2**31 being split into pieces (core/iteration's split_for_int32), each launched
-with its pointers and first position advanced; reductions, gathers and scans of such arrays stay
-exact.
+with its pointers and first position advanced; reductions along rows run in pieces of rows; other
+reductions, gathers and scans of such arrays stay exact with 64-bit indices.
 
 Every element's value is a formula of its position (x[i] = int8(i % 251)), so NumPy computes the
 expected value of any sampled element without materialising 2**31 of them. The samples are random
@@ -101,6 +101,24 @@ def test_reductions(n, device):
     count = (n // PERIOD) * int((cycle > 100).sum()) + int((cycle[: n % PERIOD] > 100).sum())
     assert int((x > 100).sum()) == count
     assert int(x.max()) == 127 and int(x.min()) == -128
+
+
+def test_reductions_along_an_axis(n, device):
+    # (rows, cols) int8 with rows * cols past 2**31 on the big size: summed along rows, the rows
+    # are independent outputs launched in 32-bit pieces of rows; along columns (every output reads
+    # across all rows) the reduction keeps 64-bit indices.
+    cols = 2**20 if n == BIG else 2**15
+    rows = n // cols
+    x = source(rows * cols, device).reshape(rows, cols)
+    r = np.arange(rows, dtype=np.int64)
+    np.testing.assert_array_equal(nf.asnumpy(x.sum(axis=1, dtype=np.int64)),
+                                  prefix_sum((r + 1) * cols) - prefix_sum(r * cols))
+    # The first 127 of row r (i % 251 == 127): argmax's position within its row.
+    np.testing.assert_array_equal(nf.asnumpy(x.argmax(axis=1)), (127 - (r * cols) % PERIOD) % PERIOD)
+    c = positions(cols, count=200, seed=3)
+    col_sums = nf.asnumpy(x.sum(axis=0, dtype=np.int64)[nf.asarray(c, device=device)])
+    want = expected_source(r[:, None] * cols + c[None, :]).astype(np.int64).sum(axis=0)
+    np.testing.assert_array_equal(col_sums, want)
 
 
 def test_gather(n, device):

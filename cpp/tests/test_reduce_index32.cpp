@@ -5,7 +5,9 @@
 // with a second pass over partial results and in the thread-per-output scheme.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "cuda_emulator.h"
@@ -53,7 +55,105 @@ std::vector<int64_t> emulate_reduce(ReduceKernel& k, const ReducePlan& plan, con
   return out;
 }
 
+// Runs `k` piece by piece as reduce_cuda.cpp does for plan.rows_per_piece > 0, into `out` (an
+// int64 array of the keepdims shape).
+void emulate_reduce_pieces(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out) {
+  std::vector<unsigned char> partials(k.partial_bytes + 16);
+  set_reduce_pointers(k, in.data(), out.data(), partials.data());
+  const std::string body = std::string(kNoShuffle) + k.body;
+  const std::vector<std::string> entries = {"nf_reduce_main", "nf_reduce_partials"};
+  ASSERT_GT(plan.rows_per_piece, 0);
+  for (int64_t row0 = 0; row0 < plan.kept_shape[0]; row0 += plan.rows_per_piece) {
+    const int64_t rows = std::min(plan.rows_per_piece, plan.kept_shape[0] - row0);
+    const int64_t nout = set_reduce_piece(k, plan, in, out, row0, rows);
+    if (plan.thread_per_output) {
+      test::emulate_launch(body, "nf_rparams", {"nf_reduce_main"}, "nf_reduce_main", 2, 256, k.params);
+      continue;
+    }
+    ASSERT_FALSE(plan.warp_per_output);
+    test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main",
+                         static_cast<unsigned>(nout * plan.blocks_per_output), 256, k.params);
+    if (plan.blocks_per_output > 1) {
+      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(nout), 256,
+                           k.params);
+    }
+  }
+}
+
 }  // namespace
+
+TEST(ReduceIndex32, RowsOfTheOutermostKeptDimArePiecesOf32BitIndices) {
+  // (2^11 + 1, 2^20) int8, 2^31 + 2^20 elements, summed along rows: the rows are independent
+  // outputs, launched in pieces of rows that fit.
+  Array buf = Array::empty({64}, DType::Int8, Device::cpu());
+  const int64_t rows = (int64_t(1) << 11) + 1, cols = int64_t(1) << 20;
+  Array big = buf.view({rows, cols}, {cols, 1}, 0);
+  ReducePlan plan = plan_reduce(sum_spec({false, true}), big, 132);
+  EXPECT_TRUE(plan.idx32);
+  ASSERT_GT(plan.rows_per_piece, 0);
+  EXPECT_LT(plan.rows_per_piece, rows);
+  EXPECT_LE(plan.rows_per_piece * cols, kElementwiseMaxIndex);
+  ReduceKernel k = generate_reduce(sum_spec({false, true}), big, plan);
+  EXPECT_NE(k.body.find("typedef int nf_ri"), std::string::npos);
+  // Summed along columns, every output reads across 2^31 bytes of rows: no piece fits, 64-bit.
+  ReducePlan cols_plan = plan_reduce(sum_spec({true, false}), big, 132);
+  EXPECT_FALSE(cols_plan.idx32);
+  EXPECT_EQ(cols_plan.rows_per_piece, 0);
+  // The piece's parameters: in and out advanced by its first row, nout and kshape[0] its own.
+  Array out = Array::empty({rows, 1}, DType::Int64, Device::cpu());
+  set_reduce_pointers(k, big.data(), out.data(), nullptr);
+  EXPECT_EQ(set_reduce_piece(k, plan, big, out, 2000, 49), 49);
+  const void* in_at = nullptr;
+  void* out_at = nullptr;
+  long long nout = 0, kshape0 = 0;
+  std::memcpy(&in_at, k.params.data(), 8);
+  std::memcpy(&out_at, k.params.data() + 8, 8);
+  std::memcpy(&nout, k.params.data() + 24, 8);
+  std::memcpy(&kshape0, k.params.data() + 48, 8);
+  EXPECT_EQ(in_at, static_cast<const void*>(big.data() + 2000 * cols));
+  EXPECT_EQ(out_at, static_cast<void*>(out.data() + 2000 * 8));
+  EXPECT_EQ(nout, 49);
+  EXPECT_EQ(kshape0, 49);
+}
+
+TEST(ReduceIndex32, EmulatedPiecesOfKeptRowsReduceEveryOutput) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  // Small spaces with a small max index: a reversed (37, 50) view summed along rows (a block per
+  // output), and a (5, 7, 300) array summed over axis 1 (300 adjacent outputs per row of the
+  // outermost kept dim, a thread each).
+  Array a = Array::empty({37, 50}, DType::Int64, Device::cpu());
+  int64_t* av = static_cast<int64_t*>(static_cast<void*>(a.data()));
+  for (int64_t i = 0; i < a.size(); ++i) av[i] = (i * 7919) % 1000 - 500;
+  Array rev = a.view({37, 50}, {-50, 1}, 36 * 50 * 8);
+  ReducePlan plan = plan_reduce(sum_spec({false, true}), rev, 132, 500);
+  ASSERT_TRUE(plan.idx32);
+  ASSERT_EQ(plan.rows_per_piece, 10);
+  ReduceKernel k = generate_reduce(sum_spec({false, true}), rev, plan);
+  Array out = Array::empty({37, 1}, DType::Int64, Device::cpu());
+  emulate_reduce_pieces(k, plan, rev, out);
+  const int64_t* ov = static_cast<const int64_t*>(static_cast<const void*>(out.data()));
+  for (int64_t r = 0; r < 37; ++r) {
+    int64_t want = 0;
+    for (int64_t c = 0; c < 50; ++c) want += av[(36 - r) * 50 + c];
+    ASSERT_EQ(ov[r], want) << "row " << r;
+  }
+  Array b = Array::empty({5, 7, 300}, DType::Int64, Device::cpu());
+  int64_t* bv = static_cast<int64_t*>(static_cast<void*>(b.data()));
+  for (int64_t i = 0; i < b.size(); ++i) bv[i] = (i * 31) % 97 - 40;
+  ReducePlan bp = plan_reduce(sum_spec({false, true, false}), b, 132, 4500);
+  ASSERT_TRUE(bp.thread_per_output);
+  ASSERT_EQ(bp.rows_per_piece, 2);
+  ReduceKernel bk = generate_reduce(sum_spec({false, true, false}), b, bp);
+  Array bout = Array::empty({5, 1, 300}, DType::Int64, Device::cpu());
+  emulate_reduce_pieces(bk, bp, b, bout);
+  const int64_t* bo = static_cast<const int64_t*>(static_cast<const void*>(bout.data()));
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 300; ++j) {
+      int64_t want = 0;
+      for (int64_t r = 0; r < 7; ++r) want += bv[i * 2100 + r * 300 + j];
+      ASSERT_EQ(bo[i * 300 + j], want) << i << ", " << j;
+    }
+}
 
 TEST(ReduceIndex32, SpacesThatFitIndexIn32BitsAndLargerOnesIn64) {
   Array small = Array::empty({300, 400}, DType::Float32, Device::cpu());
@@ -70,10 +170,13 @@ TEST(ReduceIndex32, SpacesThatFitIndexIn32BitsAndLargerOnesIn64) {
   ReduceKernel bk = generate_reduce(sum_spec({true}), big, bp);
   EXPECT_NE(bk.body.find("typedef long long nf_ri"), std::string::npos);
   expect_nvrtc_compiles(std::string(kKernelPrelude) + bk.body, "reduce64.cu");
-  // Few elements whose offsets span past 2^31 (every 2^20th of 2^12 rows): 64-bit too.
+  // Few elements whose offsets span past 2^31 (rows 2^20 apart): the space does not fit, but its
+  // rows summed along are independent outputs, launched in pieces of rows that do.
   Array wide = buf.view({4096, 3}, {int64_t(1) << 20, 1}, 0);
-  EXPECT_FALSE(plan_reduce(sum_spec({false, true}), wide, 132).idx32);
   EXPECT_FALSE(reduce_fits_int32(wide.shape, {wide.strides}));
+  const ReducePlan wp = plan_reduce(sum_spec({false, true}), wide, 132);
+  EXPECT_TRUE(wp.idx32);
+  EXPECT_EQ(wp.rows_per_piece, (kElementwiseMaxIndex - 2) / (int64_t(1) << 20) + 1);
   EXPECT_TRUE(reduce_fits_int32(small.shape, {small.strides}));
 }
 
