@@ -176,25 +176,29 @@ TEST(Int32Launches, EmulatedPiecesReachEveryElementOnce) {
     for (int64_t i = 0; i < base.size(); ++i) b[i] = double(i) * 0.5;
     Strides reversed = base.strides;
     reversed[0] = -reversed[0];
-    Array rev = shape.size() > 1 ? base.view(shape, reversed, (shape[0] - 1) * base.strides[0] * 8) : base;
+    Array rev =
+        shape.size() > 1 ? base.view(shape, reversed, (shape[0] - 1) * base.strides[0] * 8) : base;
     Strides row_strides(shape.size(), 0);
     row_strides.back() = 1;
     Array row = base.view(shape, row_strides, 0);
     Array out = Array::empty(shape, DType::Float64, Device::cpu());
     double* o = static_cast<double*>(static_cast<void*>(out.data()));
     for (int64_t i = 0; i < out.size(); ++i) o[i] = -1.0;
-    ElementwiseKernel k = generate_elementwise(add_program(rev, row, out, DType::Float64), max_index);
+    ElementwiseKernel k =
+        generate_elementwise(add_program(rev, row, out, DType::Float64), max_index);
     ASSERT_TRUE(k.idx32);
     ASSERT_FALSE(k.more.empty());
     EXPECT_EQ(k.contiguous, shape.size() == 1);
     emulate_all(k);
-    for (int64_t i = 0; i < out.size(); ++i) ASSERT_EQ(o[i], at(rev, i) + at(row, i)) << "element " << i;
+    for (int64_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(o[i], at(rev, i) + at(row, i)) << "element " << i;
   }
 }
 
 TEST(Int32Launches, EmulatedGeneratorPiecesDrawAtTheirGlobalPositions) {
   if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
-  // Uniform draws (two per Philox block in the contiguous form) and arange, into a contiguous and a transposed output, cut into pieces of <= 600.
+  // Uniform draws (two per Philox block in the contiguous form) and arange, into a contiguous and a
+  // transposed output, cut into pieces of <= 600.
   for (Generator::Kind kind : {Generator::Kind::Uniform, Generator::Kind::Arange}) {
     for (bool transposed : {false, true}) {
       SCOPED_TRACE(std::string(generator_name(kind)) + (transposed ? " transposed" : ""));
@@ -208,8 +212,9 @@ TEST(Int32Launches, EmulatedGeneratorPiecesDrawAtTheirGlobalPositions) {
       emulate_all(k);
       const uint64_t* w = p.steps[0].op.gen.word;
       for (int64_t i = 0; i < out.size(); ++i) {
-        const double want =
-            kind == Generator::Kind::Uniform ? nf::gen::uniform<double>(w, uint64_t(i)) : nf::gen::arange<double>(w, uint64_t(i));
+        const double want = kind == Generator::Kind::Uniform
+                                ? nf::gen::uniform<double>(w, uint64_t(i))
+                                : nf::gen::arange<double>(w, uint64_t(i));
         ASSERT_EQ(at(out, i), want) << "position " << i;
       }
     }

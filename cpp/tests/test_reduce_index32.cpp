@@ -41,15 +41,16 @@ std::vector<int64_t> emulate_reduce(ReduceKernel& k, const ReducePlan& plan, con
   set_reduce_pointers(k, in.data(), out.data(), partials.data());
   const std::string body = std::string(kNoShuffle) + k.body;
   if (plan.thread_per_output) {  // the scheme without a second pass
-    test::emulate_launch(body, "nf_rparams", {"nf_reduce_main"}, "nf_reduce_main", 2, 256, k.params);
+    test::emulate_launch(body, "nf_rparams", {"nf_reduce_main"}, "nf_reduce_main", 2, 256,
+                         k.params);
   } else {
     EXPECT_FALSE(plan.warp_per_output);
     const std::vector<std::string> entries = {"nf_reduce_main", "nf_reduce_partials"};
     test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main",
                          static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
     if (plan.blocks_per_output > 1) {
-      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(plan.nout),
-                           256, k.params);
+      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials",
+                           static_cast<unsigned>(plan.nout), 256, k.params);
     }
   }
   return out;
@@ -57,7 +58,8 @@ std::vector<int64_t> emulate_reduce(ReduceKernel& k, const ReducePlan& plan, con
 
 // Runs `k` piece by piece as reduce_cuda.cpp does for plan.rows_per_piece > 0, into `out` (an
 // int64 array of the keepdims shape).
-void emulate_reduce_pieces(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out) {
+void emulate_reduce_pieces(ReduceKernel& k, const ReducePlan& plan, const Array& in,
+                           const Array& out) {
   std::vector<unsigned char> partials(k.partial_bytes + 16);
   set_reduce_pointers(k, in.data(), out.data(), partials.data());
   const std::string body = std::string(kNoShuffle) + k.body;
@@ -67,15 +69,16 @@ void emulate_reduce_pieces(ReduceKernel& k, const ReducePlan& plan, const Array&
     const int64_t rows = std::min(plan.rows_per_piece, plan.kept_shape[0] - row0);
     const int64_t nout = set_reduce_piece(k, plan, in, out, row0, rows);
     if (plan.thread_per_output) {
-      test::emulate_launch(body, "nf_rparams", {"nf_reduce_main"}, "nf_reduce_main", 2, 256, k.params);
+      test::emulate_launch(body, "nf_rparams", {"nf_reduce_main"}, "nf_reduce_main", 2, 256,
+                           k.params);
       continue;
     }
     ASSERT_FALSE(plan.warp_per_output);
     test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main",
                          static_cast<unsigned>(nout * plan.blocks_per_output), 256, k.params);
     if (plan.blocks_per_output > 1) {
-      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(nout), 256,
-                           k.params);
+      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials",
+                           static_cast<unsigned>(nout), 256, k.params);
     }
   }
 }
@@ -188,7 +191,8 @@ TEST(ReduceIndex32, EmulatedKernelsOfBothWidthsSumEveryElement) {
   int64_t* b = static_cast<int64_t*>(static_cast<void*>(base.data()));
   for (int64_t i = 0; i < base.size(); ++i) b[i] = i * 3 - 1000;
   const Strides st = base.strides;
-  Array rev = base.view(shape, {-st[0], st[1], -st[2]}, ((shape[0] - 1) * st[0] + (shape[2] - 1) * st[2]) * 8);
+  Array rev = base.view(shape, {-st[0], st[1], -st[2]},
+                        ((shape[0] - 1) * st[0] + (shape[2] - 1) * st[2]) * 8);
   auto at = [&](int64_t i0, int64_t i1, int64_t i2) {
     return b[(shape[0] - 1 - i0) * st[0] + i1 * st[1] + (shape[2] - 1 - i2) * st[2]];
   };
@@ -196,7 +200,8 @@ TEST(ReduceIndex32, EmulatedKernelsOfBothWidthsSumEveryElement) {
     std::vector<bool> axes;
     int sm_count;  // few: the block scheme splits each output over several blocks
   };
-  for (const Case& c : {Case{{true, false, true}, 132}, Case{{true, true, true}, 4}, Case{{true, true, false}, 132}}) {
+  for (const Case& c : {Case{{true, false, true}, 132}, Case{{true, true, true}, 4},
+                        Case{{true, true, false}, 132}}) {
     ReduceSpec spec = sum_spec(c.axes);
     for (bool idx32 : {true, false}) {
       SCOPED_TRACE(std::string(idx32 ? "32" : "64") + "-bit");
@@ -215,7 +220,9 @@ TEST(ReduceIndex32, EmulatedKernelsOfBothWidthsSumEveryElement) {
             for (int64_t j0 = 0; j0 < shape[0]; ++j0)
               for (int64_t j1 = 0; j1 < shape[1]; ++j1)
                 for (int64_t j2 = 0; j2 < shape[2]; ++j2) {
-                  if ((!c.axes[0] && j0 != i0) || (!c.axes[1] && j1 != i1) || (!c.axes[2] && j2 != i2)) continue;
+                  if ((!c.axes[0] && j0 != i0) || (!c.axes[1] && j1 != i1) ||
+                      (!c.axes[2] && j2 != i2))
+                    continue;
                   s += at(j0, j1, j2);
                 }
             want.push_back(s);
@@ -277,10 +284,12 @@ TEST(ReduceIndex32, EmulatedFusedReductionOfBothWidths) {
     const int sms = every_axis ? 2 : 132;
     const int64_t nout = every_axis ? 1 : shape[1];
     for (bool idx32 : {true, false}) {
-      SCOPED_TRACE(std::string(every_axis ? "every axis" : "axes 0, 2") + (idx32 ? ", 32-bit" : ", 64-bit"));
+      SCOPED_TRACE(std::string(every_axis ? "every axis" : "axes 0, 2") +
+                   (idx32 ? ", 32-bit" : ", 64-bit"));
       FusedReduceKernel k = generate_reduce_fused(spec, p, sms);
       ASSERT_TRUE(k.plan.idx32);
-      ASSERT_FALSE(k.plan.thread_per_output || k.plan.warp_per_output);  // the emulator has no shuffle
+      ASSERT_FALSE(k.plan.thread_per_output ||
+                   k.plan.warp_per_output);  // the emulator has no shuffle
       ASSERT_EQ(k.plan.nout, nout);
       if (!idx32) {  // the same plan with 64-bit indices: the source's index type only
         const std::string from = "typedef int nf_ri;";
@@ -295,8 +304,8 @@ TEST(ReduceIndex32, EmulatedFusedReductionOfBothWidths) {
       test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main", blocks, 256, k.params);
       if (k.plan.blocks_per_output > 1) {
         ++second_pass;
-        test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(nout), 256,
-                             k.params);
+        test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials",
+                             static_cast<unsigned>(nout), 256, k.params);
       }
       ++ran;
       std::vector<int64_t> want(static_cast<size_t>(nout), 0);

@@ -229,7 +229,8 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
     for (const IterPiece& piece : pieces) {
       for (const KernelOperand& o : ops) {
         if (o.scalar || o.broadcast) continue;
-        uintptr_t addr = reinterpret_cast<uintptr_t>(advanced(ptrs[o.ptr], piece.offsets[o.ptr], ptr_size[o.ptr]));
+        uintptr_t addr = reinterpret_cast<uintptr_t>(
+            advanced(ptrs[o.ptr], piece.offsets[o.ptr], ptr_size[o.ptr]));
         if (addr % (itemsize(o.dtype) * k.vec) != 0) k.vec = 1;
       }
     }
@@ -277,14 +278,16 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
     std::vector<uint8_t> params;
     params.reserve(8 * (ptrs.size() + 3 + (k.contiguous ? 0 : k.rank * (strides.size() + 3))) +
                    16 * (scalars.size() + 1) + 8 * gen.size());
-    for (size_t r = 0; r < ptrs.size(); ++r) append_param(params, advanced(ptrs[r], piece.offsets[r], ptr_size[r]));
+    for (size_t r = 0; r < ptrs.size(); ++r)
+      append_param(params, advanced(ptrs[r], piece.offsets[r], ptr_size[r]));
     if (ptrs.empty()) append_param(params, static_cast<void*>(nullptr));
     append_param(params, static_cast<long long>(ps.size()));
     if (k.position) append_param(params, static_cast<long long>(piece.offsets[k.nptr]));
     if (!k.contiguous) {
       for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(ps.shape[d]));
       for (size_t r = 0; r < strides.size(); ++r) {
-        for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(ps.strides[r][d]));
+        for (int d = 0; d < k.rank; ++d)
+          append_param(params, static_cast<long long>(ps.strides[r][d]));
       }
       if (strides.empty()) {
         for (int d = 0; d < k.rank; ++d) append_param(params, 0LL);
@@ -313,7 +316,8 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
   };
   k.n = pieces[0].space.size();
   k.params = params_of(pieces[0]);
-  for (size_t i = 1; i < pieces.size(); ++i) k.more.push_back({pieces[i].space.size(), params_of(pieces[i])});
+  for (size_t i = 1; i < pieces.size(); ++i)
+    k.more.push_back({pieces[i].space.size(), params_of(pieces[i])});
   return k;
 }
 
@@ -473,7 +477,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
                    << j << ".v[k];\n";
       }
     }
-    if (pairs) emit_uniform_pairs(uniform_pairs, p, "p.pos0 + b * " + std::to_string(vec), vec, "    ");
+    if (pairs)
+      emit_uniform_pairs(uniform_pairs, p, "p.pos0 + b * " + std::to_string(vec), vec, "    ");
     vec_body = body("      ", true, loop == 1 ? "b * " + std::to_string(vec) + " + k" : "opos + k");
   }
   // The one-element loop runs alone (loop 0) or after the vectors as the tail (loop 1).

@@ -65,8 +65,8 @@ struct ElementwiseKernel {
   std::vector<KernelOperand> operands;
   int rank = 1, nptr = 0, nscalar = 0, ngen = 0;
   bool contiguous = true, idx32 = true;
-  bool position = false;         // generators read the C-order position (stride row nptr),
-                                 // p.pos0 (a piece's first position, 64-bit) + a 32-bit offset
+  bool position = false;  // generators read the C-order position (stride row nptr),
+                          // p.pos0 (a piece's first position, 64-bit) + a 32-bit offset
   // numpy.errstate checks: the checked steps, and where the flag-word pointer `fpw` (the
   // parameter struct's last field, present only when fp is not empty) sits in params.
   FpCheckPlan fp;
@@ -77,11 +77,13 @@ struct ElementwiseKernel {
 // scalar parameters): key, parameters and layout, without the source text. Index arithmetic is
 // 32-bit: a space whose elements or operand spans pass `max_index` is split into pieces, one
 // launch each (kernel.more). Throws NotImplementedError past kMaxKernelRank / kMaxKernelOperands.
-ElementwiseKernel plan_elementwise(const GroupProgram& program, int64_t max_index = kElementwiseMaxIndex);
+ElementwiseKernel plan_elementwise(const GroupProgram& program,
+                                   int64_t max_index = kElementwiseMaxIndex);
 // The source text of a planned kernel (on a kernel-cache miss).
 std::string elementwise_body(const GroupProgram& program, const ElementwiseKernel& k);
 // Both at once (tests, numfuse.explain).
-ElementwiseKernel generate_elementwise(const GroupProgram& program, int64_t max_index = kElementwiseMaxIndex);
+ElementwiseKernel generate_elementwise(const GroupProgram& program,
+                                       int64_t max_index = kElementwiseMaxIndex);
 
 // The generator words of a program's Generate steps, 8 per step in step order: the `gen` array
 // of the kernel parameters.

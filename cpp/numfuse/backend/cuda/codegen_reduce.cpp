@@ -178,7 +178,8 @@ int64_t reduce_rows_per_piece(const ReducePlan& plan, int64_t max_index) {
     inner_out *= plan.kept_shape[d];
     span += std::abs(plan.kept_stride[d]) * (plan.kept_shape[d] - 1);
   }
-  for (size_t d = 0; d < plan.red_shape.size(); ++d) span += std::abs(plan.red_stride[d]) * (plan.red_shape[d] - 1);
+  for (size_t d = 0; d < plan.red_shape.size(); ++d)
+    span += std::abs(plan.red_stride[d]) * (plan.red_shape[d] - 1);
   const int64_t per_row = inner_out * plan.nred;
   if (rows < 2 || per_row <= 0 || span > max_index) return 0;
   int64_t r = std::min(rows, max_index / per_row);
@@ -258,8 +259,8 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     s << "__device__ __forceinline__ nf_ri " << name << "(const nf_rparams& p, nf_ri i) {\n"
       << "  nf_ri off = 0;\n";
     for (int d = rank - 1; d >= 0; --d) {
-      s << "  { const nf_ri c = i % nf_ri(p." << shape << "[" << d << "]); i /= nf_ri(p." << shape << "["
-        << d << "]); off += c * nf_ri(p." << stride << "[" << d << "]); }\n";
+      s << "  { const nf_ri c = i % nf_ri(p." << shape << "[" << d << "]); i /= nf_ri(p." << shape
+        << "[" << d << "]); off += c * nf_ri(p." << stride << "[" << d << "]); }\n";
     }
     s << "  return off;\n}\n";
   };
@@ -275,13 +276,14 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     // Contiguous rows: 16-byte loads of plan.vec elements.
     block_loop << "  typedef nf_vec<" << in_t << ", " << plan.vec << "> V;\n"
                << "  const V* row = reinterpret_cast<const V*>(" << in_ptr << " + base);\n"
-               << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred / " << plan.vec
-               << "); r += nf_ri(p.bpo) * blockDim.x) {\n    const V v = row[r];\n"
+               << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred / "
+               << plan.vec << "); r += nf_ri(p.bpo) * blockDim.x) {\n    const V v = row[r];\n"
                << "#pragma unroll\n    for (int k = 0; k < " << plan.vec
                << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec
                << " + k));\n  }\n";
   } else {
-    block_loop << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += nf_ri(p.bpo) * "
+    block_loop << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += "
+                  "nf_ri(p.bpo) * "
                   "blockDim.x)\n"
                << "    acc = nf_combine(acc, " << element << ");\n";
   }
@@ -328,8 +330,8 @@ std::string reduce_kernels(const ReducePlan& plan, const std::string& setup,
                        {{"setup", setup}, {"element", element}, {"block_loop", block_loop}});
 }
 
-int64_t set_reduce_piece(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out, int64_t row0,
-                         int64_t rows) {
+int64_t set_reduce_piece(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out,
+                         int64_t row0, int64_t rows) {
   const int64_t inner_out = plan.nout / plan.kept_shape[0];
   const void* in_at = in.data() + row0 * plan.kept_stride[0] * static_cast<int64_t>(in.itemsize());
   void* out_at = out.data() + row0 * inner_out * static_cast<int64_t>(out.itemsize());

@@ -74,8 +74,8 @@ void set_reduce_pointers(ReduceKernel& k, const void* in, void* out, void* parti
 // Points k's parameters at rows [row0, row0 + rows) of the outermost kept dim (a piece of
 // plan.rows_per_piece rows): in and out advanced, nout and kept_shape[0] those of the piece.
 // Returns the piece's output count (the grid follows it).
-int64_t set_reduce_piece(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out, int64_t row0,
-                         int64_t rows);
+int64_t set_reduce_piece(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out,
+                         int64_t row0, int64_t rows);
 
 // A reduction whose input values are computed by a fused group's program (`prologue`, its value
 // `prologue.reduced`) as the kernel reads them: x**2 is never stored for sum(x**2). Leaves are

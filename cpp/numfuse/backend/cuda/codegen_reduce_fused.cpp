@@ -174,8 +174,10 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, nf_ri o, nf_ri* kb) {\n";
   s << "  for (int l = 0; l < " << std::max(1, nptr) << "; ++l) kb[l] = 0;\n";
   for (int d = kr - 1; d >= 0; --d) {
-    s << "  { const nf_ri c = o % nf_ri(p.kshape[" << d << "]); o /= nf_ri(p.kshape[" << d << "]);\n";
-    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * nf_ri(p.kstride[l][" << d << "]); }\n";
+    s << "  { const nf_ri c = o % nf_ri(p.kshape[" << d << "]); o /= nf_ri(p.kshape[" << d
+      << "]);\n";
+    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * nf_ri(p.kstride[l][" << d
+      << "]); }\n";
   }
   s << "}\n";
   // The value of reduced element r: its coordinates, leaves, steps (`uniforms`: read pre-drawn
@@ -186,14 +188,15 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     } else {
       s << ind << "nf_ri rem = r;\n";
       for (int d = rr - 1; d >= 0; --d) {
-        s << ind << "const nf_ri c" << d << " = rem % nf_ri(p.rshape[" << d << "]); rem /= nf_ri(p.rshape[" << d
-          << "]);\n";
+        s << ind << "const nf_ri c" << d << " = rem % nf_ri(p.rshape[" << d
+          << "]); rem /= nf_ri(p.rshape[" << d << "]);\n";
       }
     }
     for (const Leaf& l : leaves) {
       if (l.program_leaf < 0) {
         s << ind << "const long long opos = kb[" << l.index << "]";
-        for (int d = 0; d < rr; ++d) s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
+        for (int d = 0; d < rr; ++d)
+          s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
         s << ";\n";
         continue;
       }
@@ -205,7 +208,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
         s << "*reinterpret_cast<const " << st << "*>(p.scalar[" << l.index << "]));\n";
       } else {
         s << "static_cast<const " << st << "*>(p.ptr[" << l.index << "])[kb[" << l.index << "]";
-        for (int d = 0; d < rr; ++d) s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
+        for (int d = 0; d < rr; ++d)
+          s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
         s << "]);\n";
       }
     }
@@ -215,7 +219,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     emit_steps(s, p, names, ind);
   };
   const std::string value = value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); });
-  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const nf_ri* kb, nf_ri r) {\n";
+  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const nf_ri* kb,"
+       " nf_ri r) {\n";
   emit_element("  ", false, "p.gen");
   s << "  return nf_load(" << value << ", r);\n}\n";
   // Uniform draws two neighbours at a time (one Philox block each pair) where the reduced
@@ -229,8 +234,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (pairs) {
     // The generator words come in a local copy made once per thread (`gw`): read from the
     // parameter space inside the loop they were reloaded for every pair.
-    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const nf_ri* kb, nf_ri r0,"
-         " nf_acc acc, const unsigned long long* gw) {\n";
+    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const nf_ri* kb,"
+         " nf_ri r0, nf_acc acc, const unsigned long long* gw) {\n";
     emit_uniform_pairs(s, p, "kb[" + std::to_string(position->index) + "] + r0", 2, "  ", "gw");
     s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const nf_ri r = r0 + k;\n"
          "    if (r >= p.nred) break;\n";
@@ -243,12 +248,12 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   std::string block_loop;
   if (pairs) {
     const std::string words = std::to_string(8 * ngen);
-    block_loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " +
-                 words +
-                 "; ++i) gw[i] = p.gen[i];\n"
-                 "  for (nf_ri r = 2 * (part * blockDim.x + threadIdx.x); r < nf_ri(p.nred); r += 2 * "
-                 "nf_ri(p.bpo) * blockDim.x)\n"
-                 "    acc = nf_elem2(p, kb, r, acc, gw);\n";
+    block_loop =
+        "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " + words +
+        "; ++i) gw[i] = p.gen[i];\n"
+        "  for (nf_ri r = 2 * (part * blockDim.x + threadIdx.x); r < nf_ri(p.nred); r += 2 * "
+        "nf_ri(p.bpo) * blockDim.x)\n"
+        "    acc = nf_elem2(p, kb, r, acc, gw);\n";
   } else {
     block_loop =
         "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += nf_ri(p.bpo) * "

@@ -56,7 +56,8 @@ void run_program_cuda(const GroupProgram& program) {
   // The further pieces of a space past 32-bit indices: the same kernel, one launch each.
   for (ElementwiseLaunch& piece : k.more) {
     if (words) std::memcpy(piece.params.data() + k.fp_param_offset, &words, sizeof words);
-    launch(f, device, grid_for((piece.n + k.vec - 1) / k.vec, device), kLaunchThreads, piece.params);
+    launch(f, device, grid_for((piece.n + k.vec - 1) / k.vec, device), kLaunchThreads,
+           piece.params);
   }
 }
 
