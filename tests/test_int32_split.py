@@ -63,9 +63,9 @@ def sampled(a, idx, device):
     return nf.asnumpy(a[nf.asarray(idx, device=device)])
 
 
-def prefix_sum(m):
-    """sum(int8(i % 251) for i < m), for an array of m, exactly."""
-    cyc = np.arange(PERIOD, dtype=np.int64).astype(np.int8).astype(np.int64)
+def prefix_sum(m, scale=1):
+    """sum(int8(i % 251) * scale for i < m) with int8's wrap, for an array of m, exactly."""
+    cyc = (np.arange(PERIOD, dtype=np.int64).astype(np.int8) * np.int8(scale)).astype(np.int64)
     cum = np.concatenate([[0], np.cumsum(cyc)])
     m = np.asarray(m, dtype=np.int64)
     return (m // PERIOD) * cum[PERIOD] + cum[m % PERIOD]
@@ -96,7 +96,7 @@ def test_reductions(n, device):
     x = source(n, device)
     # sum of int8 as int64, plain and with a fused prologue; a count of a bool condition.
     assert int(x.sum(dtype=np.int64)) == int(prefix_sum(n))
-    assert int((x * 2).sum(dtype=np.int64)) == 2 * int(prefix_sum(n))
+    assert int((x * 2).sum(dtype=np.int64)) == int(prefix_sum(n, 2))
     cycle = np.arange(PERIOD).astype(np.int8)
     count = (n // PERIOD) * int((cycle > 100).sum()) + int((cycle[: n % PERIOD] > 100).sum())
     assert int((x > 100).sum()) == count
@@ -113,6 +113,9 @@ def test_reductions_along_an_axis(n, device):
     r = np.arange(rows, dtype=np.int64)
     np.testing.assert_array_equal(nf.asnumpy(x.sum(axis=1, dtype=np.int64)),
                                   prefix_sum((r + 1) * cols) - prefix_sum(r * cols))
+    # The same with a fused prologue (x * 2 wraps in int8, computed as the kernel reads x).
+    np.testing.assert_array_equal(nf.asnumpy((x * 2).sum(axis=1, dtype=np.int64)),
+                                  prefix_sum((r + 1) * cols, 2) - prefix_sum(r * cols, 2))
     # The first 127 of row r (i % 251 == 127): argmax's position within its row.
     np.testing.assert_array_equal(nf.asnumpy(x.argmax(axis=1)), (127 - (r * cols) % PERIOD) % PERIOD)
     c = positions(cols, count=200, seed=3)

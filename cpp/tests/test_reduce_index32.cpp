@@ -83,7 +83,70 @@ void emulate_reduce_pieces(ReduceKernel& k, const ReducePlan& plan, const Array&
   }
 }
 
+// A fused reduction's prologue: a * a (int64) of the leaf `a`, the value reduced.
+GroupProgram square_program(const Array& a) {
+  static std::vector<std::shared_ptr<UFuncNode>> keep;  // steps point at their nodes
+  auto node = std::make_shared<UFuncNode>();
+  keep.push_back(node);
+  node->ufunc = UFunc::Multiply;
+  node->device = Device::cuda(0);
+  node->inputs = {a, a};
+  node->in_loop = {DType::Int64, DType::Int64};
+  node->out_loop = {DType::Int64};
+  node->out_dtypes = {DType::Int64};
+  node->out_shapes = {a.shape};
+  GroupProgram p;
+  p.shape = a.shape;
+  p.device = Device::cuda(0);
+  p.leaves = {a};
+  p.steps.push_back({node.get(), node->op(), {ProgramValue{0}, ProgramValue{0}}});
+  p.reduced = ProgramValue{-1, 0, 0};
+  return p;
+}
+
 }  // namespace
+
+TEST(ReduceIndex32, EmulatedFusedPiecesOfKeptRows) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  // sum(a * a) over axes 1 and 2 of a (5, 30, 90) int64 view reversed along axis 2, with a max
+  // index of 6000: pieces of 2 rows (2 * 2700 elements), each a 32-bit launch.
+  const Shape shape{5, 30, 90};
+  Array base = Array::empty(shape, DType::Int64, Device::cpu());
+  int64_t* b = static_cast<int64_t*>(static_cast<void*>(base.data()));
+  for (int64_t i = 0; i < base.size(); ++i) b[i] = (i * 31) % 97 - 40;
+  Array rev = base.view(shape, {base.strides[0], base.strides[1], -1}, (shape[2] - 1) * 8);
+  GroupProgram p = square_program(rev);
+  FusedReduceKernel k = generate_reduce_fused(sum_spec({false, true, true}), p, 132, nullptr, nullptr,
+                                              kFpDefaultState, 6000);
+  ASSERT_TRUE(k.plan.idx32);
+  ASSERT_EQ(k.plan.rows_per_piece, 2);
+  ASSERT_FALSE(k.plan.thread_per_output || k.plan.warp_per_output);
+  Array out = Array::empty({5, 1, 1}, DType::Int64, Device::cpu());
+  std::vector<unsigned char> partials(k.partial_bytes + 16);
+  set_fused_reduce_pointers(k, out.data(), partials.data());
+  const std::string body = std::string(kNoShuffle) + k.body;
+  const std::vector<std::string> entries = {"nf_reduce_main", "nf_reduce_partials"};
+  for (int64_t row0 = 0; row0 < 5; row0 += 2) {
+    const int64_t nout = set_fused_reduce_piece(k, out, row0, std::min<int64_t>(2, 5 - row0));
+    test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_main",
+                         static_cast<unsigned>(nout * k.plan.blocks_per_output), 256, k.params);
+    if (k.plan.blocks_per_output > 1) {
+      test::emulate_launch(body, "nf_rparams", entries, "nf_reduce_partials", static_cast<unsigned>(nout), 256,
+                           k.params);
+    }
+  }
+  const int64_t* ov = static_cast<const int64_t*>(static_cast<const void*>(out.data()));
+  for (int64_t i = 0; i < 5; ++i) {
+    int64_t want = 0;
+    for (int64_t j = 0; j < 30 * 90; ++j) want += b[i * 2700 + j] * b[i * 2700 + j];
+    ASSERT_EQ(ov[i], want) << "row " << i;
+  }
+  // An epilogue or a position keeps such a space in one 64-bit launch.
+  FusedReduceKernel whole = generate_reduce_fused(sum_spec({false, true, true}), p, 132, &p, nullptr,
+                                                  kFpDefaultState, 6000);
+  EXPECT_FALSE(whole.plan.idx32);
+  EXPECT_EQ(whole.plan.rows_per_piece, 0);
+}
 
 TEST(ReduceIndex32, RowsOfTheOutermostKeptDimArePiecesOf32BitIndices) {
   // (2^11 + 1, 2^20) int8, 2^31 + 2^20 elements, summed along rows: the rows are independent
@@ -262,20 +325,7 @@ TEST(ReduceIndex32, EmulatedFusedReductionOfBothWidths) {
   int64_t* b = static_cast<int64_t*>(static_cast<void*>(base.data()));
   for (int64_t i = 0; i < base.size(); ++i) b[i] = (i * 31) % 97 - 40;
   Array rev = base.view(shape, {base.strides[0], base.strides[1], -1}, (shape[2] - 1) * 8);
-  auto node = std::make_shared<UFuncNode>();
-  node->ufunc = UFunc::Multiply;
-  node->device = Device::cuda(0);
-  node->inputs = {rev, rev};
-  node->in_loop = {DType::Int64, DType::Int64};
-  node->out_loop = {DType::Int64};
-  node->out_dtypes = {DType::Int64};
-  node->out_shapes = {shape};
-  GroupProgram p;
-  p.shape = shape;
-  p.device = Device::cuda(0);
-  p.leaves = {rev};
-  p.steps.push_back({node.get(), node->op(), {ProgramValue{0}, ProgramValue{0}}});
-  p.reduced = ProgramValue{-1, 0, 0};
+  GroupProgram p = square_program(rev);
   // Axes 0 and 2 on 132 SMs (a block per output); every axis on 2 SMs (two blocks for the one
   // output, then the second pass).
   int ran = 0, second_pass = 0;

@@ -89,14 +89,24 @@ struct FusedReduceKernel {
   // flag-word pointer is the parameter struct's last field when fp is not empty.
   FpCheckPlan fp;
   size_t fp_param_offset = 0;
+  // plan.rows_per_piece > 0: each leaf pointer's first address and bytes per row of the
+  // outermost kept dim (ptr[] order), and where kshape[0] sits in params (set_fused_reduce_piece).
+  std::vector<const char*> leaf_base;
+  std::vector<int64_t> leaf_row_bytes;
+  size_t kept_shape_at = 0;
 };
 // With `epilogue`, each output's result (its leaf over the storage `result`) also feeds the
 // epilogue program, whose outputs the kernel writes at the output's index (see can_fuse_epilogue).
 // `state`: the reduction's own errstate (its accumulation is checked when checks are on).
+// `max_index` bounds 32-bit indices (tests lower it to make pieces of small arrays).
 FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& prologue,
                                         int sm_count, const GroupProgram* epilogue = nullptr,
                                         const Storage* result = nullptr,
-                                        FpState state = kFpDefaultState);
+                                        FpState state = kFpDefaultState,
+                                        int64_t max_index = kElementwiseMaxIndex);
 void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials);
+// set_reduce_piece for a fused reduction (no epilogue, no position: the only ones planned in
+// pieces): leaf pointers and out advanced to row0, nout and kshape[0] the piece's. Returns nout.
+int64_t set_fused_reduce_piece(FusedReduceKernel& k, const Array& out, int64_t row0, int64_t rows);
 
 }  // namespace nf::cuda

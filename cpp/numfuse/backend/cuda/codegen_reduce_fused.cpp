@@ -105,7 +105,7 @@ bool can_fuse_epilogue(const GroupProgram& e) {
 
 FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& p, int sm_count,
                                         const GroupProgram* epilogue, const Storage* result,
-                                        FpState state) {
+                                        FpState state, int64_t max_index) {
   const Shape& shape = p.shape;
   std::vector<Leaf> leaves;
   int nptr = 0, nscalar = 0;
@@ -133,7 +133,22 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (kr > kMaxReduceRank || rr > kMaxReduceRank) throw NotImplementedError("fused reduction rank");
   plan.nout = numel(plan.kept_shape);
   plan.nred = numel(plan.red_shape);
-  plan.idx32 = reduce_fits_int32(shape, leaf_strides);
+  plan.idx32 = reduce_fits_int32(shape, leaf_strides, max_index);
+  if (!plan.idx32 && int32_split_enabled() && !epilogue && !ngen && !p.uses_position()) {
+    // Past 32 bits: rows of the outermost kept dim in pieces that fit for every leaf (without an
+    // epilogue or a position, whose bases a piece would also have to carry).
+    ReducePlan one = plan;  // the element count's limit alone (zero strides), then each leaf's
+    one.kept_stride.assign(plan.kept_shape.size(), 0);
+    one.red_stride.assign(plan.red_shape.size(), 0);
+    int64_t rows = reduce_rows_per_piece(one, max_index);
+    for (size_t l = 0; l < leaves.size() && rows > 0; ++l) {
+      one.kept_stride = spaces.kept.strides[l];
+      one.red_stride = spaces.red.strides[l];
+      rows = std::min(rows, reduce_rows_per_piece(one, max_index));
+    }
+    plan.rows_per_piece = rows;
+    plan.idx32 = rows > 0;
+  }
   bool adjacent = false;
   for (size_t l = 0; l < leaves.size(); ++l) {
     const bool memory = !leaves[l].scalar && leaves[l].program_leaf >= 0;
@@ -273,6 +288,15 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     append_param(k.params, ptr);
   }
   if (nptr == 0) append_param(k.params, static_cast<const void*>(nullptr));
+  if (plan.rows_per_piece > 0) {
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      if (leaves[l].scalar) continue;
+      const Array& a = p.leaves[leaves[l].program_leaf];
+      k.leaf_base.push_back(a.data());
+      k.leaf_row_bytes.push_back(kstr[l][0] * static_cast<int64_t>(a.itemsize()));
+    }
+    k.kept_shape_at = k.params.size();
+  }
   for (int64_t v : plan.kept_shape) append_param(k.params, static_cast<long long>(v));
   for (size_t l = 0; l < leaves.size(); ++l) {
     if (leaves[l].scalar) continue;
@@ -330,6 +354,20 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (32 + itemsize(value_dtype));
   }
   return k;
+}
+
+int64_t set_fused_reduce_piece(FusedReduceKernel& k, const Array& out, int64_t row0, int64_t rows) {
+  const int64_t inner_out = k.plan.nout / k.plan.kept_shape[0];
+  void* out_at = out.data() + row0 * inner_out * static_cast<int64_t>(out.itemsize());
+  std::memcpy(k.params.data(), &out_at, sizeof out_at);
+  const long long nout = rows * inner_out, kshape0 = rows;
+  std::memcpy(k.params.data() + 16, &nout, sizeof nout);  // after out and partial
+  for (size_t j = 0; j < k.leaf_base.size(); ++j) {
+    const void* at = k.leaf_base[j] + row0 * k.leaf_row_bytes[j];
+    std::memcpy(k.params.data() + 40 + 8 * j, &at, sizeof at);  // ptr[] after nout, nred, bpo
+  }
+  std::memcpy(k.params.data() + k.kept_shape_at, &kshape0, sizeof kshape0);
+  return nout;
 }
 
 void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials) {
