@@ -113,20 +113,15 @@ bool int32_split_enabled() {
 
 namespace {
 
-// The pieces one kernel covers `sp` with: 32-bit pieces (split_for_int32), or the whole space in
-// one 64-bit launch past kMaxElementwisePieces (and for an empty space, which has no piece).
+// The pieces past the whole space that one kernel covers `sp` with: none when sp fits 32-bit
+// indices (the common case, planned without a copy of the space), 32-bit pieces
+// (split_for_int32) past it, none again (one 64-bit launch) past kMaxElementwisePieces pieces.
 std::vector<IterPiece> launch_pieces(const IterSpace& sp, int64_t max_index, bool* idx32) {
-  const IterPiece whole{sp, std::vector<int64_t>(sp.strides.size(), 0)};
-  if (!int32_split_enabled()) {  // before issue 11: one launch, 64-bit past max_index
-    *idx32 = sp.fits_int32(max_index);
-    return {whole};
-  }
+  *idx32 = sp.fits_int32(max_index);
+  if (*idx32 || !int32_split_enabled()) return {};  // before issue 11: one launch, 64-bit past it
   std::vector<IterPiece> pieces = split_for_int32(sp, max_index);
-  *idx32 = pieces.size() <= kMaxElementwisePieces;
-  if (pieces.empty() || !*idx32) {
-    pieces.assign(1, whole);
-    *idx32 = *idx32 && sp.fits_int32(max_index);
-  }
+  if (pieces.size() > kMaxElementwisePieces) return {};
+  *idx32 = true;
   return pieces;
 }
 
@@ -191,7 +186,16 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
   if (k.rank > kMaxKernelRank) throw NotImplementedError("fused kernel of rank " + std::to_string(k.rank));
   // Every launch indexes in 32 bits: a space past max_index is cut into pieces, each launched
   // with its operands' pointers (and first position) advanced to its first element.
-  const std::vector<IterPiece> pieces = launch_pieces(sp, max_index, &k.idx32);
+  const std::vector<IterPiece> split = launch_pieces(sp, max_index, &k.idx32);
+  // Each launch: its space and its operands' element offsets (the whole space at 0 when unsplit).
+  struct Launch {
+    const IterSpace* space;
+    const int64_t* offsets;
+  };
+  static const int64_t kZeros[kMaxKernelOperands + 1] = {};  // every pointer, and the position
+  SmallVector<Launch, 1> pieces;
+  if (split.empty()) pieces.push_back({&sp, kZeros});
+  for (const IterPiece& piece : split) pieces.push_back({&piece.space, piece.offsets.data()});
   // Array leaves whose strides are all zero (a broadcast element) are loaded once per thread.
   for (size_t j = nout; j < ops.size(); ++j) {
     if (ops[j].ptr < 0) continue;
@@ -226,7 +230,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
       if (!o.scalar && !o.broadcast) widest = std::max(widest, itemsize(o.dtype));
     }
     k.vec = static_cast<int>(std::max<size_t>(1, 16 / widest));
-    for (const IterPiece& piece : pieces) {
+    for (const Launch& piece : pieces) {
       for (const KernelOperand& o : ops) {
         if (o.scalar || o.broadcast) continue;
         uintptr_t addr = reinterpret_cast<uintptr_t>(
@@ -241,7 +245,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
     // Two measured best on the H100 for the f64 stencil (20.2 ms against 20.75 for one and four).
     constexpr int run = 2;
     bool unit = true;
-    for (const IterPiece& piece : pieces) unit = unit && piece.space.shape.back() % run == 0;
+    for (const Launch& piece : pieces) unit = unit && piece.space->shape.back() % run == 0;
     for (const KernelOperand& o : ops) {
       if (o.ptr >= 0 && !o.broadcast) unit = unit && sp.strides[o.ptr].back() == 1;
     }
@@ -273,8 +277,8 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
 
   // The parameter struct of one piece, laid out as the source declares it (natural alignment,
   // 8-byte fields).
-  auto params_of = [&](const IterPiece& piece) {
-    const IterSpace& ps = piece.space;
+  auto params_of = [&](const Launch& piece) {
+    const IterSpace& ps = *piece.space;
     std::vector<uint8_t> params;
     params.reserve(8 * (ptrs.size() + 3 + (k.contiguous ? 0 : k.rank * (strides.size() + 3))) +
                    16 * (scalars.size() + 1) + 8 * gen.size());
@@ -314,10 +318,9 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
     }
     return params;
   };
-  k.n = pieces[0].space.size();
+  k.n = pieces[0].space->size();
   k.params = params_of(pieces[0]);
-  for (size_t i = 1; i < pieces.size(); ++i)
-    k.more.push_back({pieces[i].space.size(), params_of(pieces[i])});
+  for (size_t i = 1; i < pieces.size(); ++i) k.more.push_back({pieces[i].space->size(), params_of(pieces[i])});
   return k;
 }
 
