@@ -70,6 +70,7 @@ def cases():
     out.append(("sum int8 as int64, 2^31+ (64-bit both)", BIG, lambda: nf.eval(x.sum(dtype=np.int64))))
     cols = 2**15 if SMALL else 2**20
     x2 = x[: (BIG // cols) * cols].reshape(BIG // cols, cols)
+    out.append(("int8 x2.T + 1 (strided), (2^20, 2^11+1)", 2 * x2.size, lambda: nf.eval(x2.T + 1)))
     out.append(("sum axis 1 int8 (2^11+1, 2^20) (pieces)", x2.size, lambda: nf.eval(x2.sum(axis=1, dtype=np.int64))))
     out.append(("sum axis 0 int8 (2^11+1, 2^20) (64-bit both)", x2.size,
                 lambda: nf.eval(x2.sum(axis=0, dtype=np.int64))))
