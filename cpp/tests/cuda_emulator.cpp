@@ -139,8 +139,11 @@ Module& module_for(const std::string& body, const std::string& params_type, cons
     f << "\n" << kEmulationFooter;
   }
   const char* cxx = std::getenv("CXX");
-  const std::string cmd = std::string(cxx && *cxx ? cxx : "g++") + " -std=c++17 -O1 -w -shared -fPIC -pthread -I" +
-                          root + "/cpp -o " + base + ".so " + base + ".cpp 2> " + base + ".log";
+  // -fpermissive: generated sources pass `unsigned long long` words (NVRTC's uint64_t) where the
+  // host's uint64_t is `unsigned long`, the same 64 bits.
+  const std::string cmd = std::string(cxx && *cxx ? cxx : "g++") +
+                          " -std=c++17 -O1 -w -fpermissive -shared -fPIC -pthread -I" + root +
+                          "/cpp -o " + base + ".so " + base + ".cpp 2> " + base + ".log";
   if (std::system(cmd.c_str()) != 0) {
     std::ifstream log(base + ".log");
     throw std::runtime_error("emulated kernel does not compile (" + base + ".cpp):\n" +

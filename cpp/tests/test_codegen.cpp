@@ -348,7 +348,7 @@ TEST(KernelTemplates, ElementwiseAndReductionKernelsAppendTheirTemplatesAndCompi
   for (bool idx32 : {true, false}) {
     ElementwiseKernel k = plan_elementwise(strided_program);
     ASSERT_FALSE(k.contiguous);
-    k.idx32 = idx32;  // the 64-bit variant is planned only for spaces past 2^31 elements
+    k.idx32 = idx32;  // the 64-bit variant is planned only past kMaxElementwisePieces pieces
     k.body = elementwise_body(strided_program, k);
     EXPECT_TRUE(has(k.body, kernel_templates::fast_divide));
     EXPECT_TRUE(has(k.body, fixed_tail(kernel_templates::elementwise).c_str()));

@@ -10,8 +10,8 @@
 
 namespace nf {
 
-bool IterSpace::fits_int32() const {
-  const int64_t lim = std::numeric_limits<int32_t>::max();
+bool IterSpace::fits_int32(int64_t max_index) const {
+  const int64_t lim = max_index;
   if (size() > lim) return false;
   for (const auto& st : strides) {
     int64_t span = 0;
@@ -166,13 +166,12 @@ namespace {
 
 int64_t span_of(const IterSpace& sp, size_t k, int d) { return std::abs(sp.strides[k][d]) * (sp.shape[d] - 1); }
 
-void split_into(IterPiece piece, std::vector<IterPiece>* out) {
+void split_into(IterPiece piece, int64_t lim, std::vector<IterPiece>* out) {
   const IterSpace& sp = piece.space;
-  if (sp.fits_int32()) {
+  if (sp.fits_int32(lim)) {
     out->push_back(std::move(piece));
     return;
   }
-  const int64_t lim = std::numeric_limits<int32_t>::max();
   // The dim of the largest span over the operands; where every span fits (the element count
   // does not), the dim of the largest extent.
   int best = -1;
@@ -193,21 +192,22 @@ void split_into(IterPiece piece, std::vector<IterPiece>* out) {
     if (key > best_span) best_span = key, best = d;
   }
   if (best < 0) throw Error("split_for_int32: a space of one element does not fit 32 bits");  // cannot happen
-  const int64_t n1 = sp.shape[best] / 2;
+  int64_t n1 = sp.shape[best] / 2;
+  if (n1 >= 64) n1 -= n1 % 64;  // keeps vector alignment; both halves stay non-empty
   IterPiece hi = piece;
   piece.space.shape[best] = n1;
   hi.space.shape[best] -= n1;
   for (size_t k = 0; k < hi.offsets.size(); ++k) hi.offsets[k] += n1 * hi.space.strides[k][best];
-  split_into(std::move(piece), out);
-  split_into(std::move(hi), out);
+  split_into(std::move(piece), lim, out);
+  split_into(std::move(hi), lim, out);
 }
 
 }  // namespace
 
-std::vector<IterPiece> split_for_int32(const IterSpace& sp) {
+std::vector<IterPiece> split_for_int32(const IterSpace& sp, int64_t max_index) {
   std::vector<IterPiece> out;
   if (sp.size() == 0) return out;
-  split_into(IterPiece{sp, std::vector<int64_t>(sp.strides.size(), 0)}, &out);
+  split_into(IterPiece{sp, std::vector<int64_t>(sp.strides.size(), 0)}, max_index, &out);
   return out;
 }
 

@@ -13,6 +13,8 @@ namespace nf {
 
 class Array;
 
+constexpr int64_t kMaxInt32Index = 2147483647;  // INT32_MAX
+
 struct IterSpace {
   Shape shape;                   // outermost first, innermost last
   std::vector<Strides> strides;  // per operand, in elements, same rank as shape
@@ -20,8 +22,9 @@ struct IterSpace {
   int64_t size() const { return numel(shape); }
   int ndim() const { return static_cast<int>(shape.size()); }
   bool is_reduced(int d) const { return !reduced.empty() && reduced[d]; }
-  // True when every extent and stride fits 32-bit index maths (kernels pick their index width).
-  bool fits_int32() const;
+  // True when the element count and every operand's span (the farthest offset from the first
+  // element) are at most `max_index`: 32-bit index maths reaches every element.
+  bool fits_int32(int64_t max_index = kMaxInt32Index) const;
 };
 
 // operand_strides[k] are operand k's strides over `shape` (already broadcast: 0 where repeated).
@@ -55,10 +58,13 @@ struct IterPiece {
   IterSpace space;
   std::vector<int64_t> offsets;
 };
-// Splits sp into pieces that each fit_int32(), halving the dim of the largest span (as
+// Splits sp into pieces that each fits_int32(max_index), halving the dim of the largest span (as
 // TensorIterator's with_32bit_indexing) until they do; one piece when sp already fits. Together
 // the pieces cover every element of sp once (a piece of one element always fits: its spans are 0).
-std::vector<IterPiece> split_for_int32(const IterSpace& sp);
+// A cut falls on a multiple of 64 elements of the dim where the halves allow, so that 16-byte
+// vector loads stay aligned in every piece of a contiguous space. Kernels pass a max_index below
+// INT32_MAX to keep headroom for a grid-stride step past the end (launch planning, tests).
+std::vector<IterPiece> split_for_int32(const IterSpace& sp, int64_t max_index = kMaxInt32Index);
 
 // The bytes [lo, hi) of its buffer that a view (shape, strides in elements, byte offset) can
 // touch; {0, 0} when it has no elements.

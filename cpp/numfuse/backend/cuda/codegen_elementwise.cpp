@@ -1,6 +1,7 @@
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -102,7 +103,37 @@ std::vector<uint64_t> generator_words(const GroupProgram& p) {
   return words;
 }
 
-ElementwiseKernel plan_elementwise(const GroupProgram& p) {
+bool int32_split_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("NUMFUSE_CUDA_INT32_SPLIT");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+namespace {
+
+// The pieces past the whole space that one kernel covers `sp` with: none when sp fits 32-bit
+// indices (the common case, planned without a copy of the space), 32-bit pieces
+// (split_for_int32) past it, none again (one 64-bit launch) past kMaxElementwisePieces pieces.
+std::vector<IterPiece> launch_pieces(const IterSpace& sp, int64_t max_index, bool* idx32) {
+  *idx32 = sp.fits_int32(max_index);
+  if (*idx32 || !int32_split_enabled()) return {};  // before issue 11: one launch, 64-bit past it
+  std::vector<IterPiece> pieces = split_for_int32(sp, max_index);
+  if (pieces.size() > kMaxElementwisePieces) return {};
+  *idx32 = true;
+  return pieces;
+}
+
+// A device address `elements` elements of `size` bytes past `base` (negative for reversed views).
+char* advanced(char* base, int64_t elements, size_t size) {
+  return reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(base) +
+                                 static_cast<uintptr_t>(elements * static_cast<int64_t>(size)));
+}
+
+}  // namespace
+
+ElementwiseKernel plan_elementwise(const GroupProgram& p, int64_t max_index) {
   ElementwiseKernel k;
   const size_t nout = p.outputs.size(), nleaf = p.leaves.size();
   // Operands as the setup pass sees them: outputs first, then array leaves, then the position.
@@ -110,6 +141,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
   ops.resize(nout + nleaf);
   std::vector<Strides> strides;
   std::vector<char*> ptrs;
+  std::vector<size_t> ptr_size;  // the itemsize of each pointer's elements
   std::vector<const Array*> scalars;
   strides.reserve(nout + nleaf + 1);
   ptrs.reserve(nout + nleaf);
@@ -117,6 +149,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     ops[j].dtype = p.outputs[j].array.dtype;
     ops[j].ptr = static_cast<int>(ptrs.size());
     ptrs.push_back(p.outputs[j].array.data());
+    ptr_size.push_back(p.outputs[j].array.itemsize());
     strides.push_back(p.outputs[j].array.strides);
   }
   for (size_t l = 0; l < nleaf; ++l) {
@@ -131,6 +164,7 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     }
     op.ptr = static_cast<int>(ptrs.size());
     ptrs.push_back(a.data());
+    ptr_size.push_back(a.itemsize());
     strides.push_back(broadcast_strides(a.shape, a.strides, p.shape));
   }
   if (ptrs.size() > size_t(kMaxKernelOperands)) {
@@ -150,6 +184,18 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
   }
   k.rank = sp.ndim();
   if (k.rank > kMaxKernelRank) throw NotImplementedError("fused kernel of rank " + std::to_string(k.rank));
+  // Every launch indexes in 32 bits: a space past max_index is cut into pieces, each launched
+  // with its operands' pointers (and first position) advanced to its first element.
+  const std::vector<IterPiece> split = launch_pieces(sp, max_index, &k.idx32);
+  // Each launch: its space and its operands' element offsets (the whole space at 0 when unsplit).
+  struct Launch {
+    const IterSpace* space;
+    const int64_t* offsets;
+  };
+  static const int64_t kZeros[kMaxKernelOperands + 1] = {};  // every pointer, and the position
+  SmallVector<Launch, 1> pieces;
+  if (split.empty()) pieces.push_back({&sp, kZeros});
+  for (const IterPiece& piece : split) pieces.push_back({&piece.space, piece.offsets.data()});
   // Array leaves whose strides are all zero (a broadcast element) are loaded once per thread.
   for (size_t j = nout; j < ops.size(); ++j) {
     if (ops[j].ptr < 0) continue;
@@ -175,10 +221,8 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     const bool leaf = r >= nout && r < ptrs.size();
     k.contiguous = sp.strides[r][0] == 1 || (leaf && sp.strides[r][0] == 0);
   }
-  // 32-bit indices leave headroom for the grid-stride step past the end (i + gridDim*blockDim
-  // must not overflow): grid_for caps the grid at 2^24 threads.
-  k.idx32 = sp.fits_int32() && sp.size() < (int64_t(1) << 31) - (int64_t(1) << 24);
-  // Elements per thread: 16-byte loads of the widest operand, if every pointer is aligned.
+  // Elements per thread: 16-byte loads of the widest operand, if every pointer of every piece is
+  // aligned (split_for_int32 cuts on multiples of 64 elements, so large pieces keep alignment).
   k.vec = 1;
   const bool small = sp.size() <= kScalarLoopElements;
   if (k.contiguous && !small) {
@@ -187,10 +231,13 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
       if (!o.scalar && !o.broadcast) widest = std::max(widest, itemsize(o.dtype));
     }
     k.vec = static_cast<int>(std::max<size_t>(1, 16 / widest));
-    for (const KernelOperand& o : ops) {
-      if (o.scalar || o.broadcast) continue;
-      uintptr_t addr = reinterpret_cast<uintptr_t>(ptrs[o.ptr]);
-      if (addr % (itemsize(o.dtype) * k.vec) != 0) k.vec = 1;
+    for (const Launch& piece : pieces) {
+      for (const KernelOperand& o : ops) {
+        if (o.scalar || o.broadcast) continue;
+        uintptr_t addr = reinterpret_cast<uintptr_t>(
+            advanced(ptrs[o.ptr], piece.offsets[o.ptr], ptr_size[o.ptr]));
+        if (addr % (itemsize(o.dtype) * k.vec) != 0) k.vec = 1;
+      }
     }
   }
   // Strided: each thread takes `vec` adjacent elements of the innermost dimension when every
@@ -198,13 +245,13 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
   if (!k.contiguous && !small) {
     // Two measured best on the H100 for the f64 stencil (20.2 ms against 20.75 for one and four).
     constexpr int run = 2;
-    bool unit = sp.shape.back() % run == 0;
+    bool unit = true;
+    for (const Launch& piece : pieces) unit = unit && piece.space->shape.back() % run == 0;
     for (const KernelOperand& o : ops) {
       if (o.ptr >= 0 && !o.broadcast) unit = unit && sp.strides[o.ptr].back() == 1;
     }
     if (unit) k.vec = run;
   }
-  k.n = sp.size();
 
   std::string& key = k.key;
   key.reserve(64 + 8 * p.steps.size());
@@ -229,41 +276,52 @@ ElementwiseKernel plan_elementwise(const GroupProgram& p) {
     for (int slot : *slots) put(key, slot + 1);
   }
 
-  // The parameter struct, laid out as the source declares it (natural alignment, 8-byte fields).
-  std::vector<uint8_t>& params = k.params;
-  params.reserve(8 * (ptrs.size() + 2 + (k.contiguous ? 0 : k.rank * (strides.size() + 3))) +
-                 16 * (scalars.size() + 1) + 8 * gen.size());
-  for (char* ptr : ptrs) append_param(params, ptr);
-  if (ptrs.empty()) append_param(params, static_cast<void*>(nullptr));
-  append_param(params, static_cast<long long>(sp.size()));
-  if (!k.contiguous) {
-    for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(sp.shape[d]));
-    for (size_t r = 0; r < strides.size(); ++r) {
-      for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(sp.strides[r][d]));
+  // The parameter struct of one piece, laid out as the source declares it (natural alignment,
+  // 8-byte fields).
+  auto params_of = [&](const Launch& piece) {
+    const IterSpace& ps = *piece.space;
+    std::vector<uint8_t> params;
+    params.reserve(8 * (ptrs.size() + 3 + (k.contiguous ? 0 : k.rank * (strides.size() + 3))) +
+                   16 * (scalars.size() + 1) + 8 * gen.size());
+    for (size_t r = 0; r < ptrs.size(); ++r)
+      append_param(params, advanced(ptrs[r], piece.offsets[r], ptr_size[r]));
+    if (ptrs.empty()) append_param(params, static_cast<void*>(nullptr));
+    append_param(params, static_cast<long long>(ps.size()));
+    if (k.position) append_param(params, static_cast<long long>(piece.offsets[k.nptr]));
+    if (!k.contiguous) {
+      for (int d = 0; d < k.rank; ++d) append_param(params, static_cast<long long>(ps.shape[d]));
+      for (size_t r = 0; r < strides.size(); ++r) {
+        for (int d = 0; d < k.rank; ++d)
+          append_param(params, static_cast<long long>(ps.strides[r][d]));
+      }
+      if (strides.empty()) {
+        for (int d = 0; d < k.rank; ++d) append_param(params, 0LL);
+      }
+      for (int d = 0; d < k.rank; ++d) {
+        const FastDivisor f = fast_divisor(ps.shape[d], k.idx32);
+        append_param(params, static_cast<unsigned long long>(f.magic));
+        append_param(params, static_cast<unsigned long long>(f.shift));
+      }
     }
-    if (strides.empty()) {
-      for (int d = 0; d < k.rank; ++d) append_param(params, 0LL);
+    for (const Array* a : scalars) {
+      unsigned long long v[2] = {0, 0};
+      std::memcpy(v, a->data(), a->itemsize());
+      append_param(params, v);
     }
-    for (int d = 0; d < k.rank; ++d) {
-      const FastDivisor f = fast_divisor(sp.shape[d], k.idx32);
-      append_param(params, static_cast<unsigned long long>(f.magic));
-      append_param(params, static_cast<unsigned long long>(f.shift));
+    if (scalars.empty()) {
+      unsigned long long v[2] = {0, 0};
+      append_param(params, v);
     }
-  }
-  for (const Array* a : scalars) {
-    unsigned long long v[2] = {0, 0};
-    std::memcpy(v, a->data(), a->itemsize());
-    append_param(params, v);
-  }
-  if (scalars.empty()) {
-    unsigned long long v[2] = {0, 0};
-    append_param(params, v);
-  }
-  for (uint64_t w : gen) append_param(params, static_cast<unsigned long long>(w));
-  if (!k.fp.empty()) {
-    k.fp_param_offset = params.size();
-    append_param(params, static_cast<unsigned*>(nullptr));
-  }
+    for (uint64_t w : gen) append_param(params, static_cast<unsigned long long>(w));
+    if (!k.fp.empty()) {
+      k.fp_param_offset = params.size();
+      append_param(params, static_cast<unsigned*>(nullptr));
+    }
+    return params;
+  };
+  k.n = pieces[0].space->size();
+  k.params = params_of(pieces[0]);
+  for (size_t i = 1; i < pieces.size(); ++i) k.more.push_back({pieces[i].space->size(), params_of(pieces[i])});
   return k;
 }
 
@@ -285,6 +343,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   s << user_step_definitions(p);
   s << "struct nf_params {\n  void* ptr[" << std::max(1, k.nptr) << "];\n";
   s << "  long long n;\n";
+  if (k.position) s << "  long long pos0;  // the launch's first C-order position\n";
   if (!contiguous) {
     s << "  long long shape[" << rank << "];\n  long long stride[" << std::max(1, stride_rows) << "]["
       << rank << "];\n";
@@ -334,7 +393,7 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
           << offset_name(nout + l) << "]);\n";
       }
     }
-    StepNames names{leaf_name, vector_form ? vector_position : "opos"};
+    StepNames names{leaf_name, "p.pos0 + " + (vector_form ? vector_position : std::string("opos"))};
     if (vector_form && pairs) names.uniform_index = "[k]";
     names.fp_slots = k.fp.slots_of(0);
     emit_steps(b, p, names, ind);
@@ -422,7 +481,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
                    << j << ".v[k];\n";
       }
     }
-    if (pairs) emit_uniform_pairs(uniform_pairs, p, "b * " + std::to_string(vec), vec, "    ");
+    if (pairs)
+      emit_uniform_pairs(uniform_pairs, p, "p.pos0 + b * " + std::to_string(vec), vec, "    ");
     vec_body = body("      ", true, loop == 1 ? "b * " + std::to_string(vec) + " + k" : "opos + k");
   }
   // The one-element loop runs alone (loop 0) or after the vectors as the tail (loop 1).
@@ -439,8 +499,8 @@ std::string elementwise_body(const GroupProgram& p, const ElementwiseKernel& k) 
   return s.str();
 }
 
-ElementwiseKernel generate_elementwise(const GroupProgram& p) {
-  ElementwiseKernel k = plan_elementwise(p);
+ElementwiseKernel generate_elementwise(const GroupProgram& p, int64_t max_index) {
+  ElementwiseKernel k = plan_elementwise(p, max_index);
   k.body = elementwise_body(p, k);
   return k;
 }

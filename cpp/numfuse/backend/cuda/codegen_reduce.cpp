@@ -1,6 +1,7 @@
 #include "numfuse/backend/cuda/codegen_reduce.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
@@ -18,6 +19,8 @@ bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgM
 
 // Byte position of the three pointers at the start of the parameter struct.
 constexpr size_t kInAt = 0, kOutAt = 8, kPartialAt = 16;
+// And of nout and kshape[0] (after nred and bpo).
+constexpr size_t kNoutAt = 24, kKeptShapeAt = 48;
 
 // Defines nf_acc, nf_identity(p), nf_load(x, r), nf_combine(a, b), nf_store(p, out, o, a) and
 // nf_block_reduce(a) for a reduction of values of dtype `in_dtype` (the parameter struct has `init`).
@@ -167,7 +170,28 @@ int accumulation_slot(FpCheckPlan& plan, const ReduceSpec& spec, DType value_dty
   return add_accumulation_check(plan, programs, state);
 }
 
-ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
+bool reduce_fits_int32(const Shape& shape, const std::vector<Strides>& strides, int64_t max_index) {
+  return int32_split_enabled() && make_iter_space(shape, strides).fits_int32(max_index);
+}
+
+int64_t reduce_rows_per_piece(const ReducePlan& plan, int64_t max_index) {
+  const int64_t rows = plan.kept_shape[0];
+  int64_t inner_out = 1, span = 0;
+  for (size_t d = 1; d < plan.kept_shape.size(); ++d) {
+    inner_out *= plan.kept_shape[d];
+    span += std::abs(plan.kept_stride[d]) * (plan.kept_shape[d] - 1);
+  }
+  for (size_t d = 0; d < plan.red_shape.size(); ++d)
+    span += std::abs(plan.red_stride[d]) * (plan.red_shape[d] - 1);
+  const int64_t per_row = inner_out * plan.nred;
+  if (rows < 2 || per_row <= 0 || span > max_index) return 0;
+  int64_t r = std::min(rows, max_index / per_row);
+  const int64_t step = std::abs(plan.kept_stride[0]);
+  if (step > 0) r = std::min(r, (max_index - span) / step + 1);
+  return std::max<int64_t>(r, 0);
+}
+
+ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count, int64_t max_index) {
   ReducePlan p;
   const ReduceSpaces sp = split_reduction(in.shape, {in.strides}, spec.axes);
   p.kept_shape = sp.kept.shape;
@@ -180,6 +204,12 @@ ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count) {
   }
   p.nout = numel(p.kept_shape);
   p.nred = numel(p.red_shape);
+  p.idx32 = reduce_fits_int32(in.shape, {in.strides}, max_index);
+  if (!p.idx32 && int32_split_enabled()) {
+    // Past 32 bits: rows of the outermost kept dim in pieces that fit (independent outputs).
+    p.rows_per_piece = reduce_rows_per_piece(p, max_index);
+    p.idx32 = p.rows_per_piece > 0;
+  }
   // Outer reductions (outputs adjacent in memory, many of them) read coalesced with a thread per
   // output; everything else gives each output one or more blocks.
   const bool outputs_adjacent = p.kept_stride.back() == 1 && p.kept_shape.back() > 1;
@@ -228,12 +258,13 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
   if (acc_slot >= 0) s << "  unsigned* fpw;  // numpy.errstate flag words\n";
   s << "};\n";
   emit_accumulator(s, spec, in.dtype, acc_slot);
+  s << "typedef " << (plan.idx32 ? "int" : "long long") << " nf_ri;\n";
   auto offset_fn = [&](const char* name, const char* shape, const char* stride, int rank) {
-    s << "__device__ __forceinline__ long long " << name << "(const nf_rparams& p, long long i) {\n"
-      << "  long long off = 0;\n";
+    s << "__device__ __forceinline__ nf_ri " << name << "(const nf_rparams& p, nf_ri i) {\n"
+      << "  nf_ri off = 0;\n";
     for (int d = rank - 1; d >= 0; --d) {
-      s << "  { const long long c = i % p." << shape << "[" << d << "]; i /= p." << shape << "[" << d
-        << "]; off += c * p." << stride << "[" << d << "]; }\n";
+      s << "  { const nf_ri c = i % nf_ri(p." << shape << "[" << d << "]); i /= nf_ri(p." << shape
+        << "[" << d << "]); off += c * nf_ri(p." << stride << "[" << d << "]); }\n";
     }
     s << "  return off;\n}\n";
   };
@@ -249,17 +280,18 @@ ReduceKernel generate_reduce(const ReduceSpec& spec, const Array& in, const Redu
     // Contiguous rows: 16-byte loads of plan.vec elements.
     block_loop << "  typedef nf_vec<" << in_t << ", " << plan.vec << "> V;\n"
                << "  const V* row = reinterpret_cast<const V*>(" << in_ptr << " + base);\n"
-               << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred / " << plan.vec
-               << "; r += p.bpo * blockDim.x) {\n    const V v = row[r];\n"
+               << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred / "
+               << plan.vec << "); r += nf_ri(p.bpo) * blockDim.x) {\n    const V v = row[r];\n"
                << "#pragma unroll\n    for (int k = 0; k < " << plan.vec
                << "; ++k) acc = nf_combine(acc, nf_load(v.v[k], r * " << plan.vec
                << " + k));\n  }\n";
   } else {
-    block_loop << "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+    block_loop << "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += "
+                  "nf_ri(p.bpo) * "
                   "blockDim.x)\n"
                << "    acc = nf_combine(acc, " << element << ");\n";
   }
-  s << reduce_kernels(plan, "  const long long base = nf_kept_offset(p, o);\n", element,
+  s << reduce_kernels(plan, "  const nf_ri base = nf_kept_offset(p, o);\n", element,
                       block_loop.str());
 
   k.body = s.str();
@@ -300,6 +332,19 @@ std::string reduce_kernels(const ReducePlan& plan, const std::string& setup,
   return "#define NF_REDUCE_SCHEME " + std::to_string(scheme) + "\n" +
          fill_template(kernel_templates::reduce,
                        {{"setup", setup}, {"element", element}, {"block_loop", block_loop}});
+}
+
+int64_t set_reduce_piece(ReduceKernel& k, const ReducePlan& plan, const Array& in, const Array& out,
+                         int64_t row0, int64_t rows) {
+  const int64_t inner_out = plan.nout / plan.kept_shape[0];
+  const void* in_at = in.data() + row0 * plan.kept_stride[0] * static_cast<int64_t>(in.itemsize());
+  void* out_at = out.data() + row0 * inner_out * static_cast<int64_t>(out.itemsize());
+  const long long nout = rows * inner_out, kshape0 = rows;
+  std::memcpy(k.params.data() + kInAt, &in_at, sizeof in_at);
+  std::memcpy(k.params.data() + kOutAt, &out_at, sizeof out_at);
+  std::memcpy(k.params.data() + kNoutAt, &nout, sizeof nout);
+  std::memcpy(k.params.data() + kKeptShapeAt, &kshape0, sizeof kshape0);
+  return nout;
 }
 
 void set_reduce_pointers(ReduceKernel& k, const void* in, void* out, void* partials) {

@@ -105,7 +105,7 @@ bool can_fuse_epilogue(const GroupProgram& e) {
 
 FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgram& p, int sm_count,
                                         const GroupProgram* epilogue, const Storage* result,
-                                        FpState state) {
+                                        FpState state, int64_t max_index) {
   const Shape& shape = p.shape;
   std::vector<Leaf> leaves;
   int nptr = 0, nscalar = 0;
@@ -133,6 +133,22 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (kr > kMaxReduceRank || rr > kMaxReduceRank) throw NotImplementedError("fused reduction rank");
   plan.nout = numel(plan.kept_shape);
   plan.nred = numel(plan.red_shape);
+  plan.idx32 = reduce_fits_int32(shape, leaf_strides, max_index);
+  if (!plan.idx32 && int32_split_enabled() && !epilogue && !ngen && !p.uses_position()) {
+    // Past 32 bits: rows of the outermost kept dim in pieces that fit for every leaf (without an
+    // epilogue or a position, whose bases a piece would also have to carry).
+    ReducePlan one = plan;  // the element count's limit alone (zero strides), then each leaf's
+    one.kept_stride.assign(plan.kept_shape.size(), 0);
+    one.red_stride.assign(plan.red_shape.size(), 0);
+    int64_t rows = reduce_rows_per_piece(one, max_index);
+    for (size_t l = 0; l < leaves.size() && rows > 0; ++l) {
+      one.kept_stride = spaces.kept.strides[l];
+      one.red_stride = spaces.red.strides[l];
+      rows = std::min(rows, reduce_rows_per_piece(one, max_index));
+    }
+    plan.rows_per_piece = rows;
+    plan.idx32 = rows > 0;
+  }
   bool adjacent = false;
   for (size_t l = 0; l < leaves.size(); ++l) {
     const bool memory = !leaves[l].scalar && leaves[l].program_leaf >= 0;
@@ -168,29 +184,34 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   s << "};\n";
   emit_reduce_accumulator(s, spec, value_dtype, acc_slot);
   emit_finish(s, spec, epilogue, result, elay, k.fp.slots_of(1));
+  s << "typedef " << (plan.idx32 ? "int" : "long long") << " nf_ri;\n";
   // Per-leaf offsets of an output (kept dims) and of a reduced element.
-  s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, long long o, long long* kb) {\n";
+  s << "__device__ __forceinline__ void nf_kept(const nf_rparams& p, nf_ri o, nf_ri* kb) {\n";
   s << "  for (int l = 0; l < " << std::max(1, nptr) << "; ++l) kb[l] = 0;\n";
   for (int d = kr - 1; d >= 0; --d) {
-    s << "  { const long long c = o % p.kshape[" << d << "]; o /= p.kshape[" << d << "];\n";
-    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * p.kstride[l][" << d << "]; }\n";
+    s << "  { const nf_ri c = o % nf_ri(p.kshape[" << d << "]); o /= nf_ri(p.kshape[" << d
+      << "]);\n";
+    s << "    for (int l = 0; l < " << nptr << "; ++l) kb[l] += c * nf_ri(p.kstride[l][" << d
+      << "]); }\n";
   }
   s << "}\n";
   // The value of reduced element r: its coordinates, leaves, steps (`uniforms`: read pre-drawn
   // pairs at [k] instead of drawing).
   auto emit_element = [&](const std::string& ind, bool uniforms, const std::string& gen_words) {
     if (rr == 1) {
-      s << ind << "const long long c0 = r;\n";
+      s << ind << "const nf_ri c0 = r;\n";
     } else {
-      s << ind << "long long rem = r;\n";
+      s << ind << "nf_ri rem = r;\n";
       for (int d = rr - 1; d >= 0; --d) {
-        s << ind << "const long long c" << d << " = rem % p.rshape[" << d << "]; rem /= p.rshape[" << d << "];\n";
+        s << ind << "const nf_ri c" << d << " = rem % nf_ri(p.rshape[" << d
+          << "]); rem /= nf_ri(p.rshape[" << d << "]);\n";
       }
     }
     for (const Leaf& l : leaves) {
       if (l.program_leaf < 0) {
         s << ind << "const long long opos = kb[" << l.index << "]";
-        for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+        for (int d = 0; d < rr; ++d)
+          s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
         s << ";\n";
         continue;
       }
@@ -202,7 +223,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
         s << "*reinterpret_cast<const " << st << "*>(p.scalar[" << l.index << "]));\n";
       } else {
         s << "static_cast<const " << st << "*>(p.ptr[" << l.index << "])[kb[" << l.index << "]";
-        for (int d = 0; d < rr; ++d) s << " + c" << d << " * p.rstride[" << l.index << "][" << d << "]";
+        for (int d = 0; d < rr; ++d)
+          s << " + c" << d << " * nf_ri(p.rstride[" << l.index << "][" << d << "])";
         s << "]);\n";
       }
     }
@@ -212,7 +234,8 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     emit_steps(s, p, names, ind);
   };
   const std::string value = value_expr(p.reduced, [](int leaf) { return "a" + std::to_string(leaf); });
-  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const long long* kb, long long r) {\n";
+  s << "__device__ __forceinline__ nf_acc nf_elem(const nf_rparams& p, const nf_ri* kb,"
+       " nf_ri r) {\n";
   emit_element("  ", false, "p.gen");
   s << "  return nf_load(" << value << ", r);\n}\n";
   // Uniform draws two neighbours at a time (one Philox block each pair) where the reduced
@@ -226,29 +249,29 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
   if (pairs) {
     // The generator words come in a local copy made once per thread (`gw`): read from the
     // parameter space inside the loop they were reloaded for every pair.
-    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const long long* kb, long long r0,"
-         " nf_acc acc, const unsigned long long* gw) {\n";
+    s << "__device__ __forceinline__ nf_acc nf_elem2(const nf_rparams& p, const nf_ri* kb,"
+         " nf_ri r0, nf_acc acc, const unsigned long long* gw) {\n";
     emit_uniform_pairs(s, p, "kb[" + std::to_string(position->index) + "] + r0", 2, "  ", "gw");
-    s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const long long r = r0 + k;\n"
+    s << "#pragma unroll\n  for (int k = 0; k < 2; ++k) {\n    const nf_ri r = r0 + k;\n"
          "    if (r >= p.nred) break;\n";
     emit_element("    ", true, "gw");
     s << "    acc = nf_combine(acc, nf_load(" << value << ", r));\n  }\n  return acc;\n}\n";
   }
   // Output o's per-leaf offsets (kb); element r computed by nf_elem (or two at a time, nf_elem2).
   const std::string setup =
-      "  long long kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
+      "  nf_ri kb[" + std::to_string(std::max(1, nptr)) + "]; nf_kept(p, o, kb);\n";
   std::string block_loop;
   if (pairs) {
     const std::string words = std::to_string(8 * ngen);
-    block_loop = "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " +
-                 words +
-                 "; ++i) gw[i] = p.gen[i];\n"
-                 "  for (long long r = 2 * (part * blockDim.x + threadIdx.x); r < p.nred; r += 2 * "
-                 "p.bpo * blockDim.x)\n"
-                 "    acc = nf_elem2(p, kb, r, acc, gw);\n";
+    block_loop =
+        "  unsigned long long gw[" + words + "];\n#pragma unroll\n  for (int i = 0; i < " + words +
+        "; ++i) gw[i] = p.gen[i];\n"
+        "  for (nf_ri r = 2 * (part * blockDim.x + threadIdx.x); r < nf_ri(p.nred); r += 2 * "
+        "nf_ri(p.bpo) * blockDim.x)\n"
+        "    acc = nf_elem2(p, kb, r, acc, gw);\n";
   } else {
     block_loop =
-        "  for (long long r = part * blockDim.x + threadIdx.x; r < p.nred; r += p.bpo * "
+        "  for (nf_ri r = part * blockDim.x + threadIdx.x; r < nf_ri(p.nred); r += nf_ri(p.bpo) * "
         "blockDim.x)\n"
         "    acc = nf_combine(acc, nf_elem(p, kb, r));\n";
   }
@@ -265,6 +288,15 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     append_param(k.params, ptr);
   }
   if (nptr == 0) append_param(k.params, static_cast<const void*>(nullptr));
+  if (plan.rows_per_piece > 0) {
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      if (leaves[l].scalar) continue;
+      const Array& a = p.leaves[leaves[l].program_leaf];
+      k.leaf_base.push_back(a.data());
+      k.leaf_row_bytes.push_back(kstr[l][0] * static_cast<int64_t>(a.itemsize()));
+    }
+    k.kept_shape_at = k.params.size();
+  }
   for (int64_t v : plan.kept_shape) append_param(k.params, static_cast<long long>(v));
   for (size_t l = 0; l < leaves.size(); ++l) {
     if (leaves[l].scalar) continue;
@@ -322,6 +354,20 @@ FusedReduceKernel generate_reduce_fused(const ReduceSpec& spec, const GroupProgr
     k.partial_bytes = static_cast<size_t>(plan.nout * plan.blocks_per_output) * (32 + itemsize(value_dtype));
   }
   return k;
+}
+
+int64_t set_fused_reduce_piece(FusedReduceKernel& k, const Array& out, int64_t row0, int64_t rows) {
+  const int64_t inner_out = k.plan.nout / k.plan.kept_shape[0];
+  void* out_at = out.data() + row0 * inner_out * static_cast<int64_t>(out.itemsize());
+  std::memcpy(k.params.data(), &out_at, sizeof out_at);
+  const long long nout = rows * inner_out, kshape0 = rows;
+  std::memcpy(k.params.data() + 16, &nout, sizeof nout);  // after out and partial
+  for (size_t j = 0; j < k.leaf_base.size(); ++j) {
+    const void* at = k.leaf_base[j] + row0 * k.leaf_row_bytes[j];
+    std::memcpy(k.params.data() + 40 + 8 * j, &at, sizeof at);  // ptr[] after nout, nred, bpo
+  }
+  std::memcpy(k.params.data() + k.kept_shape_at, &kshape0, sizeof kshape0);
+  return nout;
 }
 
 void set_fused_reduce_pointers(FusedReduceKernel& k, void* out, void* partials) {

@@ -50,10 +50,15 @@ void run_program_cuda(const GroupProgram& program) {
   if (k.n == 0) return;
   CUfunction f = keyed_kernel(k.key, "nf_fused", kernel_options(), device,
                               [&] { return elementwise_body(program, k); });
-  if (unsigned* words = fp_words_for_launch(device, k.fp)) {
-    std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
-  }
+  unsigned* words = fp_words_for_launch(device, k.fp);
+  if (words) std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
   launch(f, device, grid_for((k.n + k.vec - 1) / k.vec, device), kLaunchThreads, k.params);
+  // The further pieces of a space past 32-bit indices: the same kernel, one launch each.
+  for (ElementwiseLaunch& piece : k.more) {
+    if (words) std::memcpy(piece.params.data() + k.fp_param_offset, &words, sizeof words);
+    launch(f, device, grid_for((piece.n + k.vec - 1) / k.vec, device), kLaunchThreads,
+           piece.params);
+  }
 }
 
 void copy_on_device(const Array& src, const Array& dst, FpState cast_state) {

@@ -29,19 +29,33 @@ void cuda::eval_reduce(ReduceNode& node, const std::vector<Array>& outs) {
     std::memcpy(k.params.data() + k.fp_param_offset, &words, sizeof words);
   }
   cuda::CUfunction main_fn = cuda::generated_kernel(k.body, "nf_reduce_main", {"-std=c++17", "--fmad=false"}, dev);
-  if (plan.warp_per_output) {
-    cuda::launch(main_fn, dev, static_cast<unsigned>((plan.nout * 32 + 255) / 256), 256, k.params);
+  // One launch (or pair) for `nout` outputs of the parameters as they stand.
+  auto run = [&](int64_t nout) {
+    if (plan.warp_per_output) {
+      cuda::launch(main_fn, dev, static_cast<unsigned>((nout * 32 + 255) / 256), 256, k.params);
+      return;
+    }
+    if (plan.thread_per_output) {
+      int64_t blocks = std::min<int64_t>((nout + 255) / 256, int64_t(sms) * 32);
+      cuda::launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
+      return;
+    }
+    cuda::launch(main_fn, dev, static_cast<unsigned>(nout * plan.blocks_per_output), 256, k.params);
+    if (plan.blocks_per_output > 1) {
+      cuda::CUfunction second =
+          cuda::generated_kernel(k.body, "nf_reduce_partials", {"-std=c++17", "--fmad=false"}, dev);
+      cuda::launch(second, dev, static_cast<unsigned>(nout), 256, k.params);
+    }
+  };
+  if (plan.rows_per_piece == 0) {
+    run(plan.nout);
     return;
   }
-  if (plan.thread_per_output) {
-    int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
-    cuda::launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
-    return;
-  }
-  cuda::launch(main_fn, dev, static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
-  if (plan.blocks_per_output > 1) {
-    cuda::CUfunction second = cuda::generated_kernel(k.body, "nf_reduce_partials", {"-std=c++17", "--fmad=false"}, dev);
-    cuda::launch(second, dev, static_cast<unsigned>(plan.nout), 256, k.params);
+  // A space past 32-bit indices: pieces of the outermost kept dim, one after another on the
+  // stream (they share the partials' scratch).
+  for (int64_t row0 = 0; row0 < plan.kept_shape[0]; row0 += plan.rows_per_piece) {
+    const int64_t rows = std::min(plan.rows_per_piece, plan.kept_shape[0] - row0);
+    run(cuda::set_reduce_piece(k, plan, in, outs[0], row0, rows));
   }
 }
 
@@ -63,19 +77,29 @@ void run_reduction_program_cuda(const ReduceSpec& spec, const GroupProgram& prol
   const std::vector<std::string> opts = {"-std=c++17", "--fmad=false"};
   CUfunction main_fn = generated_kernel(k.body, "nf_reduce_main", opts, dev);
   const ReducePlan& plan = k.plan;
-  if (plan.warp_per_output) {
-    launch(main_fn, dev, static_cast<unsigned>((plan.nout * 32 + 255) / 256), 256, k.params);
+  auto run = [&](int64_t nout) {
+    if (plan.warp_per_output) {
+      launch(main_fn, dev, static_cast<unsigned>((nout * 32 + 255) / 256), 256, k.params);
+      return;
+    }
+    if (plan.thread_per_output) {
+      int64_t blocks = std::min<int64_t>((nout + 255) / 256, int64_t(sms) * 32);
+      launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
+      return;
+    }
+    launch(main_fn, dev, static_cast<unsigned>(nout * plan.blocks_per_output), 256, k.params);
+    if (plan.blocks_per_output > 1) {
+      launch(generated_kernel(k.body, "nf_reduce_partials", opts, dev), dev, static_cast<unsigned>(nout),
+             256, k.params);
+    }
+  };
+  if (plan.rows_per_piece == 0) {
+    run(plan.nout);
     return;
   }
-  if (plan.thread_per_output) {
-    int64_t blocks = std::min<int64_t>((plan.nout + 255) / 256, int64_t(sms) * 32);
-    launch(main_fn, dev, static_cast<unsigned>(blocks), 256, k.params);
-    return;
-  }
-  launch(main_fn, dev, static_cast<unsigned>(plan.nout * plan.blocks_per_output), 256, k.params);
-  if (plan.blocks_per_output > 1) {
-    launch(generated_kernel(k.body, "nf_reduce_partials", opts, dev), dev,
-           static_cast<unsigned>(plan.nout), 256, k.params);
+  // Past 32-bit indices: pieces of rows of the outermost kept dim, in order on the stream.
+  for (int64_t row0 = 0; row0 < plan.kept_shape[0]; row0 += plan.rows_per_piece) {
+    run(set_fused_reduce_piece(k, out, row0, std::min(plan.rows_per_piece, plan.kept_shape[0] - row0)));
   }
 }
 
