@@ -203,8 +203,8 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b) {
   const std::string entry = small_linalg_entry(spec.op);
   test::emulate_launch(
       small_linalg_body(spec.op, dt, N), "nf_sm_params", {entry}, entry,
-      static_cast<unsigned>((batch + kSmallLinalgThreads - 1) / kSmallLinalgThreads),
-      kSmallLinalgThreads, bytes);
+      static_cast<unsigned>((batch + small_linalg_threads(dt, N) - 1) / small_linalg_threads(dt, N)),
+      small_linalg_threads(dt, N), bytes);
   return r;
 }
 

@@ -99,10 +99,21 @@ const char* small_linalg_entry(LinalgOp op) {
   }
 }
 
+unsigned small_linalg_threads(DType dt, int N) {
+  // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
+  // block keeps more bytes in flight; registers (not the tile) then bound the blocks an SM holds.
+  const size_t slot_bytes = static_cast<size_t>(N * N + 1) * itemsize(dt);
+  for (unsigned t : {128u, 64u}) {
+    if (t * slot_bytes <= 48 * 1024) return t;
+  }
+  return 32;
+}
+
 std::string small_linalg_body(LinalgOp op, DType dt, int N) {
   const bool single = dt == DType::Float32 || dt == DType::Complex64;
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single ? "float" : "double") + " nf_rt;\n#define NF_SM_N " + std::to_string(N) +
+         "\n#define NF_SM_THREADS " + std::to_string(small_linalg_threads(dt, N)) +
          "\n#define NF_SM_OP " + std::to_string(kernel_op(op)) + "\n" +
          kernel_templates::small_linalg;
 }
@@ -162,9 +173,9 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
                           std::to_string(static_cast<int>(dt)) + ':' + std::to_string(N);
   CUfunction fn = keyed_kernel(key, small_linalg_entry(op), {"-std=c++17"}, dev,
                                [&] { return small_linalg_body(op, dt, N); });
-  const unsigned grid =
-      static_cast<unsigned>((batch + kSmallLinalgThreads - 1) / kSmallLinalgThreads);
-  launch(fn, dev, grid, kSmallLinalgThreads, &p);
+  const unsigned threads = small_linalg_threads(dt, N);
+  const unsigned grid = static_cast<unsigned>((batch + threads - 1) / threads);
+  launch(fn, dev, grid, threads, &p);
   return op != LinalgOp::Det && op != LinalgOp::Slogdet;
 }
 

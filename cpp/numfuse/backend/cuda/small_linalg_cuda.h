@@ -11,8 +11,7 @@
 
 namespace nf::cuda {
 
-constexpr int64_t kSmallLinalgMaxN = 16;      // the largest padded size compiled (see decisions.md)
-constexpr unsigned kSmallLinalgThreads = 32;  // NF_SM_THREADS: a block's matrices, one a thread
+constexpr int64_t kSmallLinalgMaxN = 16;  // the largest padded size compiled (see decisions.md)
 
 // The kernels' parameter struct (nf_sm_params), byte for byte.
 struct SmallLinalgParams {
@@ -33,6 +32,9 @@ int small_linalg_size(LinalgOp op, DType dt, int64_t n);
 // The padded size of n x n matrices: the power of two from 2 to kSmallLinalgMaxN holding n.
 int small_linalg_padded_size(int64_t n);
 
+// Threads (so matrices) a block for dtype dt at the padded size N (NF_SM_THREADS): 128, 64 or 32,
+// the most whose shared-memory tile fits 48 KB (32 where none does: those read global memory).
+unsigned small_linalg_threads(DType dt, int N);
 // The kernel source (without the prelude) and its entry point, for the padded size N.
 std::string small_linalg_body(LinalgOp op, DType dt, int N);
 const char* small_linalg_entry(LinalgOp op);
