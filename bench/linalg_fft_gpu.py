@@ -11,6 +11,8 @@ library loading) apart from the best warm time.
     PYTHONPATH=python python bench/linalg_fft_gpu.py [--quick] [--small]
 
 --small: only the stacks of small matrices (more operations, dtypes and sizes: small_stack_cases).
+--only=KEY: only the cases of that operation (inv, solve, eigh...), e.g. for a second run with
+NUMFUSE_SMALL_LINALG_GROUP=1 (inv through the group kernel at every size).
 """
 import os
 import sys
@@ -117,12 +119,13 @@ def small_stack_cases(rng, batch):
 def main():
     quick = "--quick" in sys.argv
     only_small = "--small" in sys.argv  # the stacks of small matrices alone
+    only_key = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")), None)
     rng = np.random.default_rng(0)
     others = cuda_timing.peers()
     print(f"{'case':36s} {'numfuse ms':>10s} {'first ms':>9s} "
           + " ".join(f"{k + ' ms':>9s} {'ratio':>6s}" for k in others) + "  ok", flush=True)
     for name, key, fn, inputs, reps in cases(rng, quick):
-        if only_small and " x " not in name:
+        if (only_small and " x " not in name) or (only_key and key != only_key):
             continue
         dev = [nf.asarray(h, device="cuda") for h in inputs]
 

@@ -19,9 +19,13 @@ TYPES = {"float32": ("float", "float"), "float64": ("double", "double"),
 CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 
 
-def threads(dtype, n):
+def threads(dtype, n, group):
     """small_linalg_threads() of backend/cuda/small_linalg_cuda.cpp."""
     size = {"float32": 4, "float64": 8, "complex64": 8, "complex128": 16}[dtype]
+    if group:
+        real = size // 2 if dtype.startswith("complex") else size
+        return next((t for t in (256, 128) if t * (n + 1) * size + t // n * 2 * n * size
+                     + t * (real + 4) <= 48 * 1024), 64)
     return next((t for t in (128, 64) if t * (n * n + 1) * size <= 48 * 1024), 32)
 
 
@@ -30,9 +34,10 @@ def source(op, dtype, n, group):
     prelude = "".join(f"// ---- {h}\n" + open(f"{kdir}/{h}").read() + "\n" for h in HEADERS)
     t, rt = TYPES[dtype]
     return (prelude + f"typedef {t} nf_t;\ntypedef {rt} nf_rt;\n#define NF_SM_N {n}\n"
-            f"#define NF_SM_THREADS {threads(dtype, n)}\n"
+            f"#define NF_SM_THREADS {threads(dtype, n, group)}\n"
             f"#define NF_SM_OP {OPS[op][0]}\n#define NF_SM_GROUP {group}\n"
-            + open(f"{kdir}/small_linalg.cuh").read())
+            + open(f"{kdir}/small_linalg.cuh").read()
+            + (open(f"{kdir}/small_linalg_group.cuh").read() if group else ""))
 
 
 def ptxas_log(src):
@@ -70,8 +75,8 @@ def main():
     for op in ops:
         for dtype, n in cases:
             for group in (0, 1):
-                if group and n < 8:
-                    continue
+                if group and (n < 8 or op != "inv"):
+                    continue  # the group kernel is inv's
                 if op == "eigh" and n == 16 and not group:
                     continue  # unrolls for minutes
                 try:

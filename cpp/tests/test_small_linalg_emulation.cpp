@@ -200,11 +200,11 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b) {
   std::vector<uint8_t> bytes(sizeof p);
   std::memcpy(bytes.data(), &p, sizeof p);
   const int N = small_linalg_padded_size(n);  // every size runs here, above the routing bound too
-  const std::string entry = small_linalg_entry(spec.op);
-  test::emulate_launch(
-      small_linalg_body(spec.op, dt, N), "nf_sm_params", {entry}, entry,
-      static_cast<unsigned>((batch + small_linalg_threads(dt, N) - 1) / small_linalg_threads(dt, N)),
-      small_linalg_threads(dt, N), bytes);
+  const std::string entry = small_linalg_entry(spec.op, dt, N);
+  const unsigned per_block = small_linalg_matrices_per_block(spec.op, dt, N);
+  test::emulate_launch(small_linalg_body(spec.op, dt, N), "nf_sm_params", {entry}, entry,
+                       static_cast<unsigned>((batch + per_block - 1) / per_block),
+                       small_linalg_threads(spec.op, dt, N), bytes);
   return r;
 }
 
@@ -378,7 +378,17 @@ TEST(SmallLinalg, SizesAndRouting) {
   if (std::getenv("NUMFUSE_SMALL_LINALG_MAX_N")) GTEST_SKIP() << "bounds overridden";
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 1), 2);
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 8), 8);
-  EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 9), 0);  // spills: cuSOLVER
+  EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 9), 16);  // the group kernel
+  EXPECT_EQ(small_linalg_size(LinalgOp::Solve, DType::Float64, 9), 0);  // spills: cuSOLVER
+  if (std::getenv("NUMFUSE_SMALL_LINALG_GROUP")) GTEST_SKIP() << "group choice overridden";
+  EXPECT_TRUE(small_linalg_group(LinalgOp::Inv, DType::Float32, 16));
+  EXPECT_TRUE(small_linalg_group(LinalgOp::Inv, DType::Complex128, 8));
+  EXPECT_FALSE(small_linalg_group(LinalgOp::Inv, DType::Float64, 8));
+  EXPECT_FALSE(small_linalg_group(LinalgOp::Solve, DType::Float32, 16));
+  for (DType dt : kTypes) {  // whole groups a block, and the tile fits
+    EXPECT_EQ(small_linalg_threads(LinalgOp::Inv, dt, 16) % 16, 0u);
+    EXPECT_GE(small_linalg_matrices_per_block(LinalgOp::Inv, dt, 16), 4u);
+  }
   EXPECT_EQ(small_linalg_size(LinalgOp::Solve, DType::Float32, 9), 16);
   EXPECT_EQ(small_linalg_size(LinalgOp::Cholesky, DType::Float64, 16), 16);
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float32, 17), 0);

@@ -65,9 +65,15 @@ __device__ __forceinline__ R nf_sm_norm(nf::complex<R> z) {
 // In the tile each matrix sits at an odd stride of elements (no bank conflicts when every thread
 // reads its own). Where the tile would not fit the 48 KB of static shared memory (N = 16 of double
 // and complex), threads read and write global memory directly.
+#ifndef NF_SM_GROUP
+#define NF_SM_GROUP 0  // 1: the group kernels below (NF_SM_N threads a matrix, a row each)
+#endif
 constexpr int nf_sm_slot = NF_SM_N * NF_SM_N + 1;
-constexpr bool nf_sm_staged = NF_SM_THREADS * nf_sm_slot * sizeof(nf_t) <= 48 * 1024;
-constexpr int nf_sm_tile_size = nf_sm_staged ? NF_SM_THREADS * nf_sm_slot : 1;
+constexpr bool nf_sm_staged =
+    NF_SM_GROUP || NF_SM_THREADS * nf_sm_slot * sizeof(nf_t) <= 48 * 1024;
+constexpr int nf_sm_tile_size = NF_SM_GROUP    ? NF_SM_THREADS * (NF_SM_N + 1)
+                                : nf_sm_staged ? NF_SM_THREADS * nf_sm_slot
+                                               : 1;
 constexpr int nf_sm_word = sizeof(nf_t) < 16 ? 16 / sizeof(nf_t) : 1;  // elements a 16-byte word
 constexpr int nf_sm_in_flight = 8;                                      // words a thread
 
@@ -79,9 +85,10 @@ static __device__ __forceinline__ nf_t* nf_sm_tile() {
   return tile;
 }
 
-// Where element e of the block's span (matrices of `per` elements) sits in the tile: slots of
-// per | 1 elements, so e + e / per when per is even. rcp = 1.0f / per: e < 2^15 and e / per <= 128
-// keep the float quotient's error (< 1e-4) below the 1 / (2 per) that separates it from an integer.
+// Where element e of the block's span sits in the tile: runs of `per` elements (the items, or the
+// rows of the group kernels) padded to per | 1, so e + e / per when per is even. rcp = 1.0f / per:
+// e < 2^15 and e / per <= 4096 keep the float quotient's error (< 1e-3) below the 1 / (2 per)
+// (per <= 256, and per <= 16 where e / per > 128) that separates it from an integer.
 __device__ __forceinline__ int nf_sm_tile_index(int e, int per, float rcp) {
   return (per & 1) ? e : e + static_cast<int>((static_cast<float>(e) + 0.5f) * rcp);
 }
@@ -129,18 +136,20 @@ __device__ __forceinline__ void nf_sm_copy(nf_t* tile, nf_t* g, int from, int to
 
 // The block's `count` items of `per` elements, contiguous at g, into the tile (kIn) or back out:
 // 16-byte words where g is 16-byte aligned (the block's span starts a multiple of 4 items after
-// the stack's, itself aligned unless it is an offset view), single elements for the rest.
+// the stack's, itself aligned unless it is an offset view), single elements for the rest. In the
+// tile, every run of `run` elements (an item; a matrix row for the group kernels, whose threads
+// read a row each) is padded to an odd length.
 template <bool kIn>
-__device__ __forceinline__ void nf_sm_stage(nf_t* tile, nf_t* g, int count, int per) {
+__device__ __forceinline__ void nf_sm_stage(nf_t* tile, nf_t* g, int count, int per, int run) {
   if (!kIn) __syncthreads();  // every thread has written its slot
   const int total = count * per;
-  const float rcp = 1.0f / static_cast<float>(per);
+  const float rcp = 1.0f / static_cast<float>(run);
   int from = 0;
   if ((reinterpret_cast<unsigned long long>(g) & 15) == 0) {
-    nf_sm_copy<kIn, nf_sm_word, nf_sm_pack<nf_sm_word, 16>>(tile, g, 0, total, per, rcp);
+    nf_sm_copy<kIn, nf_sm_word, nf_sm_pack<nf_sm_word, 16>>(tile, g, 0, total, run, rcp);
     from = total / nf_sm_word * nf_sm_word;
   }
-  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_t)>>(tile, g, from, total, per, rcp);
+  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_t)>>(tile, g, from, total, run, rcp);
   if (kIn) __syncthreads();
 }
 
@@ -166,7 +175,7 @@ __device__ __forceinline__ nf_sm_block nf_sm_enter(const nf_t* a, long long batc
       left < static_cast<long long>(blockDim.x) ? left : static_cast<long long>(blockDim.x));
   b.slot = nullptr;
   if (nf_sm_staged) {
-    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_t*>(a) + b.first * per, b.count, per);
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_t*>(a) + b.first * per, b.count, per, per);
     b.slot = nf_sm_tile() + threadIdx.x * (per | 1);
   }
   return b;
@@ -177,7 +186,8 @@ __device__ __forceinline__ nf_t* nf_sm_item(const nf_sm_block& b, const void* g,
 }
 // The epilogue: (staged) the block's slots, items of `per` elements, copied out to the stack at g.
 __device__ __forceinline__ void nf_sm_leave(const nf_sm_block& b, void* g, int per) {
-  if (nf_sm_staged) nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_t*>(g) + b.first * per, b.count, per);
+  if (nf_sm_staged)
+    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_t*>(g) + b.first * per, b.count, per, per);
 }
 
 // Matrix m's info code, counted in info[batch] when it is a failure.
@@ -283,7 +293,7 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
   }
 }
 
-#if NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE
+#if !NF_SM_GROUP && (NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE)
 // inv: X = U^-1 L^-1 column by column (unit columns), then inv(a) = X P: X's column c lands in
 // column pos[c] (the row swaps applied to the columns in reverse order), written there in the
 // thread's tile slot over the matrix it read. solve: the columns of P b solved one by one, b
@@ -330,7 +340,8 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
   nf_t* x = static_cast<nf_t*>(p.out) + blk.m * per;
   if (staged) {
     __syncthreads();  // every thread has read its a from the tile
-    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_t*>(p.b) + blk.first * per, blk.count, per);
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_t*>(p.b) + blk.first * per, blk.count, per,
+                      per);
     x = nf_sm_tile() + threadIdx.x * (per | 1);
   }
   const nf_t* b = staged ? x : p.b + blk.m * per;
@@ -349,7 +360,8 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
     }
   }
   if (staged)
-    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_t*>(p.out) + blk.first * per, blk.count, per);
+    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_t*>(p.out) + blk.first * per, blk.count, per,
+                       per);
 #endif
 }
 #endif

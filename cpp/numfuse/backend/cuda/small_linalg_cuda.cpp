@@ -37,6 +37,7 @@ int kernel_op(LinalgOp op) {
 // (a 4.3 KB stack frame a thread), double Jacobi at 16 spills 258 KB: those stay on cuSOLVER
 // until an H100 run shows the local-memory kernels still win.
 int64_t default_max_n(LinalgOp op, DType dt) {
+  if (op == LinalgOp::Inv) return 16;  // the group kernel above what registers hold
   const bool cholesky = op == LinalgOp::Cholesky;
   const bool jacobi = op == LinalgOp::Eigh || op == LinalgOp::Eigvalsh;
   switch (dt) {
@@ -85,7 +86,8 @@ int small_linalg_padded_size(int64_t n) {
   return N;
 }
 
-const char* small_linalg_entry(LinalgOp op) {
+const char* small_linalg_entry(LinalgOp op, DType dt, int N) {
+  if (small_linalg_group(op, dt, N)) return "nf_small_inv_group";
   switch (kernel_op(op)) {
     case 0:
     case 1:
@@ -99,23 +101,49 @@ const char* small_linalg_entry(LinalgOp op) {
   }
 }
 
-unsigned small_linalg_threads(DType dt, int N) {
+bool small_linalg_group(LinalgOp op, DType dt, int N) {
+  static const int forced = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_GROUP");
+    return e && *e ? std::atoi(e) : -1;
+  }();
+  if (op != LinalgOp::Inv || forced == 0) return false;
+  // ptxas -v for sm_90 (docs/decisions.md): one thread holding complex128 8 x 8 or any 16 x 16
+  // spills 4-21 KB; a row a thread does not.
+  return forced == 1 || N == 16 || (N == 8 && dt == DType::Complex128);
+}
+
+unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
+  const size_t s = itemsize(dt);
+  if (small_linalg_group(op, dt, N)) {
+    for (unsigned t : {256u, 128u}) {  // tile, pivot rows, pivot search keys and positions
+      const size_t bytes = t * (N + 1) * s + t / N * 2 * N * s + t * (s / (is_complex(dt) ? 2 : 1) + 4);
+      if (bytes <= 48 * 1024) return t;
+    }
+    return 64;
+  }
   // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
   // block keeps more bytes in flight; registers (not the tile) then bound the blocks an SM holds.
-  const size_t slot_bytes = static_cast<size_t>(N * N + 1) * itemsize(dt);
+  const size_t slot_bytes = static_cast<size_t>(N * N + 1) * s;
   for (unsigned t : {128u, 64u}) {
     if (t * slot_bytes <= 48 * 1024) return t;
   }
   return 32;
 }
 
+unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
+  const unsigned t = small_linalg_threads(op, dt, N);
+  return small_linalg_group(op, dt, N) ? t / N : t;
+}
+
 std::string small_linalg_body(LinalgOp op, DType dt, int N) {
+  const bool group = small_linalg_group(op, dt, N);
   const bool single = dt == DType::Float32 || dt == DType::Complex64;
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single ? "float" : "double") + " nf_rt;\n#define NF_SM_N " + std::to_string(N) +
-         "\n#define NF_SM_THREADS " + std::to_string(small_linalg_threads(dt, N)) +
-         "\n#define NF_SM_OP " + std::to_string(kernel_op(op)) + "\n" +
-         kernel_templates::small_linalg;
+         "\n#define NF_SM_THREADS " + std::to_string(small_linalg_threads(op, dt, N)) +
+         "\n#define NF_SM_OP " + std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " +
+         (group ? "1" : "0") + "\n" + kernel_templates::small_linalg +
+         (group ? kernel_templates::small_linalg_group : "");
 }
 
 int small_linalg_flags(const LinalgSpec& spec) {
@@ -168,14 +196,15 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
     if (p.nrhs == 0) return false;
   }
   const int dev = node.device.index;
-  const std::string key = std::string("small_linalg:") + small_linalg_entry(op) + ':' +
+  const char* entry = small_linalg_entry(op, dt, N);
+  const std::string key = std::string("small_linalg:") + entry + ':' +
                           std::to_string(kernel_op(op)) + ':' +
                           std::to_string(static_cast<int>(dt)) + ':' + std::to_string(N);
-  CUfunction fn = keyed_kernel(key, small_linalg_entry(op), {"-std=c++17"}, dev,
+  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev,
                                [&] { return small_linalg_body(op, dt, N); });
-  const unsigned threads = small_linalg_threads(dt, N);
-  const unsigned grid = static_cast<unsigned>((batch + threads - 1) / threads);
-  launch(fn, dev, grid, threads, &p);
+  const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
+  const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
+  launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);
   return op != LinalgOp::Det && op != LinalgOp::Slogdet;
 }
 

@@ -32,12 +32,20 @@ int small_linalg_size(LinalgOp op, DType dt, int64_t n);
 // The padded size of n x n matrices: the power of two from 2 to kSmallLinalgMaxN holding n.
 int small_linalg_padded_size(int64_t n);
 
-// Threads (so matrices) a block for dtype dt at the padded size N (NF_SM_THREADS): 128, 64 or 32,
-// the most whose shared-memory tile fits 48 KB (32 where none does: those read global memory).
-unsigned small_linalg_threads(DType dt, int N);
+// Whether `op` on dt at the padded size N runs the group kernel (small_linalg_group.cuh: N threads
+// a matrix, a row each; inv where a thread cannot hold the matrix in registers) rather than the
+// one-thread-per-matrix kernels. NUMFUSE_SMALL_LINALG_GROUP=0 never, =1 for every inv (to measure
+// one against the other).
+bool small_linalg_group(LinalgOp op, DType dt, int N);
+// Threads a block (NF_SM_THREADS). One thread a matrix: 128, 64 or 32, the most whose
+// shared-memory tile fits 48 KB (32 where none does: those read global memory). Group kernels:
+// 256, 128 or 64, the most whose tile and pivot buffers fit.
+unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
+// Matrices a block: threads, or threads / N for the group kernels.
+unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
 // The kernel source (without the prelude) and its entry point, for the padded size N.
 std::string small_linalg_body(LinalgOp op, DType dt, int N);
-const char* small_linalg_entry(LinalgOp op);
+const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
 
