@@ -1,8 +1,10 @@
 // ---- Stacks of small matrices (LinalgNode, n <= NF_SM_N): one thread per matrix, the matrix
 // held in a fixed N x N array whose every index is a compile-time constant after unrolling, so
 // that it lives in registers (row swaps are unrolled selects, never dynamic indexing). Expects the
-// generated nf_t (the element type: float, double, nf::complex<float|double>), nf_rt (its real
-// type), NF_SM_N (the padded size: 2, 4, 8 or 16), NF_SM_THREADS (threads, so matrices, a block:
+// generated nf_t (the element type computed in: float, double, nf::complex<float|double>), nf_rt
+// (its real type), nf_st and nf_srt (the type and real type of the arrays in memory: nf_t and
+// nf_rt, or their single precision where numpy.linalg's float32 and complex64 are computed in
+// double precision, LinalgSpec::widen: converted on load and store, no cast passes), NF_SM_N (the padded size: 2, 4, 8 or 16), NF_SM_THREADS (threads, so matrices, a block:
 // small_linalg_threads() on the host) and NF_SM_OP (which kernel to compile, below).
 // A matrix of n < N is padded with the identity, which LU, Cholesky and Jacobi leave decoupled
 // from the n x n block. Each matrix writes its LAPACK-style info code (0, or k+1 for the first
@@ -17,8 +19,8 @@
 #define NF_SM_EIGH 4      // out = w ascending, out2 = v (flags & 2); flags & 1: upper triangle
 
 struct nf_sm_params {
-  const nf_t* a;  // batch C-order n x n matrices
-  const nf_t* b;  // solve: batch C-order n x nrhs
+  const nf_st* a;  // batch C-order n x n matrices
+  const nf_st* b;  // solve: batch C-order n x nrhs
   void* out;
   void* out2;
   int* info;  // one per matrix, then the count of nonzero ones (zeroed before the launch)
@@ -70,18 +72,18 @@ __device__ __forceinline__ R nf_sm_norm(nf::complex<R> z) {
 #endif
 constexpr int nf_sm_slot = NF_SM_N * NF_SM_N + 1;
 constexpr bool nf_sm_staged =
-    NF_SM_GROUP || NF_SM_THREADS * nf_sm_slot * sizeof(nf_t) <= 48 * 1024;
+    NF_SM_GROUP || NF_SM_THREADS * nf_sm_slot * sizeof(nf_st) <= 48 * 1024;
 constexpr int nf_sm_tile_size = NF_SM_GROUP    ? NF_SM_THREADS * (NF_SM_N + 1)
                                 : nf_sm_staged ? NF_SM_THREADS * nf_sm_slot
                                                : 1;
-constexpr int nf_sm_word = sizeof(nf_t) < 16 ? 16 / sizeof(nf_t) : 1;  // elements a 16-byte word
+constexpr int nf_sm_word = sizeof(nf_st) < 16 ? 16 / sizeof(nf_st) : 1;  // elements a 16-byte word
 constexpr int nf_sm_in_flight = 8;                                      // words a thread
 
 // The block's tile (one per block: a __shared__ variable of a function is one allocation).
 // static: the CUDA emulator's host compiler would make the variable of an inline function one
 // object for every kernel loaded into the process, whatever its size.
-static __device__ __forceinline__ nf_t* nf_sm_tile() {
-  __shared__ nf_t tile[nf_sm_tile_size];
+static __device__ __forceinline__ nf_st* nf_sm_tile() {
+  __shared__ nf_st tile[nf_sm_tile_size];
   return tile;
 }
 
@@ -95,13 +97,13 @@ __device__ __forceinline__ int nf_sm_tile_index(int e, int per, float rcp) {
 
 template <int K, int A>
 struct alignas(A) nf_sm_pack {
-  nf_t v[K];
+  nf_st v[K];
 };
 
 // Elements [from, total) of the span at g, K at a time (P = nf_sm_pack<K, ...>), into the tile
 // (kIn) or out of it: every thread loads its nf_sm_in_flight units before it stores any.
 template <bool kIn, int K, class P>
-__device__ __forceinline__ void nf_sm_copy(nf_t* tile, nf_t* g, int from, int total, int per,
+__device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int total, int per,
                                            float rcp) {
   const int units = (total - from) / K;
   P* gp = reinterpret_cast<P*>(g + from);
@@ -140,7 +142,7 @@ __device__ __forceinline__ void nf_sm_copy(nf_t* tile, nf_t* g, int from, int to
 // tile, every run of `run` elements (an item; a matrix row for the group kernels, whose threads
 // read a row each) is padded to an odd length.
 template <bool kIn>
-__device__ __forceinline__ void nf_sm_stage(nf_t* tile, nf_t* g, int count, int per, int run) {
+__device__ __forceinline__ void nf_sm_stage(nf_st* tile, nf_st* g, int count, int per, int run) {
   if (!kIn) __syncthreads();  // every thread has written its slot
   const int total = count * per;
   const float rcp = 1.0f / static_cast<float>(run);
@@ -149,7 +151,7 @@ __device__ __forceinline__ void nf_sm_stage(nf_t* tile, nf_t* g, int count, int 
     nf_sm_copy<kIn, nf_sm_word, nf_sm_pack<nf_sm_word, 16>>(tile, g, 0, total, run, rcp);
     from = total / nf_sm_word * nf_sm_word;
   }
-  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_t)>>(tile, g, from, total, run, rcp);
+  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_st)>>(tile, g, from, total, run, rcp);
   if (kIn) __syncthreads();
 }
 
@@ -160,12 +162,12 @@ struct nf_sm_block {
   long long first, m;
   int count;
   bool live;
-  nf_t* slot;
+  nf_st* slot;
 };
 
 // The prologue of every kernel: where the block and the thread are, and (staged) the block's
 // matrices of `per` elements at `a` copied into the tile.
-__device__ __forceinline__ nf_sm_block nf_sm_enter(const nf_t* a, long long batch, int per) {
+__device__ __forceinline__ nf_sm_block nf_sm_enter(const nf_st* a, long long batch, int per) {
   nf_sm_block b;
   b.first = static_cast<long long>(blockIdx.x) * blockDim.x;
   b.m = b.first + threadIdx.x;
@@ -175,19 +177,19 @@ __device__ __forceinline__ nf_sm_block nf_sm_enter(const nf_t* a, long long batc
       left < static_cast<long long>(blockDim.x) ? left : static_cast<long long>(blockDim.x));
   b.slot = nullptr;
   if (nf_sm_staged) {
-    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_t*>(a) + b.first * per, b.count, per, per);
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_st*>(a) + b.first * per, b.count, per, per);
     b.slot = nf_sm_tile() + threadIdx.x * (per | 1);
   }
   return b;
 }
 // Where this thread reads (or writes) its item of `per` elements of the stack at g.
-__device__ __forceinline__ nf_t* nf_sm_item(const nf_sm_block& b, const void* g, int per) {
-  return nf_sm_staged ? b.slot : static_cast<nf_t*>(const_cast<void*>(g)) + b.m * per;
+__device__ __forceinline__ nf_st* nf_sm_item(const nf_sm_block& b, const void* g, int per) {
+  return nf_sm_staged ? b.slot : static_cast<nf_st*>(const_cast<void*>(g)) + b.m * per;
 }
 // The epilogue: (staged) the block's slots, items of `per` elements, copied out to the stack at g.
 __device__ __forceinline__ void nf_sm_leave(const nf_sm_block& b, void* g, int per) {
   if (nf_sm_staged)
-    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_t*>(g) + b.first * per, b.count, per, per);
+    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_st*>(g) + b.first * per, b.count, per, per);
 }
 
 // Matrix m's info code, counted in info[batch] when it is a failure.
@@ -197,12 +199,12 @@ __device__ __forceinline__ void nf_sm_report(const nf_sm_params& p, long long m,
 }
 
 // An n x n matrix at src (row stride n) into a[][] (the identity beyond n; all of it for n = 0).
-__device__ __forceinline__ void nf_sm_load(const nf_t* src, int n, nf_t (&a)[NF_SM_N][NF_SM_N]) {
+__device__ __forceinline__ void nf_sm_load(const nf_st* src, int n, nf_t (&a)[NF_SM_N][NF_SM_N]) {
 #pragma unroll
   for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
     for (int j = 0; j < NF_SM_N; ++j) {
-      a[i][j] = (i < n && j < n) ? src[i * n + j] : nf_t(i == j ? 1 : 0);
+      a[i][j] = (i < n && j < n) ? nf_t(src[i * n + j]) : nf_t(i == j ? 1 : 0);
     }
   }
 }
@@ -315,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
 #pragma unroll
     for (int c = 0; c < NF_SM_N; ++c) pos[c] = pos[c] == k ? piv[k] : pos[c] == piv[k] ? k : pos[c];
   }
-  nf_t* out = nf_sm_item(blk, p.out, nn);
+  nf_st* out = nf_sm_item(blk, p.out, nn);
   if (blk.live && info == 0) {
 #pragma unroll
     for (int c = 0; c < NF_SM_N; ++c) {
@@ -326,7 +328,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
         nf_sm_lu_solve(a, rd, x, c);
 #pragma unroll
         for (int i = 0; i < NF_SM_N; ++i) {
-          if (i < n) out[i * n + pos[c]] = x[i];
+          if (i < n) out[i * n + pos[c]] = nf_st(x[i]);
         }
       }
     }
@@ -337,30 +339,30 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
   // b through the tile when a thread's b fits its slot (the same for the whole block), else
   // straight from global memory.
   const bool staged = nf_sm_staged && per <= NF_SM_N * NF_SM_N;
-  nf_t* x = static_cast<nf_t*>(p.out) + blk.m * per;
+  nf_st* x = static_cast<nf_st*>(p.out) + blk.m * per;
   if (staged) {
     __syncthreads();  // every thread has read its a from the tile
-    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_t*>(p.b) + blk.first * per, blk.count, per,
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_st*>(p.b) + blk.first * per, blk.count, per,
                       per);
     x = nf_sm_tile() + threadIdx.x * (per | 1);
   }
-  const nf_t* b = staged ? x : p.b + blk.m * per;
+  const nf_st* b = staged ? x : p.b + blk.m * per;
   int r[NF_SM_N];
   nf_sm_rows(piv, r);
   if (blk.live && info == 0) {
     for (int c = 0; c < nrhs; ++c) {
       nf_t y[NF_SM_N];
 #pragma unroll
-      for (int i = 0; i < NF_SM_N; ++i) y[i] = i < n ? b[r[i] * nrhs + c] : nf_t(0);
+      for (int i = 0; i < NF_SM_N; ++i) y[i] = i < n ? nf_t(b[r[i] * nrhs + c]) : nf_t(0);
       nf_sm_lu_solve(a, rd, y, 0);
 #pragma unroll
       for (int i = 0; i < NF_SM_N; ++i) {
-        if (i < n) x[i * nrhs + c] = y[i];
+        if (i < n) x[i * nrhs + c] = nf_st(y[i]);
       }
     }
   }
   if (staged)
-    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_t*>(p.out) + blk.first * per, blk.count, per,
+    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_st*>(p.out) + blk.first * per, blk.count, per,
                        per);
 #endif
 }
@@ -393,10 +395,10 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_det(const n
     logdet = -nf::m::inf(nf_rt(0));
   }
   if (p.flags & 1) {
-    static_cast<nf_t*>(p.out)[m] = sign;
-    static_cast<nf_rt*>(p.out2)[m] = logdet;
+    static_cast<nf_st*>(p.out)[m] = nf_st(sign);
+    static_cast<nf_srt*>(p.out2)[m] = nf_srt(logdet);
   } else {
-    static_cast<nf_t*>(p.out)[m] = sign * nf_t(nf::m::exp(logdet));
+    static_cast<nf_st*>(p.out)[m] = nf_st(sign * nf_t(nf::m::exp(logdet)));
   }
 }
 #endif
@@ -442,14 +444,14 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
   }
   if (blk.live) {
     nf_sm_report(p, blk.m, info);
-    nf_t* out = nf_sm_item(blk, p.out, nn);
+    nf_st* out = nf_sm_item(blk, p.out, nn);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
       for (int j = 0; j < NF_SM_N; ++j) {
         if (i < n && j < n)
-          out[i * n + j] =
-              upper ? (i <= j ? nf_sm_conj(a[j][i]) : nf_t(0)) : (j <= i ? a[i][j] : nf_t(0));
+          out[i * n + j] = nf_st(upper ? (i <= j ? nf_sm_conj(a[j][i]) : nf_t(0))
+                                       : (j <= i ? a[i][j] : nf_t(0)));
       }
     }
   }
@@ -480,7 +482,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
   const int n = p.n, nn = n * n;
   const bool upper = (p.flags & 1) != 0, vectors = (p.flags & 2) != 0;
   const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
-  const nf_t* src = nf_sm_item(blk, p.a, nn);
+  const nf_st* src = nf_sm_item(blk, p.a, nn);
   const int live_n = blk.live ? n : 0;  // the identity for a thread without a matrix: converged
   nf_t a[NF_SM_N][NF_SM_N], v[NF_SM_N][NF_SM_N];
   nf_rt total = nf_rt(0);
@@ -490,7 +492,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
     for (int j = 0; j < NF_SM_N; ++j) {
       if (j >= i) {  // only the chosen triangle is read
         nf_t x = nf_t(i == j ? 1 : 0);
-        if (j < live_n) x = upper ? src[i * n + j] : nf_sm_conj(src[j * n + i]);
+        if (j < live_n) x = upper ? nf_t(src[i * n + j]) : nf_sm_conj(nf_t(src[j * n + i]));
         if (j == i) x = nf_t(nf_sm_re(x));  // LAPACK ignores the diagonal's imaginary part
         a[i][j] = x;
         if (j < live_n) total += (j == i ? nf_rt(1) : nf_rt(2)) * nf_sm_norm(x);
@@ -580,15 +582,15 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
     }
   }
   if (blk.live) {
-    nf_rt* wout = static_cast<nf_rt*>(p.out) + blk.m * n;
-    nf_t* vout = nf_sm_item(blk, p.out2, nn);
+    nf_srt* wout = static_cast<nf_srt*>(p.out) + blk.m * n;
+    nf_st* vout = nf_sm_item(blk, p.out2, nn);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
-      if (i < n) wout[i] = w[i];
+      if (i < n) wout[i] = nf_srt(w[i]);
       if (vectors) {
 #pragma unroll
         for (int j = 0; j < NF_SM_N; ++j) {
-          if (i < n && j < n) vout[i * n + j] = v[i][j];
+          if (i < n && j < n) vout[i * n + j] = nf_st(v[i][j]);
         }
       }
     }

@@ -23,13 +23,13 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_inv_group(c
   const long long left = p.batch - first;
   const int count = static_cast<int>(left < MB ? left : MB);
   const bool live = m < p.batch;
-  nf_t* tile = nf_sm_tile();
-  nf_sm_stage<true>(tile, const_cast<nf_t*>(p.a) + first * nn, count, nn, n);
-  nf_t* slot = tile + g * n * rs;
+  nf_st* tile = nf_sm_tile();
+  nf_sm_stage<true>(tile, const_cast<nf_st*>(p.a) + first * nn, count, nn, n);
+  nf_st* slot = tile + g * n * rs;
   nf_t row[G], inv[G];
 #pragma unroll
   for (int j = 0; j < G; ++j) {
-    row[j] = live && r < n && j < n ? slot[r * rs + j] : nf_t(j == r ? 1 : 0);
+    row[j] = live && r < n && j < n ? nf_t(slot[r * rs + j]) : nf_t(j == r ? 1 : 0);
     inv[j] = nf_t(j == r ? 1 : 0);
   }
   int pos = r, info = 0;
@@ -84,9 +84,9 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_inv_group(c
   if (live && r < n) {
 #pragma unroll
     for (int j = 0; j < G; ++j) {
-      if (j < n) slot[pos * rs + j] = inv[j];
+      if (j < n) slot[pos * rs + j] = nf_st(inv[j]);
     }
   }
-  nf_sm_stage<false>(tile, static_cast<nf_t*>(p.out) + first * nn, count, nn, n);
+  nf_sm_stage<false>(tile, static_cast<nf_st*>(p.out) + first * nn, count, nn, n);
 }
 #endif

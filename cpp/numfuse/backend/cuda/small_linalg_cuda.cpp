@@ -135,11 +135,13 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
-std::string small_linalg_body(LinalgOp op, DType dt, int N) {
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
   const bool group = small_linalg_group(op, dt, N);
-  const bool single = dt == DType::Float32 || dt == DType::Complex64;
+  auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
-         (single ? "float" : "double") + " nf_rt;\n#define NF_SM_N " + std::to_string(N) +
+         (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
+         " nf_st;\ntypedef " + (single(storage) ? "float" : "double") +
+         " nf_srt;\n#define NF_SM_N " + std::to_string(N) +
          "\n#define NF_SM_THREADS " + std::to_string(small_linalg_threads(op, dt, N)) +
          "\n#define NF_SM_OP " + std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " +
          (group ? "1" : "0") + "\n" + kernel_templates::small_linalg +
@@ -175,10 +177,17 @@ Array dense_stack(const Array& x) {
 
 }  // namespace
 
+DType small_linalg_compute_dtype(const LinalgNode& node) {
+  const DType dt = node.inputs[0].dtype;
+  if (!node.spec.widen) return dt;
+  return dt == DType::Float32 ? DType::Float64 : dt == DType::Complex64 ? DType::Complex128 : dt;
+}
+
 bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
                        int64_t batch, int64_t n) {
   const LinalgOp op = node.spec.op;
-  const DType dt = node.inputs[0].dtype;
+  const DType storage = node.inputs[0].dtype;
+  const DType dt = small_linalg_compute_dtype(node);
   const int N = small_linalg_size(op, dt, n);
   const Array a = dense_stack(node.inputs[0]);
   const Array b = op == LinalgOp::Solve ? dense_stack(node.inputs[1]) : Array();
@@ -199,9 +208,10 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
   const char* entry = small_linalg_entry(op, dt, N);
   const std::string key = std::string("small_linalg:") + entry + ':' +
                           std::to_string(kernel_op(op)) + ':' +
-                          std::to_string(static_cast<int>(dt)) + ':' + std::to_string(N);
+                          std::to_string(static_cast<int>(dt)) + ':' +
+                          std::to_string(static_cast<int>(storage)) + ':' + std::to_string(N);
   CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev,
-                               [&] { return small_linalg_body(op, dt, N); });
+                               [&] { return small_linalg_body(op, dt, N, storage); });
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
   launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);

@@ -43,14 +43,18 @@ bool small_linalg_group(LinalgOp op, DType dt, int N);
 unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
 // Matrices a block: threads, or threads / N for the group kernels.
 unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
-// The kernel source (without the prelude) and its entry point, for the padded size N.
-std::string small_linalg_body(LinalgOp op, DType dt, int N);
+// The kernel source (without the prelude) and its entry point, for the padded size N: computed
+// in dt, the arrays in memory of `storage` (dt, or its single precision: LinalgSpec::widen).
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage);
 const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
 
-// Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0), each writing
-// its info code into `infos`. Returns whether the host must read the infos (det never fails).
+// The dtype node's kernel computes in: its inputs', or double precision where spec.widen.
+DType small_linalg_compute_dtype(const LinalgNode& node);
+// Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
+// computes in: double precision for a widened single-precision node), each writing its info code
+// into `infos`. Returns whether the host must read the infos (det never fails).
 bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
                        int64_t batch, int64_t n);
 
