@@ -24,7 +24,7 @@ def threads(dtype, n, group):
     size = {"float32": 4, "float64": 8, "complex64": 8, "complex128": 16}[dtype]
     if group:
         real = size // 2 if dtype.startswith("complex") else size
-        return next((t for t in (256, 128) if t * (n + 1) * size + t // n * 2 * n * size
+        return next((t for t in (128,) if t * (n + 1) * size + t // n * 2 * n * size
                      + t * (real + 4) <= 48 * 1024), 64)
     return next((t for t in (128, 64) if t * (n * n + 1) * size <= 48 * 1024), 32)
 
@@ -33,7 +33,8 @@ def source(op, dtype, n, group):
     kdir = "cpp/numfuse/kernels"
     prelude = "".join(f"// ---- {h}\n" + open(f"{kdir}/{h}").read() + "\n" for h in HEADERS)
     t, rt = TYPES[dtype]
-    return (prelude + f"typedef {t} nf_t;\ntypedef {rt} nf_rt;\n#define NF_SM_N {n}\n"
+    return (prelude + f"typedef {t} nf_t;\ntypedef {rt} nf_rt;\ntypedef {t} nf_st;\n"
+            f"typedef {rt} nf_srt;\n#define NF_SM_N {n}\n"
             f"#define NF_SM_THREADS {threads(dtype, n, group)}\n"
             f"#define NF_SM_OP {OPS[op][0]}\n#define NF_SM_GROUP {group}\n"
             + open(f"{kdir}/small_linalg.cuh").read()

@@ -77,7 +77,10 @@ constexpr int nf_sm_tile_size = NF_SM_GROUP    ? NF_SM_THREADS * (NF_SM_N + 1)
                                 : nf_sm_staged ? NF_SM_THREADS * nf_sm_slot
                                                : 1;
 constexpr int nf_sm_word = sizeof(nf_st) < 16 ? 16 / sizeof(nf_st) : 1;  // elements a 16-byte word
-constexpr int nf_sm_in_flight = 8;                                      // words a thread
+// Words a thread in flight: 8 measured no registers above 4 for the one-thread kernels' occupancy
+// (float64 8 x 8 inv: 204 / 228 registers, 4 blocks of 64 an SM either way); the group kernels'
+// 4 keep 138 registers a thread instead of 171 (3 blocks of 128 an SM instead of 2).
+constexpr int nf_sm_in_flight = NF_SM_GROUP ? 4 : 8;
 
 // The block's tile (one per block: a __shared__ variable of a function is one allocation).
 // static: the CUDA emulator's host compiler would make the variable of an inline function one
@@ -460,6 +463,22 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
 #endif
 
 #if NF_SM_OP == NF_SM_EIGH
+// 1 / sqrt(x): the device's reciprocal square root (one rounding more than sqrt and a division,
+// a third of their instructions); the host compiler of the CUDA emulator has none.
+__device__ __forceinline__ float nf_sm_rsqrt(float x) {
+#ifdef __CUDACC_RTC__
+  return rsqrtf(x);
+#else
+  return 1.0f / nf::m::sqrt(x);
+#endif
+}
+__device__ __forceinline__ double nf_sm_rsqrt(double x) {
+#ifdef __CUDACC_RTC__
+  return rsqrt(x);
+#else
+  return 1.0 / nf::m::sqrt(x);
+#endif
+}
 // Element (i, j) of a Hermitian matrix of which a[][] holds the upper triangle (i <= j) only.
 __device__ __forceinline__ nf_t nf_sm_herm(const nf_t (&a)[NF_SM_N][NF_SM_N], int i, int j) {
   return i <= j ? a[i][j] : nf_sm_conj(a[j][i]);
@@ -519,13 +538,25 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
 #pragma unroll
       for (int pp = 0; pp < q; ++pp) {
         const nf_rt r = nf_sm_abs(a[pp][q]);
-        if (r == nf_rt(0)) continue;
+        const nf_rt app = nf_sm_re(a[pp][pp]), aqq = nf_sm_re(a[q][q]);
+        // A pair below eps / 100 of both its diagonal entries (after the first sweeps) changes the
+        // eigenvalues by less than their rounding: zeroed without a rotation (Rutishauser's
+        // threshold; the last sweeps are mostly such pairs).
+        if (r == nf_rt(0) ||
+            (sweep > 2 && app + nf_rt(100) * r == app && aqq + nf_rt(100) * r == aqq)) {
+          a[pp][q] = nf_t(0);
+          continue;
+        }
         const nf_t ce_ = nf_sm_conj(a[pp][q] * nf_t(nf_rt(1) / r));  // conj(e)
-        // The rotation that zeroes the real pair (Rutishauser's formulas, the smaller angle).
-        const nf_rt theta = (nf_sm_re(a[q][q]) - nf_sm_re(a[pp][pp])) / (nf_rt(2) * r);
-        const nf_rt t = (theta >= 0 ? nf_rt(1) : nf_rt(-1)) /
-                        (nf::m::fabs(theta) + nf::m::sqrt(theta * theta + nf_rt(1)));
-        const nf_rt c = nf_rt(1) / nf::m::sqrt(t * t + nf_rt(1)), s = t * c;
+        // The rotation that zeroes the real pair (Rutishauser's, the smaller angle): with
+        // theta = (a_qq - a_pp) / 2r, t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), written
+        // as sign(d) 2r / (|d| + sqrt(d^2 + 4r^2)) on d and 2r scaled by the larger (no
+        // overflow): one division and one square root fewer, c by a reciprocal square root.
+        const nf_rt d = aqq - app, ad = nf::m::fabs(d);
+        const nf_rt scale = nf_rt(1) / (ad > r + r ? ad : r + r);
+        const nf_rt ds = d * scale, rs = (r + r) * scale;
+        const nf_rt t = (d >= 0 ? rs : -rs) / (nf::m::fabs(ds) + nf::m::sqrt(ds * ds + rs * rs));
+        const nf_rt c = nf_sm_rsqrt(t * t + nf_rt(1)), s = t * c;
         const nf_t sc = nf_t(s) * ce_, cc = nf_t(c) * ce_;  // s conj(e), c conj(e)
 #pragma unroll
         for (int k = 0; k < NF_SM_N; ++k) {  // columns pp, q of a U (rows pp, q: their conjugates)
@@ -535,8 +566,8 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
             nf_sm_set_herm(a, k, q, nf_t(s) * x + cc * y);
           }
         }
-        a[pp][pp] = nf_t(nf_sm_re(a[pp][pp]) - t * r);
-        a[q][q] = nf_t(nf_sm_re(a[q][q]) + t * r);
+        a[pp][pp] = nf_t(app - t * r);
+        a[q][q] = nf_t(aqq + t * r);
         a[pp][q] = nf_t(0);
         if (vectors) {
 #pragma unroll

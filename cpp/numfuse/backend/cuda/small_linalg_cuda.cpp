@@ -115,11 +115,12 @@ bool small_linalg_group(LinalgOp op, DType dt, int N) {
 unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
   const size_t s = itemsize(dt);
   if (small_linalg_group(op, dt, N)) {
-    for (unsigned t : {256u, 128u}) {  // tile, pivot rows, pivot search keys and positions
-      const size_t bytes = t * (N + 1) * s + t / N * 2 * N * s + t * (s / (is_complex(dt) ? 2 : 1) + 4);
-      if (bytes <= 48 * 1024) return t;
-    }
-    return 64;
+    // Blocks of 128 (not 256): at ~140 registers a thread an SM holds three, not one. The tile,
+    // the pivot rows, the pivot search's keys and positions must fit 48 KB.
+    const unsigned t = 128;
+    const size_t real = is_complex(dt) ? s / 2 : s;
+    const size_t bytes = t * (N + 1) * s + t / N * 2 * N * s + t * (real + 4);
+    return bytes <= 48 * 1024 ? t : 64;
   }
   // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
   // block keeps more bytes in flight; registers (not the tile) then bound the blocks an SM holds.
