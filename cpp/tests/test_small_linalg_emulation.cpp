@@ -501,3 +501,27 @@ TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
     }
   }
 }
+
+// A stack not aligned to its element size (complex64 at a 4-byte offset: legal for its float
+// parts) is staged through registers one element at a time, not by the element copies (cp.async
+// on the device): the same results as the aligned stack.
+TEST(SmallLinalgEmulation, UnalignedStackStagesThroughRegisters) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  const std::vector<Kind> kinds(41, Kind::Random);
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    SCOPED_TRACE(linalg_op_name(op));
+    const int n = 3;
+    const Array a = make_stack(DType::Complex64, n, kinds, op, false, 5u);
+    const Array base = Array::empty({42, n, n}, DType::Complex64, Device::cpu());
+    const Array shifted = base.view(a.shape, a.strides, base.byte_offset + 4);
+    ASSERT_NE(reinterpret_cast<uintptr_t>(shifted.data()) % 8, 0u);
+    for (int64_t i = 0; i < a.size(); ++i) set(shifted, i, get(a, i));
+    const LinalgSpec spec = spec_of(op, false);
+    const Result got = run_emulated(spec, shifted, Array()), want = run_emulated(spec, a, Array());
+    ASSERT_EQ(got.info, want.info);
+    for (size_t o = 0; o < got.outs.size(); ++o) {
+      for (int64_t i = 0; i < got.outs[o].size(); ++i)
+        EXPECT_EQ(get(got.outs[o], i), get(want.outs[o], i)) << "output " << o << " element " << i;
+    }
+  }
+}

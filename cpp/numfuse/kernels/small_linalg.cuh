@@ -62,8 +62,9 @@ __device__ __forceinline__ R nf_sm_norm(nf::complex<R> z) {
 // ---- Staging: the block's matrices between global memory and a shared-memory tile.
 // Thread t's matrix lies n*n elements from thread t+1's, so direct loads would touch a cache line
 // per thread and instruction. A block instead copies its matrices, one contiguous span, with
-// coalesced 16-byte accesses, eight a thread in flight before any is stored (one load at a time a
-// thread, as the first version had, kept ~3 KB in flight per SM: 0.7 TB/s on the H100 for det).
+// coalesced accesses, all of them in flight at once (cp.async into the tile), or 16-byte words
+// through registers, several a thread before any is stored (one load at a time a thread, as the
+// first version had, kept ~3 KB in flight per SM: 0.7 TB/s on the H100 for det).
 // In the tile each matrix sits at an odd stride of elements (no bank conflicts when every thread
 // reads its own). Where the tile would not fit the 48 KB of static shared memory (N = 16 of double
 // and complex), threads read and write global memory directly.
@@ -77,10 +78,26 @@ constexpr int nf_sm_tile_size = NF_SM_GROUP    ? NF_SM_THREADS * (NF_SM_N + 1)
                                 : nf_sm_staged ? NF_SM_THREADS * nf_sm_slot
                                                : 1;
 constexpr int nf_sm_word = sizeof(nf_st) < 16 ? 16 / sizeof(nf_st) : 1;  // elements a 16-byte word
-// Words a thread in flight: 8 measured no registers above 4 for the one-thread kernels' occupancy
-// (float64 8 x 8 inv: 204 / 228 registers, 4 blocks of 64 an SM either way); the group kernels'
-// 4 keep 138 registers a thread instead of 171 (3 blocks of 128 an SM instead of 2).
-constexpr int nf_sm_in_flight = NF_SM_GROUP ? 4 : 8;
+// cp.async (sm_80 on) loads the tile on the device, element by element (plain copies in the
+// emulator, which so runs the same loop); the register path loads it before sm_80 and for an
+// unaligned view. Units a thread in flight on the register path: 8 where nothing else loads, 1
+// beside cp.async (ptxas for sm_90: float64 8 x 8 inv 168 registers a thread with 1 load and 8
+// stores in flight, 228 with 8 and 8, i.e. 6 blocks of 64 an SM instead of 4; the float64
+// 16 x 16 group kernel 96 instead of 171).
+#if defined(__CUDACC_RTC__) && __CUDA_ARCH__ >= 800
+#define NF_SM_ASYNC 1
+#define NF_SM_DIRECT 1
+constexpr int nf_sm_load_in_flight = 1;
+#elif defined(__CUDACC_RTC__)
+#define NF_SM_ASYNC 0
+#define NF_SM_DIRECT 0
+constexpr int nf_sm_load_in_flight = 8;
+#else
+#define NF_SM_ASYNC 0
+#define NF_SM_DIRECT 1
+constexpr int nf_sm_load_in_flight = 8;
+#endif
+constexpr int nf_sm_store_in_flight = 8;
 
 // The block's tile (one per block: a __shared__ variable of a function is one allocation).
 // static: the CUDA emulator's host compiler would make the variable of an inline function one
@@ -105,15 +122,15 @@ struct alignas(A) nf_sm_pack {
 
 // Elements [from, total) of the span at g, K at a time (P = nf_sm_pack<K, ...>), into the tile
 // (kIn) or out of it: every thread loads its nf_sm_in_flight units before it stores any.
-template <bool kIn, int K, class P>
+template <bool kIn, int K, class P, int F>
 __device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int total, int per,
                                            float rcp) {
   const int units = (total - from) / K;
   P* gp = reinterpret_cast<P*>(g + from);
-  for (int u0 = threadIdx.x; u0 < units; u0 += nf_sm_in_flight * blockDim.x) {
-    P v[nf_sm_in_flight];
+  for (int u0 = threadIdx.x; u0 < units; u0 += F * blockDim.x) {
+    P v[F];
 #pragma unroll
-    for (int j = 0; j < nf_sm_in_flight; ++j) {
+    for (int j = 0; j < F; ++j) {
       const int u = u0 + j * blockDim.x;
       if (u < units) {
         if (kIn) {
@@ -125,7 +142,7 @@ __device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int 
       }
     }
 #pragma unroll
-    for (int j = 0; j < nf_sm_in_flight; ++j) {
+    for (int j = 0; j < F; ++j) {
       const int u = u0 + j * blockDim.x;
       if (u < units) {
         if (kIn) {
@@ -139,6 +156,27 @@ __device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int 
   }
 }
 
+// One element from global memory into the tile: asynchronously on the device (cp.async, waited
+// for by nf_sm_copy_wait), a plain copy in the emulator.
+__device__ __forceinline__ void nf_sm_elem_copy(nf_st* dst, const nf_st* src) {
+#if NF_SM_ASYNC
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if (sizeof(nf_st) == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+  else if (sizeof(nf_st) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *dst = *src;
+#endif
+}
+__device__ __forceinline__ void nf_sm_copy_wait() {
+#if NF_SM_ASYNC
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 // The block's `count` items of `per` elements, contiguous at g, into the tile (kIn) or back out:
 // 16-byte words where g is 16-byte aligned (the block's span starts a multiple of 4 items after
 // the stack's, itself aligned unless it is an offset view), single elements for the rest. In the
@@ -149,12 +187,25 @@ __device__ __forceinline__ void nf_sm_stage(nf_st* tile, nf_st* g, int count, in
   if (!kIn) __syncthreads();  // every thread has written its slot
   const int total = count * per;
   const float rcp = 1.0f / static_cast<float>(run);
+  // Into the tile: cp.async (sm_80 on) puts every element of the block's span in flight at once
+  // and holds no registers: the bytes in flight a block are its whole span (32 KB for 64 float64
+  // 8 x 8), not a few words a thread. Elements must be aligned to their size (not so for an
+  // offset view of complex64 / complex128, whose alignment is their part's): the register path.
+  if (NF_SM_DIRECT && kIn && reinterpret_cast<unsigned long long>(g) % sizeof(nf_st) == 0) {
+#pragma unroll 4
+    for (int e = threadIdx.x; e < total; e += blockDim.x)
+      nf_sm_elem_copy(tile + nf_sm_tile_index(e, run, rcp), g + e);
+    nf_sm_copy_wait();
+    __syncthreads();
+    return;
+  }
+  constexpr int F = kIn ? nf_sm_load_in_flight : nf_sm_store_in_flight;
   int from = 0;
   if ((reinterpret_cast<unsigned long long>(g) & 15) == 0) {
-    nf_sm_copy<kIn, nf_sm_word, nf_sm_pack<nf_sm_word, 16>>(tile, g, 0, total, run, rcp);
+    nf_sm_copy<kIn, nf_sm_word, nf_sm_pack<nf_sm_word, 16>, F>(tile, g, 0, total, run, rcp);
     from = total / nf_sm_word * nf_sm_word;
   }
-  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_st)>>(tile, g, from, total, run, rcp);
+  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_st)>, F>(tile, g, from, total, run, rcp);
   if (kIn) __syncthreads();
 }
 
