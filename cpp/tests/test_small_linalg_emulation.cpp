@@ -381,7 +381,7 @@ TEST(SmallLinalg, SizesAndRouting) {
   if (std::getenv("NUMFUSE_SMALL_LINALG_MAX_N")) GTEST_SKIP() << "bounds overridden";
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 1), 2);
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 8), 8);
-  EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 9), 16);  // the group kernel
+  EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 9), 16);   // the group kernel
   EXPECT_EQ(small_linalg_size(LinalgOp::Solve, DType::Float64, 9), 0);  // spills: cuSOLVER
   if (std::getenv("NUMFUSE_SMALL_LINALG_GROUP")) GTEST_SKIP() << "group choice overridden";
   EXPECT_TRUE(small_linalg_group(LinalgOp::Inv, DType::Float32, 16));
@@ -468,8 +468,8 @@ TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
          {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Slogdet, LinalgOp::Cholesky, LinalgOp::Eigh}) {
       for (int n : {5, 12}) {
         if (n == 12 && op != LinalgOp::Inv) continue;  // the group kernel: inv's
-        SCOPED_TRACE(std::string(linalg_op_name(op)) + " " + dtype_name(dt) + " n=" +
-                     std::to_string(n));
+        SCOPED_TRACE(std::string(linalg_op_name(op)) + " " + dtype_name(dt) +
+                     " n=" + std::to_string(n));
         const LinalgSpec spec = spec_of(op, false);
         const Array a = make_stack(dt, n, kinds, op, false, 77u + n);
         Array b, aw = Array::empty(a.shape, wide, Device::cpu()), bw;
@@ -477,7 +477,8 @@ TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
         if (op == LinalgOp::Solve) {
           b = Array::empty({a.shape[0], n, 2}, dt, Device::cpu());
           bw = Array::empty(b.shape, wide, Device::cpu());
-          for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.5 * i - 3, is_complex(dt) ? 1.0 : 0.0));
+          for (int64_t i = 0; i < b.size(); ++i)
+            set(b, i, C(0.5 * i - 3, is_complex(dt) ? 1.0 : 0.0));
           for (int64_t i = 0; i < b.size(); ++i) set(bw, i, get(b, i));
         }
         const Result got = run_emulated(spec, a, b, wide), want = run_emulated(spec, aw, bw);

@@ -4,13 +4,13 @@
 // generated nf_t (the element type computed in: float, double, nf::complex<float|double>), nf_rt
 // (its real type), nf_st and nf_srt (the type and real type of the arrays in memory: nf_t and
 // nf_rt, or their single precision where numpy.linalg's float32 and complex64 are computed in
-// double precision, LinalgSpec::widen: converted on load and store, no cast passes), NF_SM_N (the padded size: 2, 4, 8 or 16), NF_SM_THREADS (threads, so matrices, a block:
-// small_linalg_threads() on the host) and NF_SM_OP (which kernel to compile, below).
-// A matrix of n < N is padded with the identity, which LU, Cholesky and Jacobi leave decoupled
-// from the n x n block. Each matrix writes its LAPACK-style info code (0, or k+1 for the first
-// failing column) and counts itself in info[batch] when it failed: the host reads that one int
-// after the kernel, and the codes only when it is not zero (reading 100,000 codes cost more than
-// inverting the matrices).
+// double precision, LinalgSpec::widen: converted on load and store, no cast passes), NF_SM_N (the
+// padded size: 2, 4, 8 or 16), NF_SM_THREADS (threads, so matrices, a block: small_linalg_threads()
+// on the host) and NF_SM_OP (which kernel to compile, below). A matrix of n < N is padded with the
+// identity, which LU, Cholesky and Jacobi leave decoupled from the n x n block. Each matrix writes
+// its LAPACK-style info code (0, or k+1 for the first failing column) and counts itself in
+// info[batch] when it failed: the host reads that one int after the kernel, and the codes only when
+// it is not zero (reading 100,000 codes cost more than inverting the matrices).
 
 #define NF_SM_INV 0       // out = inv(a)
 #define NF_SM_SOLVE 1     // out = solve(a, b), b (n, nrhs)
@@ -137,7 +137,8 @@ __device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int 
           v[j] = gp[u];
         } else {
 #pragma unroll
-          for (int i = 0; i < K; ++i) v[j].v[i] = tile[nf_sm_tile_index(from + u * K + i, per, rcp)];
+          for (int i = 0; i < K; ++i)
+            v[j].v[i] = tile[nf_sm_tile_index(from + u * K + i, per, rcp)];
         }
       }
     }
@@ -147,7 +148,8 @@ __device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int 
       if (u < units) {
         if (kIn) {
 #pragma unroll
-          for (int i = 0; i < K; ++i) tile[nf_sm_tile_index(from + u * K + i, per, rcp)] = v[j].v[i];
+          for (int i = 0; i < K; ++i)
+            tile[nf_sm_tile_index(from + u * K + i, per, rcp)] = v[j].v[i];
         } else {
           gp[u] = v[j];
         }
@@ -396,8 +398,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
   nf_st* x = static_cast<nf_st*>(p.out) + blk.m * per;
   if (staged) {
     __syncthreads();  // every thread has read its a from the tile
-    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_st*>(p.b) + blk.first * per, blk.count, per,
-                      per);
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_st*>(p.b) + blk.first * per, blk.count, per, per);
     x = nf_sm_tile() + threadIdx.x * (per | 1);
   }
   const nf_st* b = staged ? x : p.b + blk.m * per;

@@ -12,10 +12,11 @@
 // would have after LAPACK's swaps, and at the end writes its half of I, now inv(a)'s row there.
 // The pivot row and the pivot search go through shared memory, between block barriers (every
 // thread runs every step, so the barriers are uniform).
-extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_inv_group(const nf_sm_params p) {
+extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
+    nf_small_inv_group(const nf_sm_params p) {
   constexpr int G = NF_SM_N, MB = NF_SM_THREADS / NF_SM_N;  // threads a matrix, matrices a block
-  __shared__ nf_t prow[MB][2 * G];                             // the step's pivot row, [a | I]
-  __shared__ nf_rt key[NF_SM_THREADS];                         // pivot search: |a_ik|, position
+  __shared__ nf_t prow[MB][2 * G];                          // the step's pivot row, [a | I]
+  __shared__ nf_rt key[NF_SM_THREADS];                      // pivot search: |a_ik|, position
   __shared__ int at[NF_SM_THREADS];
   const int n = p.n, nn = n * n, rs = n | 1;  // rows at an odd stride in the tile
   const int g = threadIdx.x / G, r = threadIdx.x % G;

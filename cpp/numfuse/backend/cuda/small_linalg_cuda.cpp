@@ -142,11 +142,10 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
          " nf_st;\ntypedef " + (single(storage) ? "float" : "double") +
-         " nf_srt;\n#define NF_SM_N " + std::to_string(N) +
-         "\n#define NF_SM_THREADS " + std::to_string(small_linalg_threads(op, dt, N)) +
-         "\n#define NF_SM_OP " + std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " +
-         (group ? "1" : "0") + "\n" + kernel_templates::small_linalg +
-         (group ? kernel_templates::small_linalg_group : "");
+         " nf_srt;\n#define NF_SM_N " + std::to_string(N) + "\n#define NF_SM_THREADS " +
+         std::to_string(small_linalg_threads(op, dt, N)) + "\n#define NF_SM_OP " +
+         std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " + (group ? "1" : "0") + "\n" +
+         kernel_templates::small_linalg + (group ? kernel_templates::small_linalg_group : "");
 }
 
 int small_linalg_flags(const LinalgSpec& spec) {
