@@ -23,9 +23,7 @@ def threads(dtype, n, group):
     """small_linalg_threads() of backend/cuda/small_linalg_cuda.cpp."""
     size = {"float32": 4, "float64": 8, "complex64": 8, "complex128": 16}[dtype]
     if group:
-        real = size // 2 if dtype.startswith("complex") else size
-        return next((t for t in (128,) if t * (n + 1) * size + t // n * 2 * n * size
-                     + t * (real + 4) <= 48 * 1024), 64)
+        return 128 if 128 * (n + 1) * size + 128 // n * 2 * n * size <= 48 * 1024 else 64
     return next((t for t in (128, 64) if t * (n * n + 1) * size <= 48 * 1024), 32)
 
 

@@ -10,14 +10,13 @@
 // column among the rows not yet pivots, the first in LAPACK's row order among equals; a zero pivot
 // gives getrf's info and is skipped). Rows never move: each thread keeps the position its row
 // would have after LAPACK's swaps, and at the end writes its half of I, now inv(a)'s row there.
-// The pivot row and the pivot search go through shared memory, between block barriers (every
-// thread runs every step, so the barriers are uniform).
+// A group lies within one warp (N <= 32): the pivot search is a butterfly of xor shuffles over the
+// group, the pivot row goes through shared memory between warp barriers (every thread of the
+// block runs every step, so the barriers and shuffles are uniform).
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
     nf_small_inv_group(const nf_sm_params p) {
   constexpr int G = NF_SM_N, MB = NF_SM_THREADS / NF_SM_N;  // threads a matrix, matrices a block
   __shared__ nf_t prow[MB][2 * G];                          // the step's pivot row, [a | I]
-  __shared__ nf_rt key[NF_SM_THREADS];                      // pivot search: |a_ik|, position
-  __shared__ int at[NF_SM_THREADS];
   const int n = p.n, nn = n * n, rs = n | 1;  // rows at an odd stride in the tile
   const int g = threadIdx.x / G, r = threadIdx.x % G;
   const long long first = static_cast<long long>(blockIdx.x) * MB, m = first + g;
@@ -38,16 +37,13 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
   for (int k = 0; k < G; ++k) {
     if (k < n) {  // the same for the whole block
       const nf_rt v = nf_sm_abs1(row[k]);
-      key[threadIdx.x] = pos < k ? nf_rt(-1) : v == v ? v : nf_rt(0);  // a NaN pivots last
-      at[threadIdx.x] = pos;
-      __syncthreads();
-      nf_rt best = nf_rt(-1);
-      int bp = G;
+      nf_rt best = pos < k ? nf_rt(-1) : v == v ? v : nf_rt(0);  // a NaN pivots last
+      int bp = pos;
 #pragma unroll
-      for (int q = 0; q < G; ++q) {
-        const nf_rt kv = key[g * G + q];
-        const int kp = at[g * G + q];
-        if (kv > best || (kv == best && kp < bp)) best = kv, bp = kp;
+      for (int off = G / 2; off > 0; off /= 2) {  // the group's largest, the first among equals
+        const nf_rt ov = __shfl_xor_sync(0xffffffffu, best, off, G);
+        const int op = __shfl_xor_sync(0xffffffffu, bp, off, G);
+        if (ov > best || (ov == best && op < bp)) best = ov, bp = op;
       }
       const bool pivot = pos == bp;
       if (pos == k) pos = bp;  // LAPACK swaps rows k and bp
@@ -58,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
 #pragma unroll
         for (int j = 0; j < G; ++j) prow[g][G + j] = inv[j];
       }
-      __syncthreads();
+      __syncwarp();
       const nf_t d = prow[g][k];
       if (d == nf_t(0)) {
         if (info == 0) info = k + 1;
@@ -78,7 +74,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
         }
         row[k] = nf_t(pivot ? 1 : 0);
       }
-      __syncthreads();  // prow, key and at are rewritten by the next step
+      __syncwarp();  // prow is rewritten by the next step
     }
   }
   if (live && r == 0) nf_sm_report(p, m, info);

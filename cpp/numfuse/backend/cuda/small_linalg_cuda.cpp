@@ -115,11 +115,10 @@ bool small_linalg_group(LinalgOp op, DType dt, int N) {
 unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
   const size_t s = itemsize(dt);
   if (small_linalg_group(op, dt, N)) {
-    // Blocks of 128 (not 256): at ~140 registers a thread an SM holds three, not one. The tile,
-    // the pivot rows, the pivot search's keys and positions must fit 48 KB.
+    // Blocks of 128: five an SM at ~100 registers a thread. The tile and the pivot rows must fit
+    // 48 KB (they do for every dtype up to 16 x 16).
     const unsigned t = 128;
-    const size_t real = is_complex(dt) ? s / 2 : s;
-    const size_t bytes = t * (N + 1) * s + t / N * 2 * N * s + t * (real + 4);
+    const size_t bytes = t * (N + 1) * s + t / N * 2 * N * s;
     return bytes <= 48 * 1024 ? t : 64;
   }
   // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
