@@ -102,9 +102,12 @@ constexpr int nf_sm_store_in_flight = 8;
 // The block's tile (one per block: a __shared__ variable of a function is one allocation).
 // static: the CUDA emulator's host compiler would make the variable of an inline function one
 // object for every kernel loaded into the process, whatever its size.
+struct alignas(16) nf_sm_tile_t {  // cp.async of 16 bytes needs a 16-byte aligned destination
+  nf_st v[nf_sm_tile_size];
+};
 static __device__ __forceinline__ nf_st* nf_sm_tile() {
-  __shared__ nf_st tile[nf_sm_tile_size];
-  return tile;
+  __shared__ nf_sm_tile_t tile;
+  return tile.v;
 }
 
 // Where element e of the block's span sits in the tile: runs of `per` elements (the items, or the
