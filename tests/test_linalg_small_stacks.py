@@ -177,3 +177,18 @@ def test_pivoting_stack(n, dtype, device):
         x = xp.asarray(a)
         return xp.linalg.inv(x), xp.linalg.det(x)
     body(device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("nrhs", [1, 16, 17, 40])
+@pytest.mark.parametrize("n", [5, 12, 16])
+def test_solve_right_hand_sides(n, nrhs, dtype, device):
+    """Solve with up to 16 right-hand sides runs in the group kernel at 9..16 (a row of b a
+    thread), more go to cuSOLVER; the one-thread kernel takes any number."""
+    a = _rand((BATCH, n, n), dtype, 10 * n, shift=n ** 0.5 * 2)
+    b = _rand((BATCH, n, nrhs), dtype, 10 * n + nrhs)
+
+    @oracle(rtol=_tol(dtype, n), atol=_tol(dtype, n))
+    def body(xp):
+        return xp.linalg.solve(xp.asarray(a), xp.asarray(b))
+    body(device=device)

@@ -74,8 +74,8 @@ def main():
     for op in ops:
         for dtype, n in cases:
             for group in (0, 1):
-                if group and (n < 8 or op != "inv"):
-                    continue  # the group kernel is inv's
+                if group and (n < 8 or op not in ("inv", "solve", "det")):
+                    continue  # the group kernel is LU's
                 if op == "eigh" and n == 16 and not group:
                     continue  # unrolls for minutes
                 try:

@@ -528,7 +528,7 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   // Small matrices: one NVRTC kernel, a thread per matrix (small_linalg_cuda.h), no cuSOLVER;
   // every matrix writes its own info code, and the failures count themselves: the host reads
   // that count (4 bytes) and the codes only when it is not zero.
-  if (m == n && cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n) > 0) {
+  if (m == n && cuda::small_linalg_covers(node, n)) {
     const Array failures = infos.view(Shape{1}, Strides{1}, infos.byte_offset + batch * 4);
     const unsigned char zero[16] = {};
     cuda::fill(failures, zero);

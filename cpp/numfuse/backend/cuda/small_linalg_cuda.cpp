@@ -36,8 +36,13 @@ int kernel_op(LinalgOp op) {
 // spills little (ptxas -v for sm_90, see docs/decisions.md). Double LU at N=16 spills 52 KB
 // (a 4.3 KB stack frame a thread), double Jacobi at 16 spills 258 KB: those stay on cuSOLVER
 // until an H100 run shows the local-memory kernels still win.
+bool lu_op(LinalgOp op) {
+  return op == LinalgOp::Inv || op == LinalgOp::Solve || op == LinalgOp::Det ||
+         op == LinalgOp::Slogdet;
+}
+
 int64_t default_max_n(LinalgOp op, DType dt) {
-  if (op == LinalgOp::Inv) return 16;  // the group kernel above what registers hold
+  if (lu_op(op)) return 16;  // the group kernel above what registers hold
   const bool cholesky = op == LinalgOp::Cholesky;
   const bool jacobi = op == LinalgOp::Eigh || op == LinalgOp::Eigvalsh;
   switch (dt) {
@@ -87,7 +92,7 @@ int small_linalg_padded_size(int64_t n) {
 }
 
 const char* small_linalg_entry(LinalgOp op, DType dt, int N) {
-  if (small_linalg_group(op, dt, N)) return "nf_small_inv_group";
+  if (small_linalg_group(op, dt, N)) return "nf_small_group";
   switch (kernel_op(op)) {
     case 0:
     case 1:
@@ -106,7 +111,7 @@ bool small_linalg_group(LinalgOp op, DType dt, int N) {
     const char* e = std::getenv("NUMFUSE_SMALL_LINALG_GROUP");
     return e && *e ? std::atoi(e) : -1;
   }();
-  if (op != LinalgOp::Inv || forced == 0) return false;
+  if (!lu_op(op) || forced == 0) return false;
   // ptxas -v for sm_90 (docs/decisions.md): one thread holding complex128 8 x 8 or any 16 x 16
   // spills 4-21 KB; a row a thread does not.
   return forced == 1 || N == 16 || (N == 8 && dt == DType::Complex128);
@@ -175,6 +180,16 @@ Array dense_stack(const Array& x) {
 }
 
 }  // namespace
+
+bool small_linalg_covers(const LinalgNode& node, int64_t n) {
+  const LinalgOp op = node.spec.op;
+  const DType dt = small_linalg_compute_dtype(node);
+  const int N = small_linalg_size(op, dt, n);
+  if (N == 0) return false;
+  // The group kernel's threads hold a row of b each: nrhs <= N.
+  return !(op == LinalgOp::Solve && small_linalg_group(op, dt, N) &&
+           node.inputs[1].shape.back() > N);
+}
 
 DType small_linalg_compute_dtype(const LinalgNode& node) {
   const DType dt = node.inputs[0].dtype;

@@ -33,9 +33,9 @@ int small_linalg_size(LinalgOp op, DType dt, int64_t n);
 int small_linalg_padded_size(int64_t n);
 
 // Whether `op` on dt at the padded size N runs the group kernel (small_linalg_group.cuh: N threads
-// a matrix, a row each; inv where a thread cannot hold the matrix in registers) rather than the
-// one-thread-per-matrix kernels. NUMFUSE_SMALL_LINALG_GROUP=0 never, =1 for every inv (to measure
-// one against the other).
+// a matrix, a row each; inv, solve, det and slogdet where a thread cannot hold the matrix in
+// registers) rather than the one-thread-per-matrix kernels. NUMFUSE_SMALL_LINALG_GROUP=0 never,
+// =1 for every inv, solve, det and slogdet (to measure one against the other).
 bool small_linalg_group(LinalgOp op, DType dt, int N);
 // Threads a block (NF_SM_THREADS). One thread a matrix: 128, 64 or 32, the most whose
 // shared-memory tile fits 48 KB (32 where none does: those read global memory). Group kernels:
@@ -50,6 +50,9 @@ const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
 
+// Whether the kernels take node, whose matrices are n x n (small_linalg_size() > 0 for the dtype
+// it computes in, and for the group solve at most N right-hand sides).
+bool small_linalg_covers(const LinalgNode& node, int64_t n);
 // The dtype node's kernel computes in: its inputs', or double precision where spec.widen.
 DType small_linalg_compute_dtype(const LinalgNode& node);
 // Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
