@@ -34,6 +34,11 @@ def cases(n, batch):
         (f"inv {batch} x 8x8", (s,), lambda xp, x: xp.linalg.inv(x), None),
         (f"solve {batch} x 8x8", (s, sb), lambda xp, x, y: xp.linalg.solve(x, y), None),
         (f"eigh {batch} x 8x8", (sh,), lambda xp, x: xp.linalg.eigh(x), "values"),
+        # float32, computed in float64 as NumPy does (LinalgSpec::widen: cast inside the backend)
+        (f"inv {batch} x 8x8 float32", (s.astype(numpy.float32),),
+         lambda xp, x: xp.linalg.inv(x), None),
+        (f"eigh {batch} x 8x8 float32", (sh.astype(numpy.float32),),
+         lambda xp, x: xp.linalg.eigh(x), "values"),
     ]
 
 

@@ -11,7 +11,8 @@ library loading) apart from the best warm time.
     PYTHONPATH=python python bench/linalg_fft_gpu.py [--quick] [--small]
 
 --small: only the stacks of small matrices (more operations, dtypes and sizes: small_stack_cases).
---only=WORD[,WORD...]: only the cases whose names contain one of the words (e.g. --only=svd,cholesky).
+--only=WORD[,WORD...]: only the cases whose names contain one of the words (e.g. --only=svd,cholesky
+or --only=inv for a second run with NUMFUSE_SMALL_LINALG_GROUP=1: inv through the group kernel).
 """
 import os
 import sys
@@ -69,10 +70,6 @@ def cases(rng, quick):
     spd = a @ a.T / n
     sym = (a + a.T) / 2
     rhs = rng.standard_normal((n, 16))
-    batch = 10_000 if quick else 100_000
-    small = rng.standard_normal((batch, 8, 8)) + 8 * np.eye(8)
-    small_sym = (small + np.swapaxes(small, -1, -2)) / 2
-    small_rhs = rng.standard_normal((batch, 8, 1))
     big = not quick
     return [
         (f"fft 2^{f} complex64", "fft", lambda xp, x: xp.fft.fft(x), [c64], 5),
@@ -85,16 +82,23 @@ def cases(rng, quick):
         (f"eigh {n}^2 float64", "eigh", lambda xp, x: xp.linalg.eigh(x), [sym], 1 if big else 3),
         (f"svd {n}^2 float64", "svd", lambda xp, x: xp.linalg.svd(x, full_matrices=False), [a],
          1 if big else 3),
+    ] + small_stack_cases(rng, 10_000 if quick else 100_000)
+
+
+def small_stack_cases(rng, batch):
+    """Stacks of small matrices (backend/cuda/small_linalg_cuda.h): the issue's 8x8 float64 inv,
+    solve and eigh, then the other operations, dtypes and padded sizes.
+    NUMFUSE_SMALL_LINALG_MAX_N=0 runs them through cuSOLVER instead."""
+    small = rng.standard_normal((batch, 8, 8)) + 8 * np.eye(8)
+    small_sym = (small + np.swapaxes(small, -1, -2)) / 2
+    small_rhs = rng.standard_normal((batch, 8, 1))
+    issue = [
         (f"inv {batch} x 8x8 float64", "inv", lambda xp, x: xp.linalg.inv(x), [small], 5),
         (f"solve {batch} x 8x8 float64", "solve", lambda xp, x, b: xp.linalg.solve(x, b),
          [small, small_rhs], 5),
         (f"eigh {batch} x 8x8 float64", "eigh", lambda xp, x: xp.linalg.eigh(x), [small_sym], 5),
-    ] + small_stack_cases(rng, batch)
+    ]
 
-
-def small_stack_cases(rng, batch):
-    """More stacks of small matrices (backend/cuda/small_linalg_cuda.h): the other operations,
-    dtypes and padded sizes. NUMFUSE_SMALL_LINALG_MAX_N=0 runs them through cuSOLVER instead."""
     def stack(n, dtype):
         x = rng.standard_normal((batch, n, n)) + n * np.eye(n)
         if np.dtype(dtype).kind == "c":
@@ -103,7 +107,7 @@ def small_stack_cases(rng, batch):
     s8 = stack(8, np.float64)
     spd8 = s8 @ np.swapaxes(s8, -1, -2) / 8
     sym8 = (s8 + np.swapaxes(s8, -1, -2)) / 2
-    rows = [
+    rows = issue + [
         (f"det {batch} x 8x8 float64", "det", lambda xp, x: xp.linalg.det(x), [s8], 5),
         (f"cholesky {batch} x 8x8 float64", "cholesky", lambda xp, x: xp.linalg.cholesky(x), [spd8], 5),
         (f"eigvalsh {batch} x 8x8 float64", "eigvalsh", lambda xp, x: xp.linalg.eigvalsh(x), [sym8], 5),
@@ -124,8 +128,10 @@ def main():
     others = cuda_timing.peers()
     print(f"{'case':36s} {'numfuse ms':>10s} {'first ms':>9s} "
           + " ".join(f"{k + ' ms':>9s} {'ratio':>6s}" for k in others) + "  ok", flush=True)
-    for name, key, fn, inputs, reps in cases(rng, quick):
-        if only_small and " x " not in name or only and not any(w in name for w in only):
+    # --small builds only the small stacks (the large cases' inputs take seconds to make)
+    todo = small_stack_cases(rng, 10_000 if quick else 100_000) if only_small else cases(rng, quick)
+    for name, key, fn, inputs, reps in todo:
+        if only and not any(w in name for w in only):
             continue
         dev = [nf.asarray(h, device="cuda") for h in inputs]
 

@@ -136,3 +136,59 @@ def test_nan_member_stays_in_its_matrix(n, dtype, device):
     nf = numfuse_module()
     got = nf.asnumpy(nf.linalg.inv(nf.asarray(a, device=device)))
     assert numpy.isnan(got[3]).any()
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+@pytest.mark.parametrize("n", [3, 8, 16])
+def test_offset_view_stack(n, dtype, device):
+    """A stack that starts one matrix into its buffer (3 x 3 float64: 72 bytes, not 16-byte
+    aligned): the kernels' staging falls back from 16-byte words to single elements."""
+    big = _rand((BATCH + 1, n, n), dtype, 9 * n, shift=n ** 0.5 * 2)
+    rhs = _rand((BATCH + 1, n, 2), dtype, 9 * n + 1)
+
+    @oracle(rtol=_tol(dtype, n), atol=_tol(dtype, n))
+    def body(xp):
+        x = xp.asarray(big)[1:]
+        b = xp.asarray(rhs)[1:]
+        return xp.linalg.inv(x), xp.linalg.solve(x, b), xp.linalg.det(x)
+    body(device=device)
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+@pytest.mark.parametrize("n", [2, 4, 8, 12, 16])
+def test_pivoting_stack(n, dtype, device):
+    """Matrices that need row swaps: permutations (zero diagonal), permutations times scaled
+    rows, and a tiny leading pivot; inv and det against NumPy (a wrong pivot or a swap applied to
+    the wrong column shows as a permuted inverse or a wrong sign)."""
+    rng = numpy.random.default_rng(n)
+    a = numpy.zeros((BATCH, n, n))
+    for i in range(BATCH):
+        perm = rng.permutation(n)
+        a[i, numpy.arange(n), perm] = rng.uniform(1, 4, n) * rng.choice([-1, 1], n)
+        if i % 3 == 1:
+            a[i] += 1e-3 * rng.standard_normal((n, n))
+        if i % 3 == 2:
+            a[i] = rng.standard_normal((n, n)) + 2 * n ** 0.5 * numpy.eye(n)  # well conditioned
+            a[i, 0, 0] = 1e-12
+    a = a.astype(dtype)
+
+    @oracle(rtol=_tol(dtype, n) * 10, atol=_tol(dtype, n) * 10)
+    def body(xp):
+        x = xp.asarray(a)
+        return xp.linalg.inv(x), xp.linalg.det(x)
+    body(device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("nrhs", [1, 16, 17, 40])
+@pytest.mark.parametrize("n", [5, 12, 16])
+def test_solve_right_hand_sides(n, nrhs, dtype, device):
+    """Solve with up to 16 right-hand sides runs in the group kernel at 9..16 (a row of b a
+    thread), more go to cuSOLVER; the one-thread kernel takes any number."""
+    a = _rand((BATCH, n, n), dtype, 10 * n, shift=n ** 0.5 * 2)
+    b = _rand((BATCH, n, nrhs), dtype, 10 * n + nrhs)
+
+    @oracle(rtol=_tol(dtype, n), atol=_tol(dtype, n))
+    def body(xp):
+        return xp.linalg.solve(xp.asarray(a), xp.asarray(b))
+    body(device=device)

@@ -45,6 +45,18 @@ struct nf_emu_barrier {
 };
 static nf_emu_barrier* nf_emu_bar = nullptr;
 static inline void __syncthreads() { nf_emu_bar->wait(); }
+// Warp operations, for kernels whose every thread of the block reaches them together (they are
+// block barriers here): __syncwarp, and the xor shuffle through a per-type exchange buffer.
+static inline void __syncwarp(unsigned = 0xffffffffu) { nf_emu_bar->wait(); }
+template <class T>
+static inline T __shfl_xor_sync(unsigned, T v, int lane_mask, int = 32) {
+  static T exchange[1024];
+  exchange[threadIdx.x] = v;
+  nf_emu_bar->wait();
+  const T r = exchange[(threadIdx.x & ~31u) | ((threadIdx.x & 31u) ^ static_cast<unsigned>(lane_mask))];
+  nf_emu_bar->wait();
+  return r;
+}
 static inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long cmp, unsigned long long v) {
   __atomic_compare_exchange_n(a, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return cmp;

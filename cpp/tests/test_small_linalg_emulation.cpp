@@ -157,11 +157,14 @@ struct Result {
   std::vector<int> info;
 };
 
-// The kernel for spec on the stack a (and b), run in emulation.
-Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b) {
+// The kernel for spec on the stack a (and b), run in emulation; computing in `compute` (a's
+// dtype when Bool: the default) while the arrays stay a's dtype (LinalgSpec::widen).
+Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
+                    DType compute = DType::Bool) {
   const int64_t batch = a.shape[0];
   const int n = static_cast<int>(a.shape[1]);
   const DType dt = a.dtype;
+  const DType ct = compute == DType::Bool ? dt : compute;
   Result r;
   r.info.assign(batch + 1, -7);  // the codes, then the count of failures (zeroed, as the host does)
   r.info[batch] = 0;
@@ -200,11 +203,11 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b) {
   std::vector<uint8_t> bytes(sizeof p);
   std::memcpy(bytes.data(), &p, sizeof p);
   const int N = small_linalg_padded_size(n);  // every size runs here, above the routing bound too
-  const std::string entry = small_linalg_entry(spec.op);
-  test::emulate_launch(
-      small_linalg_body(spec.op, dt, N), "nf_sm_params", {entry}, entry,
-      static_cast<unsigned>((batch + kSmallLinalgThreads - 1) / kSmallLinalgThreads),
-      kSmallLinalgThreads, bytes);
+  const std::string entry = small_linalg_entry(spec.op, ct, N);
+  const unsigned per_block = small_linalg_matrices_per_block(spec.op, ct, N);
+  test::emulate_launch(small_linalg_body(spec.op, ct, N, dt), "nf_sm_params", {entry}, entry,
+                       static_cast<unsigned>((batch + per_block - 1) / per_block),
+                       small_linalg_threads(spec.op, ct, N), bytes);
   return r;
 }
 
@@ -237,6 +240,8 @@ void check_case(LinalgOp op, DType dt, int n, bool upper) {
   Array b;
   if (op == LinalgOp::Solve) {
     const int nrhs = 1 + n % 3;
+    const int N = small_linalg_padded_size(n);
+    if (small_linalg_group(op, dt, N) && nrhs > N) return;  // not routed (small_linalg_covers)
     b = Array::empty({batch, n, nrhs}, dt, Device::cpu());
     std::mt19937 rng(n);
     std::normal_distribution<double> g;
@@ -378,7 +383,33 @@ TEST(SmallLinalg, SizesAndRouting) {
   if (std::getenv("NUMFUSE_SMALL_LINALG_MAX_N")) GTEST_SKIP() << "bounds overridden";
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 1), 2);
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 8), 8);
-  EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 9), 0);  // spills: cuSOLVER
+  EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float64, 9), 16);    // the group kernel
+  EXPECT_EQ(small_linalg_size(LinalgOp::Solve, DType::Float64, 9), 16);  // the group kernel
+  EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Float64, 9), 0);    // spills: cuSOLVER
+  if (std::getenv("NUMFUSE_SMALL_LINALG_GROUP")) GTEST_SKIP() << "group choice overridden";
+  EXPECT_TRUE(small_linalg_group(LinalgOp::Inv, DType::Float32, 16));
+  EXPECT_TRUE(small_linalg_group(LinalgOp::Inv, DType::Complex128, 8));
+  EXPECT_FALSE(small_linalg_group(LinalgOp::Inv, DType::Float64, 8));
+  EXPECT_TRUE(small_linalg_group(LinalgOp::Solve, DType::Float32, 16));
+  EXPECT_TRUE(small_linalg_group(LinalgOp::Slogdet, DType::Float64, 16));
+  EXPECT_FALSE(small_linalg_group(LinalgOp::Solve, DType::Float64, 8));
+  EXPECT_FALSE(small_linalg_group(LinalgOp::Cholesky, DType::Float64, 16));
+  {  // the group solve takes at most N right-hand sides
+    LinalgNode node;
+    node.spec.op = LinalgOp::Solve;
+    node.inputs.push_back(Array::empty({2, 12, 12}, DType::Float64, Device::cpu()));
+    node.inputs.push_back(Array::empty({2, 12, 16}, DType::Float64, Device::cpu()));
+    EXPECT_TRUE(small_linalg_covers(node, 12));
+    node.inputs[1] = Array::empty({2, 12, 17}, DType::Float64, Device::cpu());
+    EXPECT_FALSE(small_linalg_covers(node, 12));
+    node.inputs[1] = Array::empty({2, 5, 17}, DType::Float64, Device::cpu());
+    node.inputs[0] = Array::empty({2, 5, 5}, DType::Float64, Device::cpu());
+    EXPECT_TRUE(small_linalg_covers(node, 5));  // one thread a matrix: any nrhs
+  }
+  for (DType dt : kTypes) {  // whole groups a block, and the tile fits
+    EXPECT_EQ(small_linalg_threads(LinalgOp::Inv, dt, 16) % 16, 0u);
+    EXPECT_GE(small_linalg_matrices_per_block(LinalgOp::Inv, dt, 16), 4u);
+  }
   EXPECT_EQ(small_linalg_size(LinalgOp::Solve, DType::Float32, 9), 16);
   EXPECT_EQ(small_linalg_size(LinalgOp::Cholesky, DType::Float64, 16), 16);
   EXPECT_EQ(small_linalg_size(LinalgOp::Inv, DType::Float32, 17), 0);
@@ -399,10 +430,18 @@ TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
         // complex Jacobi at N = 16 (not routed: it spills) takes minutes to unroll; 8 stands in
         if (N == 16 && is_complex(dt) && op == LinalgOp::Eigh) N = 8;
         expect_nvrtc_compiles(
-            std::string(kKernelPrelude) + small_linalg_body(op, dt, N),
+            std::string(kKernelPrelude) + small_linalg_body(op, dt, N, dt),
             std::string(linalg_op_name(op)) + " " + dtype_name(dt) + " N=" + std::to_string(N));
       }
     }
+    // Widened: single-precision arrays, double-precision arithmetic (the group kernel at 16).
+    const int N = op == LinalgOp::Inv ? 16 : 4;
+    expect_nvrtc_compiles(
+        std::string(kKernelPrelude) + small_linalg_body(op, DType::Float64, N, DType::Float32),
+        std::string(linalg_op_name(op)) + " float32 in float64");
+    expect_nvrtc_compiles(
+        std::string(kKernelPrelude) + small_linalg_body(op, DType::Complex128, N, DType::Complex64),
+        std::string(linalg_op_name(op)) + " complex64 in complex128");
   }
 }
 
@@ -430,6 +469,78 @@ TEST(SmallLinalgEmulation, EverySize) {
           continue;  // not routed; minutes to build
         check_case(op, dt, n, false);
       }
+    }
+  }
+}
+
+// float32 / complex64 stacks computed in double precision (LinalgSpec::widen, numpy.linalg's way):
+// the kernel converting as it loads and stores gives exactly the double-precision kernel's results
+// on the same values, rounded once to single precision, and the same info codes.
+TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  const std::vector<Kind> kinds = {Kind::Random, Kind::Singular, Kind::NaN, Kind::Random,
+                                   Kind::IllConditioned};
+  for (DType dt : {DType::Float32, DType::Complex64}) {
+    const DType wide = dt == DType::Float32 ? DType::Float64 : DType::Complex128;
+    for (LinalgOp op :
+         {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Slogdet, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+      for (int n : {5, 12}) {
+        if (n == 12 && op != LinalgOp::Inv) continue;  // the group kernel: inv's
+        SCOPED_TRACE(std::string(linalg_op_name(op)) + " " + dtype_name(dt) +
+                     " n=" + std::to_string(n));
+        const LinalgSpec spec = spec_of(op, false);
+        const Array a = make_stack(dt, n, kinds, op, false, 77u + n);
+        Array b, aw = Array::empty(a.shape, wide, Device::cpu()), bw;
+        for (int64_t i = 0; i < a.size(); ++i) set(aw, i, get(a, i));
+        if (op == LinalgOp::Solve) {
+          b = Array::empty({a.shape[0], n, 2}, dt, Device::cpu());
+          bw = Array::empty(b.shape, wide, Device::cpu());
+          for (int64_t i = 0; i < b.size(); ++i)
+            set(b, i, C(0.5 * i - 3, is_complex(dt) ? 1.0 : 0.0));
+          for (int64_t i = 0; i < b.size(); ++i) set(bw, i, get(b, i));
+        }
+        const Result got = run_emulated(spec, a, b, wide), want = run_emulated(spec, aw, bw);
+        ASSERT_EQ(got.info, want.info);
+        ASSERT_EQ(got.outs.size(), want.outs.size());
+        for (size_t o = 0; o < got.outs.size(); ++o) {
+          Array rounded = Array::empty(got.outs[o].shape, got.outs[o].dtype, Device::cpu());
+          for (int64_t i = 0; i < rounded.size(); ++i) set(rounded, i, get(want.outs[o], i));
+          for (int64_t m = 0; m < a.shape[0]; ++m) {
+            if (want.info[m] != 0) continue;  // the host raises or writes NaN
+            const Array g = matrix(got.outs[o], m), w = matrix(rounded, m);
+            for (int64_t i = 0; i < g.size(); ++i) {
+              const C x = get(g, i), y = get(w, i);
+              const bool same = (x == y) || (std::isnan(x.real()) && std::isnan(y.real()));
+              EXPECT_TRUE(same) << "output " << o << " matrix " << m << " element " << i << ": "
+                                << x << " vs " << y;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A stack not aligned to its element size (complex64 at a 4-byte offset: legal for its float
+// parts) is staged through registers one element at a time, not by the element copies (cp.async
+// on the device): the same results as the aligned stack.
+TEST(SmallLinalgEmulation, UnalignedStackStagesThroughRegisters) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  const std::vector<Kind> kinds(41, Kind::Random);
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    SCOPED_TRACE(linalg_op_name(op));
+    const int n = 3;
+    const Array a = make_stack(DType::Complex64, n, kinds, op, false, 5u);
+    const Array base = Array::empty({42, n, n}, DType::Complex64, Device::cpu());
+    const Array shifted = base.view(a.shape, a.strides, base.byte_offset + 4);
+    ASSERT_NE(reinterpret_cast<uintptr_t>(shifted.data()) % 8, 0u);
+    for (int64_t i = 0; i < a.size(); ++i) set(shifted, i, get(a, i));
+    const LinalgSpec spec = spec_of(op, false);
+    const Result got = run_emulated(spec, shifted, Array()), want = run_emulated(spec, a, Array());
+    ASSERT_EQ(got.info, want.info);
+    for (size_t o = 0; o < got.outs.size(); ++o) {
+      for (int64_t i = 0; i < got.outs[o].size(); ++i)
+        EXPECT_EQ(get(got.outs[o], i), get(want.outs[o], i)) << "output " << o << " element " << i;
     }
   }
 }

@@ -94,8 +94,17 @@ def _assert_finite(*arrays):
             raise LinAlgError("Array must not contain infs or NaNs")
 
 
-def _run(op, inputs, t, **spec):
-    """The outputs of LAPACK operation `op` on `inputs` cast to `t`, evaluated now."""
+def _run(op, inputs, t, result_t=None, **spec):
+    """The outputs of LAPACK operation `op` on `inputs` cast to `t`, evaluated now. With the
+    result's dtype `result_t` (whose precision the caller casts the outputs to) single precision
+    and every input of that dtype, the node is asked to compute in `t` itself (widen): the
+    backend converts as it loads and stores, with no cast passes over the stack before and after
+    (CUDA's small-matrix kernels) or casts internally (elsewhere), and its outputs are already in
+    single precision."""
+    if result_t is not None and result_t != t and all(x.dtype == result_t for x in inputs):
+        outs = _core.linalg_decomp(op, list(inputs), widen=True, **spec)
+        _core.eval(*outs)
+        return outs
     outs = _core.linalg_decomp(op, [x.astype(t, copy=False) for x in inputs], **spec)
     _core.eval(*outs)
     return outs
@@ -119,7 +128,7 @@ def inv(a):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    return _cast(_run("inv", [a], t)[0], result_t)
+    return _cast(_run("inv", [a], t, result_t)[0], result_t)
 
 
 @follows_operands
@@ -137,7 +146,7 @@ def solve(a, b):
                              f"gufunc signature (m,m),(m)->(m) (size {b.shape[0]} is different "
                              f"from {n})")
         b2 = _s.broadcast_to(b.reshape(n, 1), a.shape[:-2] + (n, 1))
-        return _cast(_run("solve", [a, b2], t)[0][..., 0], result_t)
+        return _cast(_run("solve", [a, b2], t, result_t)[0][..., 0], result_t)
     if b.ndim == 0:
         raise ValueError("solve: Input operand 1 does not have enough dimensions (has 0, gufunc "
                          "core with signature (m,m),(m,n)->(m,n) requires 2)")
@@ -157,7 +166,7 @@ def solve(a, b):
                          f"({n},{b.shape[-1]})") from None
     a2 = _s.broadcast_to(a, batch + a.shape[-2:])
     b2 = _s.broadcast_to(b, batch + b.shape[-2:])
-    return _cast(_run("solve", [a2, b2], t)[0], result_t)
+    return _cast(_run("solve", [a2, b2], t, result_t)[0], result_t)
 
 
 def det(a):
@@ -165,7 +174,7 @@ def det(a):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    return _cast(_run("det", [a], t)[0], result_t)
+    return _cast(_run("det", [a], t, result_t)[0], result_t)
 
 
 def slogdet(a):
@@ -173,7 +182,7 @@ def slogdet(a):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    sign, logdet = _run("slogdet", [a], t)
+    sign, logdet = _run("slogdet", [a], t, result_t)
     return SlogdetResult(_cast(sign, result_t), _cast(logdet, _real(result_t)))
 
 
@@ -182,7 +191,7 @@ def cholesky(a, /, *, upper=False):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    r = _run("cholesky", [a], t, upper=bool(upper))[0]
+    r = _run("cholesky", [a], t, result_t, upper=bool(upper))[0]
     if not str(r.device).startswith("cpu"):
         # cuSOLVER's potrf leaves the other triangle as it was (linalg_cuda.cpp): zero it.
         r = _rg.triu(r) if upper else _rg.tril(r)
@@ -239,7 +248,7 @@ def eigh(a, UPLO="L"):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    w, v = _run("eigh", [a], t, upper=upper)
+    w, v = _run("eigh", [a], t, result_t, upper=upper)
     return EighResult(_cast(w, _real(result_t)), _cast(v, result_t))
 
 
@@ -249,7 +258,7 @@ def eigvalsh(a, UPLO="L"):
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
-    return _cast(_run("eigvalsh", [a], t, upper=upper)[0], _real(result_t))
+    return _cast(_run("eigvalsh", [a], t, result_t, upper=upper)[0], _real(result_t))
 
 
 @functools.cache

@@ -28,17 +28,19 @@ void bind_linalg_decomp(nb::module_& m) {
   m.def(
       "linalg_decomp",
       [](const std::string& op, const std::vector<Array>& inputs, bool upper, bool full_matrices,
-         int64_t cols, bool raise_on_failure) {
+         int64_t cols, bool raise_on_failure, bool widen) {
         LinalgSpec spec;
         spec.op = op_from_name(op);
         spec.upper = upper;
         spec.full_matrices = full_matrices;
         spec.cols = cols;
         spec.raise_on_failure = raise_on_failure;
+        spec.widen = widen;
         return linalg_decomp(spec, inputs);
       },
       nb::arg("op"), nb::arg("inputs"), nb::arg("upper") = false,
       nb::arg("full_matrices") = false, nb::arg("cols") = 0, nb::arg("raise_on_failure") = true,
+      nb::arg("widen") = false,
       "The outputs of one LAPACK operation of numpy.linalg on a stack of matrices, pending.");
 }
 

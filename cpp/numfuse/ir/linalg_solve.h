@@ -38,6 +38,11 @@ struct LinalgSpec {
   // NaN instead and the rest of the stack is computed (NumPy's gufuncs under errstate ignore,
   // which cond uses).
   bool raise_on_failure = true;
+  // float32 / complex64 inputs computed in float64 / complex128, as numpy.linalg computes them,
+  // the outputs in the inputs' precision: a backend converts as it loads and stores (CUDA's small
+  // kernels) or casts around the double-precision routine, instead of the front end casting the
+  // whole stack up before the node and down after it (two more passes over memory).
+  bool widen = false;
 };
 
 // numpy.linalg's names of the operations ("inv", "solve", ...), for messages and explain.

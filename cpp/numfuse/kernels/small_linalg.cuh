@@ -1,15 +1,17 @@
 // ---- Stacks of small matrices (LinalgNode, n <= NF_SM_N): one thread per matrix, the matrix
 // held in a fixed N x N array whose every index is a compile-time constant after unrolling, so
 // that it lives in registers (row swaps are unrolled selects, never dynamic indexing). Expects the
-// generated nf_t (the element type: float, double, nf::complex<float|double>), nf_rt (its real
-// type), NF_SM_N (the padded size: 2, 4, 8 or 16) and NF_SM_OP (which kernel to compile, below).
-// A matrix of n < N is padded with the identity, which LU, Cholesky and Jacobi leave decoupled
-// from the n x n block. Each matrix writes its LAPACK-style info code (0, or k+1 for the first
-// failing column) and counts itself in info[batch] when it failed: the host reads that one int
-// after the kernel, and the codes only when it is not zero (reading 100,000 codes cost more than
-// inverting the matrices).
+// generated nf_t (the element type computed in: float, double, nf::complex<float|double>), nf_rt
+// (its real type), nf_st and nf_srt (the type and real type of the arrays in memory: nf_t and
+// nf_rt, or their single precision where numpy.linalg's float32 and complex64 are computed in
+// double precision, LinalgSpec::widen: converted on load and store, no cast passes), NF_SM_N (the
+// padded size: 2, 4, 8 or 16), NF_SM_THREADS (threads, so matrices, a block: small_linalg_threads()
+// on the host) and NF_SM_OP (which kernel to compile, below). A matrix of n < N is padded with the
+// identity, which LU, Cholesky and Jacobi leave decoupled from the n x n block. Each matrix writes
+// its LAPACK-style info code (0, or k+1 for the first failing column) and counts itself in
+// info[batch] when it failed: the host reads that one int after the kernel, and the codes only when
+// it is not zero (reading 100,000 codes cost more than inverting the matrices).
 
-#define NF_SM_THREADS 32  // small blocks: the staging tile below fits shared memory
 #define NF_SM_INV 0       // out = inv(a)
 #define NF_SM_SOLVE 1     // out = solve(a, b), b (n, nrhs)
 #define NF_SM_DET 2       // out = det(a); flags & 1: slogdet, out = sign, out2 = logabsdet
@@ -17,8 +19,8 @@
 #define NF_SM_EIGH 4      // out = w ascending, out2 = v (flags & 2); flags & 1: upper triangle
 
 struct nf_sm_params {
-  const nf_t* a;  // batch C-order n x n matrices
-  const nf_t* b;  // solve: batch C-order n x nrhs
+  const nf_st* a;  // batch C-order n x n matrices
+  const nf_st* b;  // solve: batch C-order n x nrhs
   void* out;
   void* out2;
   int* info;  // one per matrix, then the count of nonzero ones (zeroed before the launch)
@@ -57,44 +59,196 @@ __device__ __forceinline__ R nf_sm_norm(nf::complex<R> z) {
   return z.re * z.re + z.im * z.im;
 }
 
-// Staging through shared memory: thread t's matrix lies n*n elements from thread t+1's, so direct
-// loads would touch a cache line per thread and instruction. A block instead copies its matrices
-// between global memory and a tile with coalesced accesses, each matrix at an odd stride in the
-// tile (no bank conflicts when every thread reads its own). Where the tile would not fit the
-// 48 KB of static shared memory (N = 16 of double and complex), threads read global memory
-// directly.
+// ---- Staging: the block's matrices between global memory and a shared-memory tile.
+// Thread t's matrix lies n*n elements from thread t+1's, so direct loads would touch a cache line
+// per thread and instruction. A block instead copies its matrices, one contiguous span, with
+// coalesced accesses, all of them in flight at once (cp.async into the tile), or 16-byte words
+// through registers, several a thread before any is stored (one load at a time a thread, as the
+// first version had, kept ~3 KB in flight per SM: 0.7 TB/s on the H100 for det).
+// In the tile each matrix sits at an odd stride of elements (no bank conflicts when every thread
+// reads its own). Where the tile would not fit the 48 KB of static shared memory (N = 16 of double
+// and complex), threads read and write global memory directly.
+#ifndef NF_SM_GROUP
+#define NF_SM_GROUP 0  // 1: the group kernels below (NF_SM_N threads a matrix, a row each)
+#endif
 constexpr int nf_sm_slot = NF_SM_N * NF_SM_N + 1;
-constexpr bool nf_sm_staged = NF_SM_THREADS * nf_sm_slot * sizeof(nf_t) <= 48 * 1024;
-constexpr int nf_sm_tile_size = nf_sm_staged ? NF_SM_THREADS * nf_sm_slot : 1;
+constexpr bool nf_sm_staged =
+    NF_SM_GROUP || NF_SM_THREADS * nf_sm_slot * sizeof(nf_st) <= 48 * 1024;
+constexpr int nf_sm_tile_size = NF_SM_GROUP    ? NF_SM_THREADS * (NF_SM_N + 1)
+                                : nf_sm_staged ? NF_SM_THREADS * nf_sm_slot
+                                               : 1;
+constexpr int nf_sm_word = sizeof(nf_st) < 16 ? 16 / sizeof(nf_st) : 1;  // elements a 16-byte word
+// cp.async (sm_80 on) loads the tile on the device, element by element (plain copies in the
+// emulator, which so runs the same loop); the register path loads it before sm_80 and for an
+// unaligned view. Units a thread in flight on the register path: 8 where nothing else loads, 1
+// beside cp.async (ptxas for sm_90: float64 8 x 8 inv 168 registers a thread with 1 load and 8
+// stores in flight, 228 with 8 and 8, i.e. 6 blocks of 64 an SM instead of 4; the float64
+// 16 x 16 group kernel 96 instead of 171).
+#if defined(__CUDACC_RTC__) && __CUDA_ARCH__ >= 800
+#define NF_SM_ASYNC 1
+#define NF_SM_DIRECT 1
+constexpr int nf_sm_load_in_flight = 1;
+#elif defined(__CUDACC_RTC__)
+#define NF_SM_ASYNC 0
+#define NF_SM_DIRECT 0
+constexpr int nf_sm_load_in_flight = 8;
+#else
+#define NF_SM_ASYNC 0
+#define NF_SM_DIRECT 1
+constexpr int nf_sm_load_in_flight = 8;
+#endif
+constexpr int nf_sm_store_in_flight = 8;
 
-// The block's `count` matrices of `per` elements, contiguous at g, into the tile.
-__device__ __forceinline__ void nf_sm_stage_in(nf_t* tile, const nf_t* g, int count, int per) {
-  const int s = per | 1;
-  for (int e = threadIdx.x; e < count * per; e += blockDim.x) tile[(e / per) * s + e % per] = g[e];
-  __syncthreads();
-}
-// And back, once every thread has written its slot.
-__device__ __forceinline__ void nf_sm_stage_out(const nf_t* tile, nf_t* g, int count, int per) {
-  __syncthreads();
-  const int s = per | 1;
-  for (int e = threadIdx.x; e < count * per; e += blockDim.x) g[e] = tile[(e / per) * s + e % per];
-}
-
-// This thread's matrix index, whether it has one, and how many matrices its block holds.
-struct nf_sm_place {
-  long long first, m;
-  bool live;
-  int count;
+// The block's tile (one per block: a __shared__ variable of a function is one allocation).
+// static: the CUDA emulator's host compiler would make the variable of an inline function one
+// object for every kernel loaded into the process, whatever its size.
+struct alignas(16) nf_sm_tile_t {  // cp.async of 16 bytes needs a 16-byte aligned destination
+  nf_st v[nf_sm_tile_size];
 };
-__device__ __forceinline__ nf_sm_place nf_sm_where(long long batch) {
-  nf_sm_place w;
-  w.first = static_cast<long long>(blockIdx.x) * blockDim.x;
-  w.m = w.first + threadIdx.x;
-  w.live = w.m < batch;
-  const long long left = batch - w.first;
-  w.count = static_cast<int>(
+static __device__ __forceinline__ nf_st* nf_sm_tile() {
+  __shared__ nf_sm_tile_t tile;
+  return tile.v;
+}
+
+// Where element e of the block's span sits in the tile: runs of `per` elements (the items, or the
+// rows of the group kernels) padded to per | 1, so e + e / per when per is even. rcp = 1.0f / per:
+// e < 2^15 and e / per <= 4096 keep the float quotient's error (< 1e-3) below the 1 / (2 per)
+// (per <= 256, and per <= 16 where e / per > 128) that separates it from an integer.
+__device__ __forceinline__ int nf_sm_tile_index(int e, int per, float rcp) {
+  return (per & 1) ? e : e + static_cast<int>((static_cast<float>(e) + 0.5f) * rcp);
+}
+
+template <int K, int A>
+struct alignas(A) nf_sm_pack {
+  nf_st v[K];
+};
+
+// Elements [from, total) of the span at g, K at a time (P = nf_sm_pack<K, ...>), into the tile
+// (kIn) or out of it: every thread loads its nf_sm_in_flight units before it stores any.
+template <bool kIn, int K, class P, int F>
+__device__ __forceinline__ void nf_sm_copy(nf_st* tile, nf_st* g, int from, int total, int per,
+                                           float rcp) {
+  const int units = (total - from) / K;
+  P* gp = reinterpret_cast<P*>(g + from);
+  for (int u0 = threadIdx.x; u0 < units; u0 += F * blockDim.x) {
+    P v[F];
+#pragma unroll
+    for (int j = 0; j < F; ++j) {
+      const int u = u0 + j * blockDim.x;
+      if (u < units) {
+        if (kIn) {
+          v[j] = gp[u];
+        } else {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            v[j].v[i] = tile[nf_sm_tile_index(from + u * K + i, per, rcp)];
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < F; ++j) {
+      const int u = u0 + j * blockDim.x;
+      if (u < units) {
+        if (kIn) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            tile[nf_sm_tile_index(from + u * K + i, per, rcp)] = v[j].v[i];
+        } else {
+          gp[u] = v[j];
+        }
+      }
+    }
+  }
+}
+
+// One element from global memory into the tile: asynchronously on the device (cp.async, waited
+// for by nf_sm_copy_wait), a plain copy in the emulator.
+__device__ __forceinline__ void nf_sm_elem_copy(nf_st* dst, const nf_st* src) {
+#if NF_SM_ASYNC
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if (sizeof(nf_st) == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+  else if (sizeof(nf_st) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *dst = *src;
+#endif
+}
+__device__ __forceinline__ void nf_sm_copy_wait() {
+#if NF_SM_ASYNC
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+// The block's `count` items of `per` elements, contiguous at g, into the tile (kIn) or back out:
+// 16-byte words where g is 16-byte aligned (the block's span starts a multiple of 4 items after
+// the stack's, itself aligned unless it is an offset view), single elements for the rest. In the
+// tile, every run of `run` elements (an item; a matrix row for the group kernels, whose threads
+// read a row each) is padded to an odd length.
+template <bool kIn>
+__device__ __forceinline__ void nf_sm_stage(nf_st* tile, nf_st* g, int count, int per, int run) {
+  if (!kIn) __syncthreads();  // every thread has written its slot
+  const int total = count * per;
+  const float rcp = 1.0f / static_cast<float>(run);
+  // Into the tile: cp.async (sm_80 on) puts every element of the block's span in flight at once
+  // and holds no registers: the bytes in flight a block are its whole span (32 KB for 64 float64
+  // 8 x 8), not a few words a thread. Elements must be aligned to their size (not so for an
+  // offset view of complex64 / complex128, whose alignment is their part's): the register path.
+  if (NF_SM_DIRECT && kIn && reinterpret_cast<unsigned long long>(g) % sizeof(nf_st) == 0) {
+#pragma unroll 4
+    for (int e = threadIdx.x; e < total; e += blockDim.x)
+      nf_sm_elem_copy(tile + nf_sm_tile_index(e, run, rcp), g + e);
+    nf_sm_copy_wait();
+    __syncthreads();
+    return;
+  }
+  constexpr int F = kIn ? nf_sm_load_in_flight : nf_sm_store_in_flight;
+  int from = 0;
+  if ((reinterpret_cast<unsigned long long>(g) & 15) == 0) {
+    nf_sm_copy<kIn, nf_sm_word, nf_sm_pack<nf_sm_word, 16>, F>(tile, g, 0, total, run, rcp);
+    from = total / nf_sm_word * nf_sm_word;
+  }
+  nf_sm_copy<kIn, 1, nf_sm_pack<1, alignof(nf_st)>, F>(tile, g, from, total, run, rcp);
+  if (kIn) __syncthreads();
+}
+
+// The block's place in the stack: matrices first .. first + count - 1, this thread's m = first +
+// threadIdx.x (live when m < batch), and this thread's slot of the tile (null where the kernel
+// works on global memory).
+struct nf_sm_block {
+  long long first, m;
+  int count;
+  bool live;
+  nf_st* slot;
+};
+
+// The prologue of every kernel: where the block and the thread are, and (staged) the block's
+// matrices of `per` elements at `a` copied into the tile.
+__device__ __forceinline__ nf_sm_block nf_sm_enter(const nf_st* a, long long batch, int per) {
+  nf_sm_block b;
+  b.first = static_cast<long long>(blockIdx.x) * blockDim.x;
+  b.m = b.first + threadIdx.x;
+  b.live = b.m < batch;
+  const long long left = batch - b.first;
+  b.count = static_cast<int>(
       left < static_cast<long long>(blockDim.x) ? left : static_cast<long long>(blockDim.x));
-  return w;
+  b.slot = nullptr;
+  if (nf_sm_staged) {
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_st*>(a) + b.first * per, b.count, per, per);
+    b.slot = nf_sm_tile() + threadIdx.x * (per | 1);
+  }
+  return b;
+}
+// Where this thread reads (or writes) its item of `per` elements of the stack at g.
+__device__ __forceinline__ nf_st* nf_sm_item(const nf_sm_block& b, const void* g, int per) {
+  return nf_sm_staged ? b.slot : static_cast<nf_st*>(const_cast<void*>(g)) + b.m * per;
+}
+// The epilogue: (staged) the block's slots, items of `per` elements, copied out to the stack at g.
+__device__ __forceinline__ void nf_sm_leave(const nf_sm_block& b, void* g, int per) {
+  if (nf_sm_staged)
+    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_st*>(g) + b.first * per, b.count, per, per);
 }
 
 // Matrix m's info code, counted in info[batch] when it is a failure.
@@ -103,13 +257,13 @@ __device__ __forceinline__ void nf_sm_report(const nf_sm_params& p, long long m,
   if (info != 0) atomicAdd(p.info + p.batch, 1);
 }
 
-// Matrix `m` of the stack into a[][] (the identity beyond n).
-__device__ __forceinline__ void nf_sm_load(const nf_t* src, int n, nf_t (&a)[NF_SM_N][NF_SM_N]) {
+// An n x n matrix at src (row stride n) into a[][] (the identity beyond n; all of it for n = 0).
+__device__ __forceinline__ void nf_sm_load(const nf_st* src, int n, nf_t (&a)[NF_SM_N][NF_SM_N]) {
 #pragma unroll
   for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
     for (int j = 0; j < NF_SM_N; ++j) {
-      a[i][j] = (i < n && j < n) ? src[i * n + j] : nf_t(i == j ? 1 : 0);
+      a[i][j] = (i < n && j < n) ? nf_t(src[i * n + j]) : nf_t(i == j ? 1 : 0);
     }
   }
 }
@@ -139,20 +293,23 @@ __device__ __forceinline__ int nf_sm_pivot(nf_t (&a)[NF_SM_N][NF_SM_N], int k) {
 }
 
 // LU with partial pivoting in place (LAPACK's getrf: L unit lower, U upper, whole rows swapped);
-// piv[k] is the row swapped with row k. Returns getrf's info: 0, or k+1 for the first zero pivot.
-__device__ __forceinline__ int nf_sm_lu(nf_t (&a)[NF_SM_N][NF_SM_N], int (&piv)[NF_SM_N]) {
+// piv[k] is the row swapped with row k, rd[k] the reciprocal of U's diagonal (the triangular
+// solves multiply by it, as OpenBLAS's trsm kernels do: a division costs ten multiplications).
+// Returns getrf's info: 0, or k+1 for the first zero pivot.
+__device__ __forceinline__ int nf_sm_lu(nf_t (&a)[NF_SM_N][NF_SM_N], int (&piv)[NF_SM_N],
+                                        nf_t (&rd)[NF_SM_N]) {
   int info = 0;
 #pragma unroll
   for (int k = 0; k < NF_SM_N; ++k) {
     piv[k] = nf_sm_pivot(a, k);
+    rd[k] = nf_t(1) / a[k][k];
     if (a[k][k] == nf_t(0)) {
       if (info == 0) info = k + 1;
       continue;  // getf2 leaves the column as it is
     }
-    const nf_t r = nf_t(1) / a[k][k];
 #pragma unroll
     for (int i = k + 1; i < NF_SM_N; ++i) {
-      a[i][k] = a[i][k] * r;
+      a[i][k] = a[i][k] * rd[k];
 #pragma unroll
       for (int j = k + 1; j < NF_SM_N; ++j) a[i][j] = a[i][j] - a[i][k] * a[k][j];
     }
@@ -160,101 +317,127 @@ __device__ __forceinline__ int nf_sm_lu(nf_t (&a)[NF_SM_N][NF_SM_N], int (&piv)[
   return info;
 }
 
-// x = A^-1 x with the factors of nf_sm_lu (nonsingular U).
-__device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N],
-                                               const int (&piv)[NF_SM_N], nf_t (&x)[NF_SM_N]) {
+// The row permutation of the pivots: row i of P a is row r[i] of a.
+__device__ __forceinline__ void nf_sm_rows(const int (&piv)[NF_SM_N], int (&r)[NF_SM_N]) {
+#pragma unroll
+  for (int i = 0; i < NF_SM_N; ++i) r[i] = i;
 #pragma unroll
   for (int k = 0; k < NF_SM_N; ++k) {
 #pragma unroll
     for (int i = k + 1; i < NF_SM_N; ++i) {
       if (i == piv[k]) {
-        const nf_t t = x[k];
-        x[k] = x[i];
-        x[i] = t;
+        const int t = r[k];
+        r[k] = r[i];
+        r[i] = t;
       }
     }
   }
+}
+
+// x = U^-1 L^-1 x with the factors of nf_sm_lu (rows already permuted), from row `from` on: the
+// entries of x above it are zero and stay zero through L^-1 (inv's unit columns).
+__device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N],
+                                               const nf_t (&rd)[NF_SM_N], nf_t (&x)[NF_SM_N],
+                                               int from) {
 #pragma unroll
   for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
-    for (int j = 0; j < i; ++j) x[i] = x[i] - a[i][j] * x[j];
+    for (int j = 0; j < i; ++j) {
+      if (j >= from) x[i] = x[i] - a[i][j] * x[j];
+    }
   }
 #pragma unroll
   for (int i = NF_SM_N - 1; i >= 0; --i) {
 #pragma unroll
     for (int j = i + 1; j < NF_SM_N; ++j) x[i] = x[i] - a[i][j] * x[j];
-    x[i] = x[i] / a[i][i];
+    x[i] = x[i] * rd[i];
   }
 }
 
-#if NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE
-// inv: the columns of the identity solved one after another; solve: the columns of b.
+#if !NF_SM_GROUP && (NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE)
+// inv: X = U^-1 L^-1 column by column (unit columns), then inv(a) = X P: X's column c lands in
+// column pos[c] (the row swaps applied to the columns in reverse order), written there in the
+// thread's tile slot over the matrix it read. solve: the columns of P b solved one by one, b
+// staged through the tile after a when a thread's b fits a slot.
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const nf_sm_params p) {
-  const nf_sm_place w = nf_sm_where(p.batch);
-  const long long m = w.m;
   const int n = p.n, nn = n * n;
-  __shared__ nf_t tile[nf_sm_tile_size];
-  const nf_t* src = p.a + m * nn;
-  if (nf_sm_staged) {
-    nf_sm_stage_in(tile, p.a + w.first * nn, w.count, nn);
-    src = tile + threadIdx.x * (nn | 1);
-  }
-  nf_t a[NF_SM_N][NF_SM_N];
+  const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
+  nf_t a[NF_SM_N][NF_SM_N], rd[NF_SM_N];
   int piv[NF_SM_N];
-  int info = 1;
-  if (w.live) {
-    nf_sm_load(src, n, a);
-    info = nf_sm_lu(a, piv);
-    nf_sm_report(p, m, info);  // nonzero: the host raises, or writes NaN (raise_on_failure false)
+  nf_sm_load(nf_sm_item(blk, p.a, nn), blk.live ? n : 0, a);
+  const int info = nf_sm_lu(a, piv, rd);
+  if (blk.live) nf_sm_report(p, blk.m, info);  // nonzero: the host raises, or writes NaN
+#if NF_SM_OP == NF_SM_INV
+  int pos[NF_SM_N];
+#pragma unroll
+  for (int c = 0; c < NF_SM_N; ++c) pos[c] = c;
+#pragma unroll
+  for (int k = NF_SM_N - 1; k >= 0; --k) {
+#pragma unroll
+    for (int c = 0; c < NF_SM_N; ++c) pos[c] = pos[c] == k ? piv[k] : pos[c] == piv[k] ? k : pos[c];
   }
-#if NF_SM_OP == NF_SM_INV
-  const int cols = n;
-  nf_t* out = nf_sm_staged ? tile + threadIdx.x * (nn | 1) : static_cast<nf_t*>(p.out) + m * nn;
-#else
-  const int cols = info == 0 ? p.nrhs : 0;
-  const nf_t* b = p.b + m * n * p.nrhs;
-  nf_t* out = static_cast<nf_t*>(p.out) + m * n * p.nrhs;
-#endif
-  for (int c = 0; c < cols && info == 0; ++c) {
-    nf_t x[NF_SM_N];
+  nf_st* out = nf_sm_item(blk, p.out, nn);
+  if (blk.live && info == 0) {
 #pragma unroll
-    for (int i = 0; i < NF_SM_N; ++i) {
-#if NF_SM_OP == NF_SM_INV
-      x[i] = nf_t(i == c ? 1 : 0);
-#else
-      x[i] = i < n ? b[i * cols + c] : nf_t(0);
-#endif
-    }
-    nf_sm_lu_solve(a, piv, x);
+    for (int c = 0; c < NF_SM_N; ++c) {
+      if (c < n) {
+        nf_t x[NF_SM_N];
 #pragma unroll
-    for (int i = 0; i < NF_SM_N; ++i) {
-      if (i < n) out[i * cols + c] = x[i];
+        for (int i = 0; i < NF_SM_N; ++i) x[i] = nf_t(i == c ? 1 : 0);
+        nf_sm_lu_solve(a, rd, x, c);
+#pragma unroll
+        for (int i = 0; i < NF_SM_N; ++i) {
+          if (i < n) out[i * n + pos[c]] = nf_st(x[i]);
+        }
+      }
     }
   }
-#if NF_SM_OP == NF_SM_INV
-  if (nf_sm_staged) nf_sm_stage_out(tile, static_cast<nf_t*>(p.out) + w.first * nn, w.count, nn);
+  nf_sm_leave(blk, p.out, nn);
+#else
+  const int nrhs = p.nrhs, per = n * nrhs;
+  // b through the tile when a thread's b fits its slot (the same for the whole block), else
+  // straight from global memory.
+  const bool staged = nf_sm_staged && per <= NF_SM_N * NF_SM_N;
+  nf_st* x = static_cast<nf_st*>(p.out) + blk.m * per;
+  if (staged) {
+    __syncthreads();  // every thread has read its a from the tile
+    nf_sm_stage<true>(nf_sm_tile(), const_cast<nf_st*>(p.b) + blk.first * per, blk.count, per, per);
+    x = nf_sm_tile() + threadIdx.x * (per | 1);
+  }
+  const nf_st* b = staged ? x : p.b + blk.m * per;
+  int r[NF_SM_N];
+  nf_sm_rows(piv, r);
+  if (blk.live && info == 0) {
+    for (int c = 0; c < nrhs; ++c) {
+      nf_t y[NF_SM_N];
+#pragma unroll
+      for (int i = 0; i < NF_SM_N; ++i) y[i] = i < n ? nf_t(b[r[i] * nrhs + c]) : nf_t(0);
+      nf_sm_lu_solve(a, rd, y, 0);
+#pragma unroll
+      for (int i = 0; i < NF_SM_N; ++i) {
+        if (i < n) x[i * nrhs + c] = nf_st(y[i]);
+      }
+    }
+  }
+  if (staged)
+    nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_st*>(p.out) + blk.first * per, blk.count, per,
+                       per);
 #endif
 }
 #endif
 
 #if NF_SM_OP == NF_SM_DET
 // det, or slogdet's (sign, logabsdet), from the LU diagonal and the pivots; a singular matrix
-// gives 0 (sign 0, logabsdet -inf), never an error, as NumPy's.
+// gives 0 (sign 0, logabsdet -inf), never an error, as NumPy's (whose det is sign * exp(logdet)).
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_det(const nf_sm_params p) {
-  const nf_sm_place w = nf_sm_where(p.batch);
-  const long long m = w.m;
   const int n = p.n, nn = n * n;
-  __shared__ nf_t tile[nf_sm_tile_size];
-  const nf_t* src = p.a + m * nn;
-  if (nf_sm_staged) {
-    nf_sm_stage_in(tile, p.a + w.first * nn, w.count, nn);
-    src = tile + threadIdx.x * (nn | 1);
-  }
-  if (!w.live) return;  // no barrier follows
-  nf_t a[NF_SM_N][NF_SM_N];
+  const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
+  if (!blk.live) return;  // no barrier follows
+  const long long m = blk.m;
+  nf_t a[NF_SM_N][NF_SM_N], rd[NF_SM_N];
   int piv[NF_SM_N];
-  nf_sm_load(src, n, a);
-  const int info = nf_sm_lu(a, piv);
+  nf_sm_load(nf_sm_item(blk, p.a, nn), n, a);
+  const int info = nf_sm_lu(a, piv, rd);
   p.info[m] = 0;
   nf_t sign = nf_t(1);
   nf_rt logdet = nf_rt(0);
@@ -270,10 +453,10 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_det(const n
     logdet = -nf::m::inf(nf_rt(0));
   }
   if (p.flags & 1) {
-    static_cast<nf_t*>(p.out)[m] = sign;
-    static_cast<nf_rt*>(p.out2)[m] = logdet;
+    static_cast<nf_st*>(p.out)[m] = nf_st(sign);
+    static_cast<nf_srt*>(p.out2)[m] = nf_srt(logdet);
   } else {
-    static_cast<nf_t*>(p.out)[m] = sign * nf_t(nf::m::exp(logdet));
+    static_cast<nf_st*>(p.out)[m] = nf_st(sign * nf_t(nf::m::exp(logdet)));
   }
 }
 #endif
@@ -284,19 +467,11 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_det(const n
 // potrf's info: k+1 for the first column whose diagonal is not positive.
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
     nf_small_cholesky(const nf_sm_params p) {
-  const nf_sm_place w = nf_sm_where(p.batch);
-  const long long m = w.m;
   const int n = p.n, nn = n * n;
   const bool upper = (p.flags & 1) != 0;
-  __shared__ nf_t tile[nf_sm_tile_size];
-  const nf_t* src = p.a + m * nn;
-  nf_t* out = static_cast<nf_t*>(p.out) + m * nn;
-  if (nf_sm_staged) {
-    nf_sm_stage_in(tile, p.a + w.first * nn, w.count, nn);
-    src = out = tile + threadIdx.x * (nn | 1);
-  }
+  const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
   nf_t a[NF_SM_N][NF_SM_N];
-  nf_sm_load(w.live ? src : tile, w.live ? n : 0, a);
+  nf_sm_load(nf_sm_item(blk, p.a, nn), blk.live ? n : 0, a);
   if (upper) {
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
@@ -325,63 +500,78 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
       a[i][j] = s * r;
     }
   }
-  if (w.live) {
-    nf_sm_report(p, m, info);
+  if (blk.live) {
+    nf_sm_report(p, blk.m, info);
+    nf_st* out = nf_sm_item(blk, p.out, nn);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
       for (int j = 0; j < NF_SM_N; ++j) {
         if (i < n && j < n)
-          out[i * n + j] =
-              upper ? (i <= j ? nf_sm_conj(a[j][i]) : nf_t(0)) : (j <= i ? a[i][j] : nf_t(0));
+          out[i * n + j] = nf_st(upper ? (i <= j ? nf_sm_conj(a[j][i]) : nf_t(0))
+                                       : (j <= i ? a[i][j] : nf_t(0)));
       }
     }
   }
-  if (nf_sm_staged) nf_sm_stage_out(tile, static_cast<nf_t*>(p.out) + w.first * nn, w.count, nn);
+  nf_sm_leave(blk, p.out, nn);
 }
 #endif
 
 #if NF_SM_OP == NF_SM_EIGH
+// 1 / sqrt(x): the device's reciprocal square root (one rounding more than sqrt and a division,
+// a third of their instructions); the host compiler of the CUDA emulator has none.
+__device__ __forceinline__ float nf_sm_rsqrt(float x) {
+#ifdef __CUDACC_RTC__
+  return rsqrtf(x);
+#else
+  return 1.0f / nf::m::sqrt(x);
+#endif
+}
+__device__ __forceinline__ double nf_sm_rsqrt(double x) {
+#ifdef __CUDACC_RTC__
+  return rsqrt(x);
+#else
+  return 1.0 / nf::m::sqrt(x);
+#endif
+}
+// Element (i, j) of a Hermitian matrix of which a[][] holds the upper triangle (i <= j) only.
+__device__ __forceinline__ nf_t nf_sm_herm(const nf_t (&a)[NF_SM_N][NF_SM_N], int i, int j) {
+  return i <= j ? a[i][j] : nf_sm_conj(a[j][i]);
+}
+__device__ __forceinline__ void nf_sm_set_herm(nf_t (&a)[NF_SM_N][NF_SM_N], int i, int j, nf_t v) {
+  if (i <= j)
+    a[i][j] = v;
+  else
+    a[j][i] = nf_sm_conj(v);
+}
+
 // Hermitian (real symmetric) eigenproblem by cyclic Jacobi (every pair each sweep), until the
 // off-diagonal Frobenius norm is below eps * the matrix's norm (LAPACK-grade: the eigenvalues are
 // then exact to a few eps * ||a||). Info 1 when 30 sweeps did not get there. A complex pair is
 // first made real by the phase e of a[p][q] (the unitary diag(1, conj(e)) on column q), then
-// rotated as a real one: U = diag(1, conj(e)) J, a <- U^H a U, v <- v U.
+// rotated as a real one: U = diag(1, conj(e)) J, a <- U^H a U, v <- v U. Only the upper triangle
+// of a is kept (half the registers, which kept float64 N = 8 from spilling, and half the
+// updates): the pair's own 2 x 2 block takes Rutishauser's a_pp - t |a_pq|, a_qq + t |a_pq|.
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const nf_sm_params p) {
-  const nf_sm_place place = nf_sm_where(p.batch);
-  const long long m = place.m;
   const int n = p.n, nn = n * n;
   const bool upper = (p.flags & 1) != 0, vectors = (p.flags & 2) != 0;
-  __shared__ nf_t tile[nf_sm_tile_size];
-  const nf_t* src = p.a + m * nn;
-  nf_t* vout = static_cast<nf_t*>(p.out2) + m * nn;
-  if (nf_sm_staged) {
-    nf_sm_stage_in(tile, p.a + place.first * nn, place.count, nn);
-    src = vout = tile + threadIdx.x * (nn | 1);
-  }
+  const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
+  const nf_st* src = nf_sm_item(blk, p.a, nn);
+  const int live_n = blk.live ? n : 0;  // the identity for a thread without a matrix: converged
   nf_t a[NF_SM_N][NF_SM_N], v[NF_SM_N][NF_SM_N];
-  nf_sm_load(place.live ? src : tile, place.live ? n : 0, a);  // the identity: converged at once
-#pragma unroll
-  for (int i = 0; i < NF_SM_N; ++i) {
-#pragma unroll
-    for (int j = 0; j < NF_SM_N; ++j) {
-      if (j > i) {  // only the chosen triangle is read
-        if (upper)
-          a[j][i] = nf_sm_conj(a[i][j]);
-        else
-          a[i][j] = nf_sm_conj(a[j][i]);
-      }
-      if (j == i)
-        a[i][i] = nf_t(nf_sm_re(a[i][i]));  // LAPACK ignores the diagonal's imaginary part
-      v[i][j] = nf_t(i == j ? 1 : 0);
-    }
-  }
   nf_rt total = nf_rt(0);
 #pragma unroll
   for (int i = 0; i < NF_SM_N; ++i) {
 #pragma unroll
     for (int j = 0; j < NF_SM_N; ++j) {
-      if (i < n && j < n) total += nf_sm_norm(a[i][j]);
+      if (j >= i) {  // only the chosen triangle is read
+        nf_t x = nf_t(i == j ? 1 : 0);
+        if (j < live_n) x = upper ? nf_t(src[i * n + j]) : nf_sm_conj(nf_t(src[j * n + i]));
+        if (j == i) x = nf_t(nf_sm_re(x));  // LAPACK ignores the diagonal's imaginary part
+        a[i][j] = x;
+        if (j < live_n) total += (j == i ? nf_rt(1) : nf_rt(2)) * nf_sm_norm(x);
+      }
+      v[i][j] = nf_t(i == j ? 1 : 0);
     }
   }
   const nf_rt eps = sizeof(nf_rt) == 4 ? nf_rt(5.9604645e-08f) : nf_rt(1.1102230246251565e-16);
@@ -403,31 +593,37 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
 #pragma unroll
       for (int pp = 0; pp < q; ++pp) {
         const nf_rt r = nf_sm_abs(a[pp][q]);
-        if (r == nf_rt(0)) continue;
-        const nf_t ce_ = nf_sm_conj(a[pp][q] / nf_t(r));  // conj(e)
-        // The rotation that zeroes the real pair (Rutishauser's formulas, the smaller angle).
-        const nf_rt theta = (nf_sm_re(a[q][q]) - nf_sm_re(a[pp][pp])) / (nf_rt(2) * r);
-        const nf_rt t = (theta >= 0 ? nf_rt(1) : nf_rt(-1)) /
-                        (nf::m::fabs(theta) + nf::m::sqrt(theta * theta + nf_rt(1)));
-        const nf_rt c = nf_rt(1) / nf::m::sqrt(t * t + nf_rt(1)), s = t * c;
+        const nf_rt app = nf_sm_re(a[pp][pp]), aqq = nf_sm_re(a[q][q]);
+        // A pair below eps / 100 of both its diagonal entries (after the first sweeps) changes the
+        // eigenvalues by less than their rounding: zeroed without a rotation (Rutishauser's
+        // threshold; the last sweeps are mostly such pairs).
+        if (r == nf_rt(0) ||
+            (sweep > 2 && app + nf_rt(100) * r == app && aqq + nf_rt(100) * r == aqq)) {
+          a[pp][q] = nf_t(0);
+          continue;
+        }
+        const nf_t ce_ = nf_sm_conj(a[pp][q] * nf_t(nf_rt(1) / r));  // conj(e)
+        // The rotation that zeroes the real pair (Rutishauser's, the smaller angle): with
+        // theta = (a_qq - a_pp) / 2r, t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), written
+        // as sign(d) 2r / (|d| + sqrt(d^2 + 4r^2)) on d and 2r scaled by the larger (no
+        // overflow): one division and one square root fewer, c by a reciprocal square root.
+        const nf_rt d = aqq - app, ad = nf::m::fabs(d);
+        const nf_rt scale = nf_rt(1) / (ad > r + r ? ad : r + r);
+        const nf_rt ds = d * scale, rs = (r + r) * scale;
+        const nf_rt t = (d >= 0 ? rs : -rs) / (nf::m::fabs(ds) + nf::m::sqrt(ds * ds + rs * rs));
+        const nf_rt c = nf_sm_rsqrt(t * t + nf_rt(1)), s = t * c;
         const nf_t sc = nf_t(s) * ce_, cc = nf_t(c) * ce_;  // s conj(e), c conj(e)
-        const nf_t scc = nf_sm_conj(sc), ccc = nf_sm_conj(cc);
 #pragma unroll
-        for (int k = 0; k < NF_SM_N; ++k) {  // columns pp, q: a U
-          const nf_t x = a[k][pp], y = a[k][q];
-          a[k][pp] = nf_t(c) * x - sc * y;
-          a[k][q] = nf_t(s) * x + cc * y;
+        for (int k = 0; k < NF_SM_N; ++k) {  // columns pp, q of a U (rows pp, q: their conjugates)
+          if (k != pp && k != q) {
+            const nf_t x = nf_sm_herm(a, k, pp), y = nf_sm_herm(a, k, q);
+            nf_sm_set_herm(a, k, pp, nf_t(c) * x - sc * y);
+            nf_sm_set_herm(a, k, q, nf_t(s) * x + cc * y);
+          }
         }
-#pragma unroll
-        for (int k = 0; k < NF_SM_N; ++k) {  // rows pp, q: U^H a
-          const nf_t x = a[pp][k], y = a[q][k];
-          a[pp][k] = nf_t(c) * x - scc * y;
-          a[q][k] = nf_t(s) * x + ccc * y;
-        }
+        a[pp][pp] = nf_t(app - t * r);
+        a[q][q] = nf_t(aqq + t * r);
         a[pp][q] = nf_t(0);
-        a[q][pp] = nf_t(0);
-        a[pp][pp] = nf_t(nf_sm_re(a[pp][pp]));
-        a[q][q] = nf_t(nf_sm_re(a[q][q]));
         if (vectors) {
 #pragma unroll
           for (int k = 0; k < NF_SM_N; ++k) {
@@ -439,7 +635,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
       }
     }
   }
-  if (place.live) nf_sm_report(p, m, info);
+  if (blk.live) nf_sm_report(p, blk.m, info);
   if (!(total < nf::m::inf(total))) {  // NaN or inf in the matrix: no rotation is meaningful
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
@@ -471,20 +667,20 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
       }
     }
   }
-  nf_rt* wout = static_cast<nf_rt*>(p.out) + m * n;
-  if (place.live) {
+  if (blk.live) {
+    nf_srt* wout = static_cast<nf_srt*>(p.out) + blk.m * n;
+    nf_st* vout = nf_sm_item(blk, p.out2, nn);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
-      if (i < n) wout[i] = w[i];
+      if (i < n) wout[i] = nf_srt(w[i]);
       if (vectors) {
 #pragma unroll
         for (int j = 0; j < NF_SM_N; ++j) {
-          if (i < n && j < n) vout[i * n + j] = v[i][j];
+          if (i < n && j < n) vout[i * n + j] = nf_st(v[i][j]);
         }
       }
     }
   }
-  if (nf_sm_staged && vectors)
-    nf_sm_stage_out(tile, static_cast<nf_t*>(p.out2) + place.first * nn, place.count, nn);
+  if (vectors) nf_sm_leave(blk, p.out2, nn);
 }
 #endif

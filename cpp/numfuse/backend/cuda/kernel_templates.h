@@ -26,5 +26,6 @@ extern const char* const random_distributions;  // the samplers (kernels/random_
 extern const char* const random_discrete;  // the discrete ones (kernels/random_discrete.h)
 extern const char* const random_dist;    // nf_random_dist
 extern const char* const small_linalg;   // nf_small_solve, _det, _cholesky, _eigh (LinalgNode)
+extern const char* const small_linalg_group;  // nf_small_inv_group (after small_linalg)
 
 }  // namespace nf::cuda::kernel_templates

@@ -274,6 +274,31 @@ using cuda::linalg_run::raise_or_nan_outputs;
 using cuda::linalg_run::read_info_codes;
 using cuda::linalg_run::Run;
 
+namespace {
+
+// A widened node (spec.widen: single-precision arrays, double-precision arithmetic) that the small
+// kernels do not cover: the same node on double-precision copies, its outputs cast back.
+void eval_widened(LinalgNode& node, const std::vector<Array>& outs) {
+  auto wide = [](DType d) {
+    return d == DType::Float32 ? DType::Float64 : d == DType::Complex64 ? DType::Complex128 : d;
+  };
+  LinalgNode w;
+  w.spec = node.spec;
+  w.spec.widen = false;
+  w.device = node.device;
+  for (const Array& x : node.inputs) {
+    Array d = Array::empty(x.shape, wide(x.dtype), x.device());
+    cuda::copy_on_device(x, d);
+    w.inputs.push_back(d);
+  }
+  std::vector<Array> wouts;
+  for (const Array& o : outs) wouts.push_back(Array::empty(o.shape, wide(o.dtype), o.device()));
+  cuda::eval_linalg(w, wouts);
+  for (size_t i = 0; i < outs.size(); ++i) cuda::copy_on_device(wouts[i], outs[i]);
+}
+
+}  // namespace
+
 void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   const LinalgOp op = node.spec.op;
   std::string why;
@@ -293,8 +318,10 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   // every matrix writes its own info code, and the failures count themselves: the host reads
   // that count (4 bytes) and the codes only when it is not zero.
   // (The kernels that compile slowly wait for a stack, or a loop, worth their compile.)
-  if (m == n && cuda::small_linalg_size(op, a.dtype, n) > 0 &&
-      cuda::small_linalg_now(op, a.dtype, cuda::small_linalg_size(op, a.dtype, n), batch)) {
+  if (m == n && cuda::small_linalg_covers(node, n) &&
+      cuda::small_linalg_now(op, cuda::small_linalg_compute_dtype(node),
+                             cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n),
+                             batch)) {
     const Array failures = infos.view(Shape{1}, Strides{1}, infos.byte_offset + batch * 4);
     const unsigned char zero[16] = {};
     cuda::fill(failures, zero);
@@ -304,6 +331,10 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
                                 sizeof failed, cuda::enqueue_stream(dev));
       if (failed != 0) raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
     }
+    return;
+  }
+  if (node.spec.widen && cuda::small_linalg_compute_dtype(node) != a.dtype) {
+    eval_widened(node, outs);
     return;
   }
   const unsigned char zero[16] = {};

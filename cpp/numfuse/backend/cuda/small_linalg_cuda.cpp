@@ -39,7 +39,13 @@ int kernel_op(LinalgOp op) {
 // spills little (ptxas -v for sm_90, see docs/decisions.md). Double LU at N=16 spills 52 KB
 // (a 4.3 KB stack frame a thread), double Jacobi at 16 spills 258 KB: those stay on cuSOLVER
 // until an H100 run shows the local-memory kernels still win.
+bool lu_op(LinalgOp op) {
+  return op == LinalgOp::Inv || op == LinalgOp::Solve || op == LinalgOp::Det ||
+         op == LinalgOp::Slogdet;
+}
+
 int64_t default_max_n(LinalgOp op, DType dt) {
+  if (lu_op(op)) return 16;  // the group kernel above what registers hold
   const bool cholesky = op == LinalgOp::Cholesky;
   const bool jacobi = op == LinalgOp::Eigh || op == LinalgOp::Eigvalsh;
   switch (dt) {
@@ -88,7 +94,8 @@ int small_linalg_padded_size(int64_t n) {
   return N;
 }
 
-const char* small_linalg_entry(LinalgOp op) {
+const char* small_linalg_entry(LinalgOp op, DType dt, int N) {
+  if (small_linalg_group(op, dt, N)) return "nf_small_group";
   switch (kernel_op(op)) {
     case 0:
     case 1:
@@ -102,12 +109,50 @@ const char* small_linalg_entry(LinalgOp op) {
   }
 }
 
-std::string small_linalg_body(LinalgOp op, DType dt, int N) {
-  const bool single = dt == DType::Float32 || dt == DType::Complex64;
+bool small_linalg_group(LinalgOp op, DType dt, int N) {
+  static const int forced = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_GROUP");
+    return e && *e ? std::atoi(e) : -1;
+  }();
+  if (!lu_op(op) || forced == 0) return false;
+  // ptxas -v for sm_90 (docs/decisions.md): one thread holding complex128 8 x 8 or any 16 x 16
+  // spills 4-21 KB; a row a thread does not.
+  return forced == 1 || N == 16 || (N == 8 && dt == DType::Complex128);
+}
+
+unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
+  const size_t s = itemsize(dt);
+  if (small_linalg_group(op, dt, N)) {
+    // Blocks of 128: five an SM at ~100 registers a thread. The tile and the pivot rows must fit
+    // 48 KB (they do for every dtype up to 16 x 16).
+    const unsigned t = 128;
+    const size_t bytes = t * (N + 1) * s + t / N * 2 * N * s;
+    return bytes <= 48 * 1024 ? t : 64;
+  }
+  // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
+  // block keeps more bytes in flight; registers (not the tile) then bound the blocks an SM holds.
+  const size_t slot_bytes = static_cast<size_t>(N * N + 1) * s;
+  for (unsigned t : {128u, 64u}) {
+    if (t * slot_bytes <= 48 * 1024) return t;
+  }
+  return 32;
+}
+
+unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
+  const unsigned t = small_linalg_threads(op, dt, N);
+  return small_linalg_group(op, dt, N) ? t / N : t;
+}
+
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
+  const bool group = small_linalg_group(op, dt, N);
+  auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
-         (single ? "float" : "double") + " nf_rt;\n#define NF_SM_N " + std::to_string(N) +
-         "\n#define NF_SM_OP " + std::to_string(kernel_op(op)) + "\n" +
-         kernel_templates::small_linalg;
+         (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
+         " nf_st;\ntypedef " + (single(storage) ? "float" : "double") +
+         " nf_srt;\n#define NF_SM_N " + std::to_string(N) + "\n#define NF_SM_THREADS " +
+         std::to_string(small_linalg_threads(op, dt, N)) + "\n#define NF_SM_OP " +
+         std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " + (group ? "1" : "0") + "\n" +
+         kernel_templates::small_linalg + (group ? kernel_templates::small_linalg_group : "");
 }
 
 int small_linalg_flags(const LinalgSpec& spec) {
@@ -168,10 +213,27 @@ bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch) {
   return k.compiled || batch >= kSmallLinalgCompileBatch || k.asked >= kSmallLinalgAskLimit;
 }
 
+bool small_linalg_covers(const LinalgNode& node, int64_t n) {
+  const LinalgOp op = node.spec.op;
+  const DType dt = small_linalg_compute_dtype(node);
+  const int N = small_linalg_size(op, dt, n);
+  if (N == 0) return false;
+  // The group kernel's threads hold a row of b each: nrhs <= N.
+  return !(op == LinalgOp::Solve && small_linalg_group(op, dt, N) &&
+           node.inputs[1].shape.back() > N);
+}
+
+DType small_linalg_compute_dtype(const LinalgNode& node) {
+  const DType dt = node.inputs[0].dtype;
+  if (!node.spec.widen) return dt;
+  return dt == DType::Float32 ? DType::Float64 : dt == DType::Complex64 ? DType::Complex128 : dt;
+}
+
 bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
                        int64_t batch, int64_t n) {
   const LinalgOp op = node.spec.op;
-  const DType dt = node.inputs[0].dtype;
+  const DType storage = node.inputs[0].dtype;
+  const DType dt = small_linalg_compute_dtype(node);
   const int N = small_linalg_size(op, dt, n);
   const Array a = dense_stack(node.inputs[0]);
   const Array b = op == LinalgOp::Solve ? dense_stack(node.inputs[1]) : Array();
@@ -189,19 +251,21 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
     if (p.nrhs == 0) return false;
   }
   const int dev = node.device.index;
-  const std::string key = std::string("small_linalg:") + small_linalg_entry(op) + ':' +
+  const char* entry = small_linalg_entry(op, dt, N);
+  const std::string key = std::string("small_linalg:") + entry + ':' +
                           std::to_string(kernel_op(op)) + ':' +
-                          std::to_string(static_cast<int>(dt)) + ':' + std::to_string(N);
-  CUfunction fn = keyed_kernel(key, small_linalg_entry(op), {"-std=c++17"}, dev,
-                               [&] { return small_linalg_body(op, dt, N); });
+                          std::to_string(static_cast<int>(dt)) + ':' +
+                          std::to_string(static_cast<int>(storage)) + ':' + std::to_string(N);
+  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev,
+                               [&] { return small_linalg_body(op, dt, N, storage); });
   {
     DemandTable& d = demand_table();
     std::lock_guard<std::mutex> lock(d.mutex);
     d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
   }
-  const unsigned grid =
-      static_cast<unsigned>((batch + kSmallLinalgThreads - 1) / kSmallLinalgThreads);
-  launch(fn, dev, grid, kSmallLinalgThreads, &p);
+  const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
+  const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
+  launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);
   return op != LinalgOp::Det && op != LinalgOp::Slogdet;
 }
 

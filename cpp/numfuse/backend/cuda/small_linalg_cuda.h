@@ -11,8 +11,7 @@
 
 namespace nf::cuda {
 
-constexpr int64_t kSmallLinalgMaxN = 16;      // the largest padded size compiled (see decisions.md)
-constexpr unsigned kSmallLinalgThreads = 32;  // NF_SM_THREADS: a block's matrices, one a thread
+constexpr int64_t kSmallLinalgMaxN = 16;  // the largest padded size compiled (see decisions.md)
 
 // The kernels' parameter struct (nf_sm_params), byte for byte.
 struct SmallLinalgParams {
@@ -45,14 +44,32 @@ bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N);
 // The padded size of n x n matrices: the power of two from 2 to kSmallLinalgMaxN holding n.
 int small_linalg_padded_size(int64_t n);
 
-// The kernel source (without the prelude) and its entry point, for the padded size N.
-std::string small_linalg_body(LinalgOp op, DType dt, int N);
-const char* small_linalg_entry(LinalgOp op);
+// Whether `op` on dt at the padded size N runs the group kernel (small_linalg_group.cuh: N threads
+// a matrix, a row each; inv, solve, det and slogdet where a thread cannot hold the matrix in
+// registers) rather than the one-thread-per-matrix kernels. NUMFUSE_SMALL_LINALG_GROUP=0 never,
+// =1 for every inv, solve, det and slogdet (to measure one against the other).
+bool small_linalg_group(LinalgOp op, DType dt, int N);
+// Threads a block (NF_SM_THREADS). One thread a matrix: 128, 64 or 32, the most whose
+// shared-memory tile fits 48 KB (32 where none does: those read global memory). Group kernels:
+// 128, or 64 where the tile and pivot buffers would not fit.
+unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
+// Matrices a block: threads, or threads / N for the group kernels.
+unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
+// The kernel source (without the prelude) and its entry point, for the padded size N: computed
+// in dt, the arrays in memory of `storage` (dt, or its single precision: LinalgSpec::widen).
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage);
+const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
 
-// Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0), each writing
-// its info code into `infos`. Returns whether the host must read the infos (det never fails).
+// Whether the kernels take node, whose matrices are n x n (small_linalg_size() > 0 for the dtype
+// it computes in, and for the group solve at most N right-hand sides).
+bool small_linalg_covers(const LinalgNode& node, int64_t n);
+// The dtype node's kernel computes in: its inputs', or double precision where spec.widen.
+DType small_linalg_compute_dtype(const LinalgNode& node);
+// Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
+// computes in: double precision for a widened single-precision node), each writing its info code
+// into `infos`. Returns whether the host must read the infos (det never fails).
 bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
                        int64_t batch, int64_t n);
 
