@@ -54,7 +54,9 @@ double at(const Array& a, int64_t i) {
 
 TEST(ElementwiseEmulation, StridedIndicesReachEveryElement) {
   if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
-  const std::vector<Shape> shapes = {{37, 41}, {3, 130, 7}, {2, 5, 3, 67}, {999, 1, 3}, {61, 83}, {4, 9, 131}, {37, 40}, {5, 6, 64}};
+  // The last is above kScalarLoopElements, so runs of two along its even inner extent are tested.
+  const std::vector<Shape> shapes = {{37, 41}, {3, 130, 7}, {2, 5, 3, 67}, {999, 1, 3}, {61, 83}, {4, 9, 131}, {37, 40}, {5, 6, 64},
+                                     {2, 257, 130}};
   for (const Shape& shape : shapes) {
     Array base = Array::empty(shape, DType::Float64, Device::cpu());
     for (int64_t i = 0; i < base.size(); ++i) base.data_as<double>()[i] = double(i) * 0.5;
@@ -76,7 +78,7 @@ TEST(ElementwiseEmulation, StridedIndicesReachEveryElement) {
 TEST(ElementwiseEmulation, ViewsWithEqualStridesShareOneOffset) {
   if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
   // dst[1:-1, 1:-1] = src[:-2, 1:-1] + src[2:, 1:-1]: three operands, one stride row.
-  const int64_t rows = 45, cols = 70;
+  const int64_t rows = 1000, cols = 70;  // above kScalarLoopElements: runs of two
   Array src = Array::empty({rows, cols}, DType::Float64, Device::cpu());
   Array dst = Array::empty({rows, cols}, DType::Float64, Device::cpu());
   for (int64_t i = 0; i < src.size(); ++i) {
