@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <string>
 
 #include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/backend/cuda/library_search.h"
@@ -29,14 +29,17 @@ std::string one_line(std::string s) {
   return s;
 }
 
-// "dev ino size mtime.nsec" of a regular file, "" when it is not one.
+// "dev ino size mtime.nsec" of a regular file, "" when it is not one. Built with to_string, not
+// an ostringstream: formatting an unsigned long through the ostream of numfuse's static libstdc++
+// crashed (SIGSEGV in num_put) on the H100 machine, where the process had loaded another libstdc++.
 std::string file_identity(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  std::ostringstream o;
-  o << st.st_dev << ' ' << st.st_ino << ' ' << st.st_size << ' ' << st.st_mtim.tv_sec << '.'
-    << st.st_mtim.tv_nsec;
-  return o.str();
+  return std::to_string(static_cast<unsigned long long>(st.st_dev)) + ' ' +
+         std::to_string(static_cast<unsigned long long>(st.st_ino)) + ' ' +
+         std::to_string(static_cast<long long>(st.st_size)) + ' ' +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_sec)) + '.' +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_nsec));
 }
 
 // Another library of this process (CuPy, PyTorch) may have loaded an NVRTC already; the
