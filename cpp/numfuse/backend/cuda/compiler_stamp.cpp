@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "numfuse/backend/cuda/library_loader.h"
@@ -96,12 +95,23 @@ bool write_stamp(const std::string& dir, const std::string& context, const std::
 
 std::string read_stamp(const std::string& dir, const std::string& context) {
   if (dir.empty()) return "";
-  std::ifstream in(stamp_path(dir, context));
-  std::string header, ctx, library, id, version;
-  if (!std::getline(in, header) || !std::getline(in, ctx) || !std::getline(in, library) ||
-      !std::getline(in, id) || !std::getline(in, version)) {
-    return "";
+  // POSIX reads, not an ifstream: no iostreams in this file (see file_identity).
+  int fd = ::open(stamp_path(dir, context).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char buf[1024];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0 && text.size() < 65536;) text.append(buf, n);
+  ::close(fd);
+  std::string lines[5];
+  size_t at = 0;
+  for (auto& line : lines) {
+    const size_t end = text.find('\n', at);
+    if (end == std::string::npos) return "";  // truncated
+    line = text.substr(at, end - at);
+    at = end + 1;
   }
+  const std::string &header = lines[0], &ctx = lines[1], &library = lines[2], &id = lines[3],
+                    &version = lines[4];
   if (header != kStampHeader || ctx != one_line(context) || version.empty()) return "";
   if (file_identity(library) != id) return "";  // replaced, updated or removed since
   return version;
