@@ -188,7 +188,12 @@ int64_t reduce_rows_per_piece(const ReducePlan& plan, int64_t max_index) {
   int64_t r = std::min(rows, max_index / per_row);
   const int64_t step = std::abs(plan.kept_stride[0]);
   if (step > 0) r = std::min(r, (max_index - span) / step + 1);
-  return std::max<int64_t>(r, 0);
+  if (r <= 0) return 0;
+  // Pieces of equal rows: a short last piece ran its few blocks alone, latency-bound (sum along
+  // the rows of a (2049, 2^20) int8 array: 0.874 ms in pieces of 2031 and 18 rows on the H100,
+  // 0.736 ms in one 64-bit launch).
+  const int64_t pieces = (rows + r - 1) / r;
+  return (rows + pieces - 1) / pieces;
 }
 
 ReducePlan plan_reduce(const ReduceSpec& spec, const Array& in, int sm_count, int64_t max_index) {
