@@ -40,8 +40,19 @@ def _arr(a):
 
 # ---- NumPy's argument checks -------------------------------------------------------------------
 
+_COMMON_TYPES = {}  # dtypes of the operands -> _common_type's answer (13 us a call uncached)
+
+
 def _common_type(*arrays):
     """NumPy's _commonType: (computation dtype, result dtype). float16 and longdouble refused."""
+    key = tuple(a.dtype for a in arrays)
+    hit = _COMMON_TYPES.get(key)
+    if hit is None:
+        hit = _COMMON_TYPES[key] = _common_type_of(arrays)
+    return hit
+
+
+def _common_type_of(arrays):
     single = True
     cplx = False
     for a in arrays:
