@@ -13,11 +13,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 import numfuse as nf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_timing  # noqa: E402
 
 SMALL = "--small" in sys.argv
 CHILD = "--child" in sys.argv
@@ -33,17 +35,8 @@ def sync():
 
 
 def timed(fn, reps=10):
-    fn()
-    sync()
-    best = float("inf")
-    for _ in range(3):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / reps)
-    return best
+    """Best seconds per call of fn() (bench/cuda_timing.py's loop, first call apart)."""
+    return cuda_timing.timed(fn, sync, reps)[0]
 
 
 def cases():

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "numfuse/ir/node.h"
 
@@ -53,5 +54,29 @@ struct LinalgNode : Node {
   NodeKind kind() const override { return NodeKind::Opaque; }
   std::string name() const override { return std::string("linalg.") + linalg_op_name(spec.op); }
 };
+
+// numpy.linalg computes float32 and complex64 in double precision. A node with spec.widen that a
+// backend's own kernels do not cover runs as this twin: the same node on double-precision copies
+// of its inputs (made by `copy`, a backend's casting copy), evaluated by `eval`, its outputs cast
+// back by `copy`. Shared by the CPU and CUDA evaluations.
+template <class Copy, class Eval>
+void eval_widened(LinalgNode& node, const std::vector<Array>& outs, Copy copy, Eval eval) {
+  auto wide = [](DType d) {
+    return d == DType::Float32 ? DType::Float64 : d == DType::Complex64 ? DType::Complex128 : d;
+  };
+  LinalgNode w;
+  w.spec = node.spec;
+  w.spec.widen = false;
+  w.device = node.device;
+  for (const Array& x : node.inputs) {
+    Array d = Array::empty(x.shape, wide(x.dtype), x.device());
+    copy(x, d);
+    w.inputs.push_back(d);
+  }
+  std::vector<Array> wouts;
+  for (const Array& o : outs) wouts.push_back(Array::empty(o.shape, wide(o.dtype), o.device()));
+  eval(w, wouts);
+  for (size_t i = 0; i < outs.size(); ++i) copy(wouts[i], outs[i]);
+}
 
 }  // namespace nf

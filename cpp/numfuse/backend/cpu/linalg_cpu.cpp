@@ -412,33 +412,12 @@ void run_stack(LinalgNode& node, const std::vector<Array>& outs) {
   }
 }
 
-// A widened node (spec.widen: single-precision arrays, double-precision arithmetic, as
-// numpy.linalg computes float32): the same node on double-precision copies, its outputs cast back.
-void eval_widened(LinalgNode& node, const std::vector<Array>& outs) {
-  auto wide = [](DType d) {
-    return d == DType::Float32 ? DType::Float64 : d == DType::Complex64 ? DType::Complex128 : d;
-  };
-  LinalgNode w;
-  w.spec = node.spec;
-  w.spec.widen = false;
-  w.device = node.device;
-  for (const Array& x : node.inputs) {
-    Array d = Array::empty(x.shape, wide(x.dtype), x.device());
-    copy_cast(x, d);
-    w.inputs.push_back(d);
-  }
-  std::vector<Array> wouts;
-  for (const Array& o : outs) wouts.push_back(Array::empty(o.shape, wide(o.dtype), o.device()));
-  eval_linalg(w, wouts);
-  for (size_t i = 0; i < outs.size(); ++i) copy_cast(wouts[i], outs[i]);
-}
-
 }  // namespace
 
 void eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   const DType dt = node.inputs[0].dtype;
   if (node.spec.widen && (dt == DType::Float32 || dt == DType::Complex64)) {
-    eval_widened(node, outs);
+    eval_widened(node, outs, [](const Array& a, const Array& b) { copy_cast(a, b); }, eval_linalg);
     return;
   }
   switch (node.inputs[0].dtype) {

@@ -274,31 +274,6 @@ using cuda::linalg_run::raise_or_nan_outputs;
 using cuda::linalg_run::read_info_codes;
 using cuda::linalg_run::Run;
 
-namespace {
-
-// A widened node (spec.widen: single-precision arrays, double-precision arithmetic) that the small
-// kernels do not cover: the same node on double-precision copies, its outputs cast back.
-void eval_widened(LinalgNode& node, const std::vector<Array>& outs) {
-  auto wide = [](DType d) {
-    return d == DType::Float32 ? DType::Float64 : d == DType::Complex64 ? DType::Complex128 : d;
-  };
-  LinalgNode w;
-  w.spec = node.spec;
-  w.spec.widen = false;
-  w.device = node.device;
-  for (const Array& x : node.inputs) {
-    Array d = Array::empty(x.shape, wide(x.dtype), x.device());
-    cuda::copy_on_device(x, d);
-    w.inputs.push_back(d);
-  }
-  std::vector<Array> wouts;
-  for (const Array& o : outs) wouts.push_back(Array::empty(o.shape, wide(o.dtype), o.device()));
-  cuda::eval_linalg(w, wouts);
-  for (size_t i = 0; i < outs.size(); ++i) cuda::copy_on_device(wouts[i], outs[i]);
-}
-
-}  // namespace
-
 void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   const LinalgOp op = node.spec.op;
   std::string why;
@@ -334,7 +309,8 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
     return;
   }
   if (node.spec.widen && cuda::small_linalg_compute_dtype(node) != a.dtype) {
-    eval_widened(node, outs);
+    eval_widened(node, outs, [](const Array& a, const Array& b) { cuda::copy_on_device(a, b); },
+                 cuda::eval_linalg);
     return;
   }
   const unsigned char zero[16] = {};
