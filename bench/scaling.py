@@ -45,6 +45,9 @@ from distributed import Client, LocalCluster, wait  # noqa: E402
 import numfuse  # noqa: E402
 import numfuse.dask  # noqa: E402
 import dask_seed_program as seed  # noqa: E402
+# A task ends with its chunk computed (numfuse is lazy, CuPy asynchronous): dask_program's helpers,
+# found beside this file (bench/ is on every worker's sys.path, see below).
+from dask_program import force_block as finish, forced as finished  # noqa: E402
 
 # Tasks name their functions by module (distributed pickles by reference unless a function
 # lives in __main__), and the workers import those modules: local worker processes start with
@@ -66,21 +69,6 @@ def chunk_module(backend):
         import cupy
         return cupy
     return numpy
-
-
-def finish(block):
-    """The block with its work done: numfuse is lazy and CuPy asynchronous, and Dask would
-    otherwise count a task done (and time it) before its work has run."""
-    if type(block).__module__.startswith("cupy"):
-        import cupy
-        cupy.cuda.get_current_stream().synchronize()
-        return block
-    return numfuse.dask.evaluate_block(block)
-
-
-def finished(x):
-    """Dask array x whose tasks end with their chunks computed (see finish)."""
-    return x.map_blocks(finish, dtype=x.dtype, meta=x._meta)
 
 
 def heat_diffusion(grid, iterations):
