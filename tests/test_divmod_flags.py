@@ -1,7 +1,7 @@
-"""floor_divide, remainder and divmod of NaN and infinite operands report the floating-point flags
-the INSTALLED NumPy reports (core/divmod_flags.h, numfuse/_numpy_fp_probe.py): they depend on how
-NumPy was built and on its libm (NumPy 2.5 on the GPU machine warns `invalid` where 2.4 here does
-not), so the tests compare with the NumPy that runs them, in both of numfuse's lanes (the call's
+"""floor_divide, remainder and divmod of NaN and infinite operands and by zero report the
+floating-point flags the INSTALLED NumPy reports (core/divmod_flags.h, numfuse/_numpy_fp_probe.py):
+they depend on how NumPy was built and on its libm (NumPy 2.5 on the GPU machine warns `invalid`
+where 2.4 here does not, and the two differ for `x % 0.0`), so the tests compare with the NumPy that runs them, in both of numfuse's lanes (the call's
 express loop and the node's), on arrays of one element and on arrays that mix such elements
 with finite ones. A synthetic table that differs from every NumPy shows that numfuse follows the
 table it is given rather than its own arithmetic."""
@@ -56,7 +56,7 @@ def _numfuse_array(values, dtype, device):
 def test_each_pair_reports_the_installed_numpys_flags(op, dtype, lane, device):
     mismatches = []
     for a, b in itertools.product(SPECIAL, SPECIAL):
-        if numpy.isfinite(a) and numpy.isfinite(b):
+        if numpy.isfinite(a) and numpy.isfinite(b) and b != 0:
             continue  # finite pairs: the value rules of every op (tests/test_errstate.py)
         x, y = numpy.array([a], dtype=dtype), numpy.array([b], dtype=dtype)
         want, wr = flags_of(numpy, lambda: getattr(numpy, op)(x, y))
@@ -91,14 +91,15 @@ def test_mixed_arrays_report_what_numpy_reports(seed, lane, device):
 
 @pytest.fixture
 def synthetic_table():
-    """A table no NumPy has: nan // positive raises invalid, inf // positive nothing (restored to
-    the installed NumPy's after)."""
+    """A table no NumPy has: nan // positive raises invalid, inf // positive nothing, negative // +0
+    overflow (restored to the installed NumPy's after)."""
     table = bytearray(nf._numpy_fp_probe.probe())
     n = len(nf._numpy_fp_probe.CLASS_VALUES)
     for op in range(3):
         for dbl in range(2):
             table[((op * 2 + dbl) * n + 0) * n + 5] = 8  # (NaN, positive): invalid
             table[((op * 2 + dbl) * n + 1) * n + 5] = 0  # (+inf, positive): nothing
+            table[((op * 2 + dbl) * n + 6) * n + 3] = 2  # (negative, +0): overflow
     nf._core._set_divmod_nonfinite_flags(bytes(table))
     yield
     nf._numpy_fp_probe.install()
@@ -112,8 +113,10 @@ def test_numfuse_follows_the_table_it_is_given(op, dtype, synthetic_table, lane,
                                            _numfuse_array([1.5], dtype, device)))
     inf_flags, _ = flags_of(nf, lambda: fn(_numfuse_array([numpy.inf, 2.0], dtype, device),
                                            _numfuse_array([1.5, 1.0], dtype, device)))
-    assert (nan_flags, inf_flags) == (8, 0), lane
-    # A finite element beside them keeps its own conditions: 0 // 0 is invalid, 1 // 0 divide.
+    by_zero, _ = flags_of(nf, lambda: fn(_numfuse_array([-2.5, 3.0], dtype, device),
+                                         _numfuse_array([0.0, 1.5], dtype, device)))
+    assert (nan_flags, inf_flags, by_zero) == (8, 0, 2), lane
+    # An element of the installed table beside them keeps its flags: 1 // 0 divide (NumPy 2.4).
     mixed, _ = flags_of(nf, lambda: fn(_numfuse_array([numpy.inf, 1.0], dtype, device),
                                        _numfuse_array([1.5, 0.0], dtype, device)))
     want, _ = flags_of(numpy, lambda: getattr(numpy, op)(numpy.array([1.0], dtype), numpy.array([0.0], dtype)))

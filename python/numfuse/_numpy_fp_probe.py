@@ -1,11 +1,11 @@
 """What the installed NumPy reports for floor_divide, remainder and divmod of NaN and infinite
-operands, probed once at import and handed to the core (core/divmod_flags.h).
+operands and of zero divisors, probed once at import and handed to the core (core/divmod_flags.h).
 
 NumPy's source computes these through npy_divmod on every version, but the floating-point flags
 it leaves depend on the wheel's compiler and the libm it runs on: NumPy 2.4 here reports
 `invalid` for inf // 1.0 and nothing for nan // 1.0, while NumPy 2.5 on the GPU machine warns in
-cases where 2.4 is silent. NumPy is the oracle: numfuse reports, for an element with a NaN or
-infinite operand, exactly the flags the installed NumPy raises for one element of that class.
+cases where 2.4 is silent, and for `x % 0.0` the two differ again. NumPy is the oracle: numfuse
+reports, for an element with a NaN or infinite operand or a zero divisor, exactly the flags the installed NumPy raises for one element of that class.
 """
 import numpy as _np
 
@@ -31,7 +31,7 @@ def probe():
                 values = [_np.array([v], dtype=dt) for v in CLASS_VALUES]
                 for i, a in enumerate(values):
                     for j, b in enumerate(values):
-                        if _np.isfinite(a[0]) and _np.isfinite(b[0]):
+                        if _np.isfinite(a[0]) and _np.isfinite(b[0]) and b[0] != 0:
                             continue  # finite pairs: judged as any op's (their flags depend on values)
                         seen.clear()
                         fn(a, b)

@@ -18,7 +18,7 @@ constexpr int kDivmodClasses = 7;  // NaN, +inf, -inf, +0, -0, positive, negativ
 constexpr int kDivmodTableSize = 3 * 2 * kDivmodClasses * kDivmodClasses;  // op, float32/64, a, b
 
 // Installs NumPy's flags (FpFlag bits) per [op][is_double][class a][class b]; only entries with
-// a NaN or infinite operand are used. Called once, at import, before any op runs.
+// a NaN or infinite operand or a zero divisor are used (kernels/scalar_ops.h's divmod_by_table). Called once, at import, before any op runs.
 void set_divmod_nonfinite_flags(const uint8_t* table);
 // Forgets the table: such elements are judged as any other op's again (tests).
 void clear_divmod_nonfinite_flags();

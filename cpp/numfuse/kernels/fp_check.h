@@ -70,7 +70,7 @@ NF_HD unsigned judge_power(R r, A a, B b) {
   return f;
 }
 
-// floor_divide, remainder and divmod with a NaN or infinite operand: the flags the installed
+// floor_divide, remainder and divmod with a NaN or infinite operand or a zero divisor: the flags the installed
 // NumPy reports for that pair of value classes (core/divmod_flags.h), from `table`, the 49
 // entries of the step's op and precision that the code generator emits as constants.
 template <class T>

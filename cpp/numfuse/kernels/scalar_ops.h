@@ -188,10 +188,11 @@ template <class T> NF_HD T flt_divmod(T a, T b, T* modulus) {
   return floordiv;
 }
 
-// ---- floor_divide, remainder and divmod of NaN or infinite operands ---------------------------
-// NumPy's flags for them depend on its build and libm (core/divmod_flags.h): on the host, where a
-// table probed from the installed NumPy is present, such an element raises exactly the table's
-// flags instead of what its arithmetic raised. Generated CUDA kernels judge from values
+// ---- floor_divide, remainder and divmod of NaN or infinite operands, or by zero ----------------
+// NumPy's flags for them depend on its build and libm (core/divmod_flags.h): NumPy 2.4 here and
+// 2.5 on the GPU machine differ for `nan // 1.0` and for `x % 0.0`. On the host, where a table
+// probed from the installed NumPy is present, such an element raises exactly the table's flags
+// instead of what its arithmetic raised; generated CUDA kernels look the same table up
 // (kernels/fp_check.h). Classes: 0 NaN, 1 +inf, 2 -inf, 3 +0, 4 -0, 5 positive, 6 negative.
 template <class T> NF_HD int divmod_class(T v) {
   if (v != v) return 0;
@@ -199,9 +200,13 @@ template <class T> NF_HD int divmod_class(T v) {
   if (v == T(0)) return m::copysign(T(1), v) > T(0) ? 3 : 4;
   return v > T(0) ? 5 : 6;
 }
+// The elements whose flags come from the table: a NaN or infinite operand, or a zero divisor.
+template <class T> NF_HD bool divmod_by_table(T a, T b) {
+  return !(m::isfinite(a) && m::isfinite(b)) || b == T(0);
+}
 template <int Op, class T, class F> NF_HD auto divmod_flagged(T a, T b, F compute) {
 #if !defined(__CUDACC_RTC__) && !defined(__CUDACC__)
-  if (!(__builtin_isfinite(a) && __builtin_isfinite(b))) {  // quiet: no flag of their own
+  if (divmod_by_table(a, b)) {
     const uint8_t saved = divmod_nonfinite_enter();
     if (saved & 0x80) {
       auto r = compute();

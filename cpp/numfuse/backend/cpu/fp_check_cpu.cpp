@@ -73,7 +73,7 @@ double real_value(DType d, const void* p, int64_t i) {
 }
 
 // floor_divide (0), remainder (1), divmod (2) of real floats: their elements with a NaN or
-// infinite operand raise NumPy's flags of core/divmod_flags.h (kernels/scalar_ops.h), -1 when
+// infinite operand or a zero divisor raise NumPy's flags of core/divmod_flags.h (kernels/scalar_ops.h), -1 when
 // the op is another or no table is installed.
 int divmod_table_op(const ElementwiseOp& op) {
   if (op.in.size() != 2 || !is_floating(op.in[0]) || !divmod_nonfinite_installed()) return -1;
@@ -113,11 +113,11 @@ uint8_t fp_justified_flags(const ElementwiseOp& op, const void* const* in, const
                        is_complex(op.out[0]) && op.in[0] == op.out[0] && op.in[1] == op.out[0];
   const DType part = op.out[0] == DType::Complex64 ? DType::Float32 : DType::Float64;
   const int divmod_op = divmod_table_op(op);
-  uint8_t by_table = 0;  // NumPy's flags of the elements with a NaN or infinite operand
+  uint8_t by_table = 0;  // NumPy's flags of the elements judged by its table
   for (int64_t i = 0; i < n; ++i) {
     if (divmod_op >= 0) {
       const double a = real_value(op.in[0], in[0], i * step[0]), b = real_value(op.in[1], in[1], i * step[1]);
-      if (!(std::isfinite(a) && std::isfinite(b))) {
+      if (sop::divmod_by_table(a, b)) {
         by_table |= divmod_nonfinite_table(divmod_op, op.in[0] == DType::Float64, sop::divmod_class(a), sop::divmod_class(b));
         continue;
       }

@@ -88,7 +88,7 @@ const char* judge_function(const ElementwiseOp& op) {
 }
 
 // floor_divide (0), remainder (1), divmod (2) of real floats when NumPy's flags for NaN and
-// infinite operands are installed (core/divmod_flags.h); -1 otherwise.
+// infinite operands and zero divisors are installed (core/divmod_flags.h); -1 otherwise.
 int divmod_table_op(const ElementwiseOp& op) {
   if (op.kind != ElementwiseOp::Kind::UFunc || op.in.size() != 2 || !is_floating(op.in[0]) ||
       !divmod_nonfinite_installed()) {
@@ -201,11 +201,11 @@ std::string fp_check_statement(const GroupProgram& p, size_t st,
   }
   const int divmod_op = divmod_table_op(step.op);
   if (divmod_op >= 0) {
-    // An element with a NaN or infinite operand reports the installed NumPy's flags for its
+    // An element with a NaN or infinite operand or a zero divisor reports the installed NumPy's flags for its
     // classes (a constant table: part of the source, so of the kernel's cache key).
     const std::string t = step.op.in[0] == DType::Float64 ? "double" : "float";  // float16 as float
     const std::string a = t + "(" + args[0] + ")", b = t + "(" + args[1] + ")";
-    return "if (!(nf::m::isfinite(" + a + ") && nf::m::isfinite(" + b + "))) { const unsigned char t_[49] = " +
+    return "if (nf::sop::divmod_by_table(" + a + ", " + b + ")) { const unsigned char t_[49] = " +
            divmod_table_source(divmod_op, step.op.in[0] == DType::Float64) + "; nf::fpc::note(" + w +
            ", nf::fpc::judge_divmod(t_, " + a + ", " + b + ")" + shift + "); } else { " + out + " }";
   }
