@@ -140,9 +140,10 @@ struct Run {
   //   U^H U = conj(A^T) = A (A Hermitian); the zeros of out's lower triangle stay.
   // - upper=False, one large matrix (or a stack of them): a's lower triangle transposed into a
   //   column-major work copy (its lower triangle is a's), potrf lower, then L transposed into out
-  //   with zeros above (a second triangle copy; tiled, both about 0.05 ms at 4096^2 float64).
-  //   The copy out is the price of the fast lower potrf: potrf upper on out itself (no copy out)
-  //   costs 3 ms more.
+  //   with zeros above (a second triangle copy; tiled, each reads half a matrix and writes one:
+  //   about 0.05 ms at 4096^2 float64 at the H100's bandwidth, not yet measured). The copy out
+  //   is the price of the fast lower potrf: potrf upper on out itself (no copy out, as the
+  //   opposite-triangle reading would have it) costs 3 ms more.
   // - upper=False, a small stack (potrfBatched, upper for these sizes is cheap): a's lower
   //   triangle copied as it is into out, potrf upper of the column-major view (A^T's upper
   //   triangle); its U read back in C order is U^T = L with L L^H = conj(U^H U) = conj(A^T) = A.
