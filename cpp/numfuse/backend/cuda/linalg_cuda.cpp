@@ -2,8 +2,8 @@
 // on the device's stream, then one read of the stack's info codes (errors at the call, as
 // NumPy's). Layouts: a C-order matrix read in column-major order is its transpose, which several
 // operations use to skip copies (inv: inv(A^T) read back is inv(A); solve: getrs with 'T' on
-// A^T's factors; det(A^T) = det(A); cholesky: potrf of the other triangle is L read back; svd of
-// a wide matrix: gesvd of A^T gives vh and u directly). The others (eigh, qr, tall svd) work on
+// A^T's factors; det(A^T) = det(A); cholesky: see linalg_run_cuda.h; svd of a wide matrix:
+// gesvd of A^T gives vh and u directly). The others (eigh, qr, tall svd) work on
 // column-major copies made on the device and copy their results back transposed.
 // eig and eigvals use cusolverDnXgeev (CUDA 12.6 and later) and raise NotImplementedError, naming
 // what is missing, with an older cuSOLVER.
@@ -18,6 +18,7 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/linalg_run_cuda.h"
 #include "numfuse/backend/cuda/small_linalg_cuda.h"
+#include "numfuse/backend/cuda/triangle_copy_cuda.h"
 
 namespace nf::cuda::linalg_run {
 
@@ -155,10 +156,12 @@ void Run::write_host(const Array& out, const std::vector<std::complex<double>>& 
 
 void Run::cholesky() {
   if (n == 0) return;
+  const Array& a = node.inputs[0];
   const Array& out = outs[0];
+  // See linalg_run_cuda.h: each copy takes one triangle and writes zeros over the other.
   const bool via_transpose = !node.spec.upper && !small_stack();
-  Array w = via_transpose ? colmajor(node.inputs[0]) : out;
-  if (!via_transpose) cuda::copy_on_device(node.inputs[0], out);
+  Array w = via_transpose ? Array::empty(a.shape, dt, a.device()) : out;
+  copy_triangle(a, w, /*transpose=*/via_transpose, /*keep_upper=*/node.spec.upper || via_transpose);
   const int uplo =
       node.spec.upper || via_transpose ? cuda::kCublasFillLower : cuda::kCublasFillUpper;
   if (small_stack() && t.potrfBatched) {
@@ -172,13 +175,13 @@ void Run::cholesky() {
   int lwork = 0;
   cuda::check_solver(t.potrf_bufferSize(h(), uplo, as_int(n), w.data(), as_int(n), &lwork),
                      "cusolverDn?potrf_bufferSize");
-  Array work = scratch(lwork, dt);
+  Array work = scratch(lwork, dt);  // one workspace for the whole stack
   for (int64_t b = 0; b < batch; ++b) {
     cuda::check_solver(
         t.potrf(h(), uplo, as_int(n), at(w, b, n * n), as_int(n), work.data(), lwork, info(b)),
         "cusolverDn?potrf");
   }
-  if (via_transpose) cuda::copy_on_device(swap_last(w), out);
+  if (via_transpose) copy_triangle(w, out, /*transpose=*/true, /*keep_upper=*/false);
   raise_or_nan(read_infos());
 }
 

@@ -131,11 +131,23 @@ struct Run {
 
   // cuSOLVER's potrf of the upper triangle takes 2.6x as long as of the lower one (4096^2
   // float64 on the H100: 4.91 vs 1.88 ms, bench/cusolver_probe.py), so every large matrix goes
-  // through the lower triangle. upper=True: the C-order bytes read in column-major order are A^T,
-  // whose lower triangle is A's upper one, and L' of A^T = L' L'^H read back in C order is the U
-  // of A = U^H U. upper=False: a transposing copy makes column-major A (its lower triangle is
-  // A's), and L comes back through a transposing copy (two copies of 0.2 ms each). The triangle
-  // left over keeps a's values (python/numfuse/_linalg_decomp.py zeroes it).
+  // through the lower triangle. A C-order matrix read in column-major order is its transpose, and
+  // the factor has to come out in C order with zeros in the other triangle; one pass of
+  // copy_triangle (triangle_copy_cuda.h: takes one triangle, writes zeros over the other; no
+  // value changes, so complex input needs no conjugation anywhere) before potrf:
+  // - upper=True: a's upper triangle copied as it is into out; read column-major that is the
+  //   lower triangle of A^T, and potrf's L' (A^T = L' L'^H) read back in C order is L'^T = U with
+  //   U^H U = conj(A^T) = A (A Hermitian); the zeros of out's lower triangle stay.
+  // - upper=False, one large matrix (or a stack of them): a's lower triangle transposed into a
+  //   column-major work copy (its lower triangle is a's), potrf lower, then L transposed into out
+  //   with zeros above (a second triangle copy; tiled, each reads half a matrix and writes one:
+  //   about 0.05 ms at 4096^2 float64 at the H100's bandwidth, not yet measured). The copy out
+  //   is the price of the fast lower potrf: potrf upper on out itself (no copy out, as the
+  //   opposite-triangle reading would have it) costs 3 ms more.
+  // - upper=False, a small stack (potrfBatched, upper for these sizes is cheap): a's lower
+  //   triangle copied as it is into out, potrf upper of the column-major view (A^T's upper
+  //   triangle); its U read back in C order is U^T = L with L L^H = conj(U^H U) = conj(A^T) = A.
+  // potrf reads only its triangle and never writes the other, so the zeros written stay.
   void cholesky();
 
   void eigh();
