@@ -20,6 +20,7 @@ struct SmallLinalgParams {
   void* out;
   void* out2;
   int* info;
+  int* failed;
   long long batch;
   int n, nrhs, flags;
 };
@@ -69,8 +70,10 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n);
 DType small_linalg_compute_dtype(const LinalgNode& node);
 // Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
 // computes in: double precision for a widened single-precision node), each writing its info code
-// into `infos`. Returns whether the host must read the infos (det never fails).
-bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
-                       int64_t batch, int64_t n);
+// into `infos`. Returns the failure word the kernel sets when any matrix failed (pinned host
+// memory, zeroed here: read it after waiting for the stream, then the infos when it is set), or
+// nullptr where nothing can fail (det, slogdet).
+const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
+                                      const Array& infos, int64_t batch, int64_t n);
 
 }  // namespace nf::cuda
