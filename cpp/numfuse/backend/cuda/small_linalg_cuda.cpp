@@ -203,9 +203,10 @@ DemandTable& demand_table() {
 // the kernel and a device-to-host copy after it. One a thread: each call of a thread waits for
 // its kernel before the thread's next call zeroes the word (a wait ended by Ctrl-C can leave a
 // late write, which only makes the next call read its codes, all zero, for nothing).
-// Kept for the thread's life: a few threads evaluate, 64 bytes each.
-int* failure_word() {
-  thread_local int* word = [] {
+// Kept for the thread's life: a pinned page each, and few threads evaluate.
+int* failure_word(int device) {
+  thread_local int* word = [device] {
+    activate(device);  // cuMemHostAlloc needs a current context (PORTABLE: every device's)
     void* p = nullptr;
     check(driver().MemHostAlloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
           "cuMemHostAlloc");
@@ -271,8 +272,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   const bool can_fail = op != LinalgOp::Det && op != LinalgOp::Slogdet;
   volatile int* failed = nullptr;
   if (can_fail) {
-    activate(node.device.index);  // the driver call that allocates needs the device's context
-    p.failed = failure_word();
+    p.failed = failure_word(node.device.index);
     failed = p.failed;
     *failed = 0;  // before the launch: the kernel's stores come after it
   }
