@@ -132,7 +132,16 @@ unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
   }
   // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
   // block keeps more bytes in flight; registers (not the tile) then bound the blocks an SM holds.
+  // NUMFUSE_SMALL_LINALG_THREADS (32, 64 or 128, where its tile fits) forces the size, to measure
+  // smaller blocks: as many warps an SM, in more blocks whose load, compute and store phases
+  // overlap one another's.
+  static const unsigned forced = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_THREADS");
+    const int t = e && *e ? std::atoi(e) : 0;
+    return t == 32 || t == 64 || t == 128 ? static_cast<unsigned>(t) : 0u;
+  }();
   const size_t slot_bytes = static_cast<size_t>(N * N + 1) * s;
+  if (forced && forced * slot_bytes <= 48 * 1024) return forced;
   for (unsigned t : {128u, 64u}) {
     if (t * slot_bytes <= 48 * 1024) return t;
   }
