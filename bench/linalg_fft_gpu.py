@@ -11,6 +11,10 @@ library loading) apart from the best warm time.
     PYTHONPATH=python python bench/linalg_fft_gpu.py [--quick] [--small]
 
 --small: only the stacks of small matrices (more operations, dtypes and sizes: small_stack_cases).
+--small also times CuPy under cupyx.errstate(linalg="raise") ("cupy-raise"): CuPy's default
+(linalg="ignore") never checks for singular matrices, so its plain column neither reads info
+codes back nor waits for the device, while numfuse, holding NumPy's LinAlgError at the call,
+does both; the raise column is CuPy with NumPy's semantics.
 --only=WORD[,WORD...]: only the cases whose names contain one of the words (e.g. --only=svd,cholesky
 or --only=inv for a second run with NUMFUSE_SMALL_LINALG_GROUP=1: inv through the group kernel).
 """
@@ -120,12 +124,40 @@ def small_stack_cases(rng, batch):
     return rows
 
 
+def stream_span(run):
+    """Best seconds between an event recorded before run() and one after it, on the idle stream:
+    the host's work up to the launch plus the kernel; the wall time less this is the wait's
+    wake-up and the host's work after it (where the call's 'numfuse ms' goes)."""
+    best = float("inf")
+    for _ in range(10):
+        nf.cuda.synchronize()
+        e0, e1 = nf.cuda.Event(), nf.cuda.Event()
+        e0.record()
+        run()
+        e1.record()
+        e1.synchronize()
+        best = min(best, e0.elapsed_time(e1) / 1e3)
+    return best
+
+
+def raising(call):
+    """call under cupyx.errstate(linalg="raise"): CuPy checking info codes as NumPy does."""
+    import cupyx
+
+    def run():
+        with cupyx.errstate(linalg="raise"):
+            return call()
+    return run
+
+
 def main():
     quick = "--quick" in sys.argv
     only_small = "--small" in sys.argv  # the stacks of small matrices alone
     only = [w for a in sys.argv if a.startswith("--only=") for w in a[7:].split(",") if w]
     rng = np.random.default_rng(0)
     others = cuda_timing.peers()
+    if only_small and "cupy" in others:
+        others["cupy-raise"] = others["cupy"]  # called under cupyx.errstate(linalg="raise")
     print(f"{'case':36s} {'numfuse ms':>10s} {'first ms':>9s} "
           + " ".join(f"{k + ' ms':>9s} {'ratio':>6s}" for k in others) + "  ok", flush=True)
     # --small builds only the small stacks (the large cases' inputs take seconds to make)
@@ -140,6 +172,7 @@ def main():
             nf.eval(*r) if isinstance(r, tuple) else nf.eval(r)
 
         t, first = cuda_timing.timed(run_nf, nf.cuda.synchronize, reps)
+        span = stream_span(run_nf) if only_small else None
         got = fn(nf, *dev)
         got = tuple(nf.asnumpy(g) for g in got) if isinstance(got, tuple) else nf.asnumpy(got)
         want = fn(np, *inputs)
@@ -148,13 +181,17 @@ def main():
         for peer, (mod, sync, put) in others.items():
             args = [put(h) for h in inputs]
             call = (lambda: torch_call(key)(*args)) if peer == "torch" else (lambda: fn(mod, *args))
+            if peer == "cupy-raise":
+                call = raising(call)
             try:
                 tp, _ = cuda_timing.timed(call, sync, reps)
                 cols.append(f"{tp * 1e3:9.2f} {tp / t:6.2f}")
             except Exception as e:  # a peer without the routine: say so, keep going
                 cols.append(f"{type(e).__name__[:9]:>9s} {'-':>6s}")
             del args
-        print(f"{name:36s} {t * 1e3:10.2f} {first * 1e3:9.1f} " + " ".join(cols) + f"  {ok}", flush=True)
+        extra = f"  stream {span * 1e3:.3f}" if span is not None else ""
+        print(f"{name:36s} {t * 1e3:10.2f} {first * 1e3:9.1f} " + " ".join(cols) + f"  {ok}{extra}",
+              flush=True)
         del dev
 
 

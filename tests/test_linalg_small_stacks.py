@@ -192,3 +192,40 @@ def test_solve_right_hand_sides(n, nrhs, dtype, device):
     def body(xp):
         return xp.linalg.solve(xp.asarray(a), xp.asarray(b))
     body(device=device)
+
+
+@pytest.mark.parametrize("name", ["inv", "solve", "cholesky"])
+def test_failures_do_not_carry_into_the_next_call(name, device):
+    """A failure is flagged per call (CUDA: a word each thread zeroes before its launch): good
+    stacks after a failing one compute, failing ones after good ones raise, in any thread."""
+    import threading
+
+    nf = numfuse_module()
+    n, dtype = 8, "float64"
+    if name == "cholesky":
+        good = _hermitian((BATCH, n, n), dtype, 11)
+        bad = good.copy()
+        bad[0, 2, 2] = -1  # the first block's first matrix
+    else:
+        good = _rand((BATCH, n, n), dtype, 12, shift=3.0)
+        bad = good.copy()
+        bad[BATCH - 1, 3] = 0  # the last block's last matrix: a zero row
+    rhs = [_rand((BATCH, n, 1), dtype, 13)] if name == "solve" else []
+    errors = []
+
+    def rounds():
+        try:
+            for _ in range(3):
+                with pytest.raises(numpy.linalg.LinAlgError):
+                    getattr(nf.linalg, name)(*[nf.asarray(x, device=device) for x in [bad] + rhs])
+                got = getattr(nf.linalg, name)(*[nf.asarray(x, device=device) for x in [good] + rhs])
+                want = getattr(numpy.linalg, name)(good, *rhs)
+                numpy.testing.assert_allclose(nf.asnumpy(got), want, rtol=1e-9, atol=1e-9)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    rounds()
+    worker = threading.Thread(target=rounds)
+    worker.start()
+    worker.join()
+    assert not errors, errors

@@ -8,9 +8,11 @@
 // padded size: 2, 4, 8 or 16), NF_SM_THREADS (threads, so matrices, a block: small_linalg_threads()
 // on the host) and NF_SM_OP (which kernel to compile, below). A matrix of n < N is padded with the
 // identity, which LU, Cholesky and Jacobi leave decoupled from the n x n block. Each matrix writes
-// its LAPACK-style info code (0, or k+1 for the first failing column) and counts itself in
-// info[batch] when it failed: the host reads that one int after the kernel, and the codes only when
-// it is not zero (reading 100,000 codes cost more than inverting the matrices).
+// its LAPACK-style info code (0, or k+1 for the first failing column) and, when it failed, sets
+// *failed: a word of pinned host memory (mapped: its device address is its host address) that the
+// host zeroes before the launch and reads after its wait for the stream, with no memset launch and
+// no device-to-host copy; it reads the codes only when the word is set (reading 100,000 codes
+// cost more than inverting the matrices).
 
 #define NF_SM_INV 0       // out = inv(a)
 #define NF_SM_SOLVE 1     // out = solve(a, b), b (n, nrhs)
@@ -23,7 +25,8 @@ struct nf_sm_params {
   const nf_st* b;  // solve: batch C-order n x nrhs
   void* out;
   void* out2;
-  int* info;  // one per matrix, then the count of nonzero ones (zeroed before the launch)
+  int* info;    // one per matrix
+  int* failed;  // set to 1 by every failing matrix (all store the same value: no atomics)
   long long batch;
   int n, nrhs, flags;
 };
@@ -251,10 +254,11 @@ __device__ __forceinline__ void nf_sm_leave(const nf_sm_block& b, void* g, int p
     nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_st*>(g) + b.first * per, b.count, per, per);
 }
 
-// Matrix m's info code, counted in info[batch] when it is a failure.
+// Matrix m's info code, and the failure word set when it is a failure. A plain store: the word is
+// host memory, where device atomics are not guaranteed over PCIe; every writer stores 1.
 __device__ __forceinline__ void nf_sm_report(const nf_sm_params& p, long long m, int info) {
   p.info[m] = info;
-  if (info != 0) atomicAdd(p.info + p.batch, 1);
+  if (info != 0) *p.failed = 1;
 }
 
 // An n x n matrix at src (row stride n) into a[][] (the identity beyond n; all of it for n = 0).

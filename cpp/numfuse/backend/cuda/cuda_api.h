@@ -120,6 +120,7 @@ constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 constexpr unsigned CU_EVENT_BLOCKING_SYNC = 0x1;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x1;
+constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x2;
 
 // ---- NVRTC (nvrtc.h) ---------------------------------------------------------------------------
 using nvrtcResult = int;

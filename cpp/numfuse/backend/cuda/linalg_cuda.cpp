@@ -290,24 +290,19 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   for (int d = 0; d < a.ndim() - 2; ++d) batch *= a.shape[d];
   if (batch == 0) return;
   const int dev = node.device.index;
-  // One code per matrix, and after them the small kernels' count of failed matrices.
-  Array infos = Array::empty(Shape{batch + 1}, DType::Int32, node.device);
+  // One code per matrix.
+  Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
   // Small matrices: one NVRTC kernel, a thread per matrix (small_linalg_cuda.h), no cuSOLVER;
-  // every matrix writes its own info code, and the failures count themselves: the host reads
-  // that count (4 bytes) and the codes only when it is not zero.
+  // every matrix writes its own info code, and a failing one sets a word of pinned host memory:
+  // after the wait for the stream the host reads that word, and the codes only when it is set.
   // (The kernels that compile slowly wait for a stack, or a loop, worth their compile.)
   if (m == n && cuda::small_linalg_covers(node, n) &&
       cuda::small_linalg_now(op, cuda::small_linalg_compute_dtype(node),
                              cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n),
                              batch)) {
-    const Array failures = infos.view(Shape{1}, Strides{1}, infos.byte_offset + batch * 4);
-    const unsigned char zero[16] = {};
-    cuda::fill(failures, zero);
-    if (cuda::eval_small_linalg(node, outs, infos, batch, n)) {
-      int failed = 0;
-      cuda::copy_device_to_host(&failed, reinterpret_cast<cuda::CUdeviceptr>(failures.data()),
-                                sizeof failed, cuda::enqueue_stream(dev));
-      if (failed != 0) raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
+    if (const volatile int* failed = cuda::eval_small_linalg(node, outs, infos, batch, n)) {
+      cuda::enqueue_stream(dev).synchronize();  // armed for Ctrl-C where the caller is
+      if (*failed != 0) raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
     }
     return;
   }

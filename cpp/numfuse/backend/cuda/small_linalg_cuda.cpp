@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
+#include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/launch.h"
@@ -131,7 +132,16 @@ unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
   }
   // A block's matrices are copied as one span with 16-byte words in flight, so more of them a
   // block keeps more bytes in flight; registers (not the tile) then bound the blocks an SM holds.
+  // NUMFUSE_SMALL_LINALG_THREADS (32, 64 or 128, where its tile fits) forces the size, to measure
+  // smaller blocks: as many warps an SM, in more blocks whose load, compute and store phases
+  // overlap one another's.
+  static const unsigned forced = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_THREADS");
+    const int t = e && *e ? std::atoi(e) : 0;
+    return t == 32 || t == 64 || t == 128 ? static_cast<unsigned>(t) : 0u;
+  }();
   const size_t slot_bytes = static_cast<size_t>(N * N + 1) * s;
+  if (forced && forced * slot_bytes <= 48 * 1024) return forced;
   for (unsigned t : {128u, 64u}) {
     if (t * slot_bytes <= 48 * 1024) return t;
   }
@@ -196,6 +206,24 @@ DemandTable& demand_table() {
   return *t;
 }
 
+// This thread's failure word: a word of pinned, mapped host memory (under unified addressing,
+// which every platform of CUDA 12 has, its device address is its host address), written by the
+// kernel and read by the host after its wait for the stream. It replaces a memset launch before
+// the kernel and a device-to-host copy after it. One a thread: each call of a thread waits for
+// its kernel before the thread's next call zeroes the word (a wait ended by Ctrl-C can leave a
+// late write, which only makes the next call read its codes, all zero, for nothing).
+// Kept for the thread's life: a pinned page each, and few threads evaluate.
+int* failure_word(int device) {
+  thread_local int* word = [device] {
+    activate(device);  // cuMemHostAlloc needs a current context (PORTABLE: every device's)
+    void* p = nullptr;
+    check(driver().MemHostAlloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
+          "cuMemHostAlloc");
+    return static_cast<int*>(p);
+  }();
+  return word;
+}
+
 }  // namespace
 
 bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
@@ -229,8 +257,8 @@ DType small_linalg_compute_dtype(const LinalgNode& node) {
   return dt == DType::Float32 ? DType::Float64 : dt == DType::Complex64 ? DType::Complex128 : dt;
 }
 
-bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
-                       int64_t batch, int64_t n) {
+const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
+                                      const Array& infos, int64_t batch, int64_t n) {
   const LinalgOp op = node.spec.op;
   const DType storage = node.inputs[0].dtype;
   const DType dt = small_linalg_compute_dtype(node);
@@ -248,7 +276,14 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
   if (op == LinalgOp::Solve) {
     p.b = b.data();
     p.nrhs = static_cast<int>(b.shape.back());
-    if (p.nrhs == 0) return false;
+    if (p.nrhs == 0) return nullptr;
+  }
+  const bool can_fail = op != LinalgOp::Det && op != LinalgOp::Slogdet;
+  volatile int* failed = nullptr;
+  if (can_fail) {
+    p.failed = failure_word(node.device.index);
+    failed = p.failed;
+    *failed = 0;  // before the launch: the kernel's stores come after it
   }
   const int dev = node.device.index;
   const char* entry = small_linalg_entry(op, dt, N);
@@ -266,7 +301,7 @@ bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const A
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
   launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);
-  return op != LinalgOp::Det && op != LinalgOp::Slogdet;
+  return failed;
 }
 
 }  // namespace nf::cuda

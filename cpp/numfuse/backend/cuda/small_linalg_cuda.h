@@ -20,6 +20,7 @@ struct SmallLinalgParams {
   void* out;
   void* out2;
   int* info;
+  int* failed;
   long long batch;
   int n, nrhs, flags;
 };
@@ -51,7 +52,8 @@ int small_linalg_padded_size(int64_t n);
 bool small_linalg_group(LinalgOp op, DType dt, int N);
 // Threads a block (NF_SM_THREADS). One thread a matrix: 128, 64 or 32, the most whose
 // shared-memory tile fits 48 KB (32 where none does: those read global memory). Group kernels:
-// 128, or 64 where the tile and pivot buffers would not fit.
+// 128, or 64 where the tile and pivot buffers would not fit. NUMFUSE_SMALL_LINALG_THREADS=32|64|128
+// forces the one-thread kernels' size where the tile fits (for measurements).
 unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
 // Matrices a block: threads, or threads / N for the group kernels.
 unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
@@ -69,8 +71,10 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n);
 DType small_linalg_compute_dtype(const LinalgNode& node);
 // Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
 // computes in: double precision for a widened single-precision node), each writing its info code
-// into `infos`. Returns whether the host must read the infos (det never fails).
-bool eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs, const Array& infos,
-                       int64_t batch, int64_t n);
+// into `infos`. Returns the failure word the kernel sets when any matrix failed (pinned host
+// memory, zeroed here: read it after waiting for the stream, then the infos when it is set), or
+// nullptr where nothing can fail (det, slogdet).
+const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
+                                      const Array& infos, int64_t batch, int64_t n);
 
 }  // namespace nf::cuda
