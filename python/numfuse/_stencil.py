@@ -56,7 +56,9 @@ def _standard_read(value, index, node, filename, apply):
         raise NotImplementedError(f"numfuse.stencil: {filename}:{getattr(node, 'lineno', '?')}: "
                                   f"the index {index!r} into a standard_indexing array (only "
                                   "integers known before the data)")
-    return apply(_getitem, value.array, index)
+    # A 0-d array, not the element: a host array's element is a NumPy scalar, which a recording
+    # would keep as a constant (later calls with other weights read the first call's).
+    return apply(_getitem, value.array, tuple(index) + (Ellipsis,))
 
 
 def _getitem(array, index):
@@ -121,7 +123,8 @@ class StencilFunc:
             return self._call(args, out, None)  # raises the full path's error
         if traces is None:  # the neighbourhood does not fit: only the border (cval)
             return out
-        replayed = replay_cached(traces, "interior", leaves)
+        outside = fast[len(args):]  # the kernel's outside values, read by _fast_key just now
+        replayed = replay_cached(traces, "interior", leaves, self.kernel, outside)
         if replayed is None:  # no recording for this aliasing yet: the full path makes one
             return self._call(args, out, None)
         # The value goes straight into the write (see _call).

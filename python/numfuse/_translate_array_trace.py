@@ -49,6 +49,7 @@ class Trace:
         self.mixed_types = False
         self.validators = ()
         self.array_constants = False  # an array not made by a recorded step: never replayed
+        self.data_values = False  # a step's result was a number read from an array
         self.compiled = None  # the steps as one Python function (_compile), made at first replay
 
     def add(self, fn, args, result, errstate):
@@ -58,6 +59,10 @@ class Trace:
         if isinstance(result, _core.ndarray):
             self.keep.append(result)
             self.refs[id(result)] = ("s", len(self.steps))
+        elif any(s[0] != "c" for s in spec):
+            # A number read from the data (a host array's element): later steps would keep this
+            # call's value as a constant, so the recording is never replayed.
+            self.data_values = True
         self.steps.append((fn, spec, errstate))
 
     def finish(self, result, interpreter):
@@ -77,8 +82,11 @@ class Trace:
             self.array_constants = True
         return ("c", v)
 
-    def valid(self):
-        return all(outside_values(f) == values for f, values in self.validators)
+    def valid(self, known=None, known_values=None):
+        """Whether every function interpreted still reads what it read; `known` (one function)
+        with `known_values` (its outside_values, just read by the caller) is not read again."""
+        return all((known_values if f is known else outside_values(f)) == values
+                   for f, values in self.validators)
 
     def replay(self, leaves):
         """(result, mixed_types) of the recorded call on new leaves."""
@@ -157,12 +165,13 @@ def _compile(steps, output):
     return ns["replay"]
 
 
-def replay_cached(cache, key, leaves):
+def replay_cached(cache, key, leaves, known=None, known_values=None):
     """(result, mixed_types) replayed from the recording in `cache` for `key` and the leaves'
-    aliasing, or None where there is none (or it is no longer valid)."""
+    aliasing, or None where there is none (or it is no longer valid; `known`, `known_values`:
+    see Trace.valid)."""
     ids = [id(a) for a in leaves]
     trace = cache.get((key, tuple(ids.index(i) for i in ids)))  # which leaves are one array
-    if trace is not None and trace.valid():
+    if trace is not None and trace.valid(known, known_values):
         return trace.replay(leaves)
     return None
 
@@ -182,7 +191,7 @@ def run_cached(cache, key, func, args, leaves, mode="numpy", subscript=None, pyt
     result = it.call(func, args)
     if trace is not None:
         trace.finish(result, it)
-        if it.replayable and not trace.array_constants:
+        if it.replayable and not trace.array_constants and not trace.data_values:
             if len(cache) >= _MAX_ENTRIES:
                 cache.clear()
             cache[key] = trace
