@@ -184,3 +184,47 @@ def test_generated_replay_is_the_stepwise_replay(device, make):
             w = getattr(w, "array", w)
             assert nf.explain(g) == nf.explain(w)
             compare(nf.asnumpy(w), nf.asnumpy(g))
+
+
+def _scalar_left(op, c):
+    """A stencil whose recording calls `c <op> array` with c a NumPy scalar on the left."""
+    def add(a):
+        return c + a[0, 1]
+
+    def sub(a):
+        return c - a[0, 1]
+
+    def mul(a):
+        return c * a[0, 1]
+
+    def div(a):
+        return c / a[0, 1]
+    return {"add": add, "sub": sub, "mul": mul, "div": div}[op]
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("cdtype", [numpy.float64, numpy.float32, numpy.int32, numpy.int64,
+                                    numpy.bool_, numpy.complex64])
+@pytest.mark.parametrize("adtype", [numpy.float32, numpy.float64, numpy.int16])
+def test_a_numpy_scalar_on_the_left_replays_as_recorded(device, op, cdtype, adtype):
+    """The generated replay calls the array's reflected operator for `numpy scalar <op> array`:
+    the same dtype, node and values as the recorded call and as the step-by-step replay."""
+    c = cdtype(3) if cdtype is not numpy.bool_ else numpy.bool_(True)
+    if op == "sub" and cdtype is numpy.bool_:
+        c = numpy.int8(3)
+    st = nf.stencil(_scalar_left(op, c))
+    host = (make_array((4, 5), numpy.float64, seed=11) * 4 + 5).astype(adtype)  # no zero divisors
+    a = nf.asarray(host, device=device)
+    with numpy.errstate(all="ignore"):
+        first = nf.asnumpy(st(a))  # interpreted and recorded
+        again = nf.asnumpy(st(a))  # the fast path: the generated replay
+        (trace,) = _traces(st)
+        got, _ = trace.replay([a])
+        want, _ = trace.replay_stepwise([a])
+    reflected = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__"}[op]
+    assert getattr(nf.ndarray, reflected) in trace.compiled.__globals__.values()  # the path taken
+    assert first.dtype == again.dtype
+    numpy.testing.assert_array_equal(first, again)
+    got, want = getattr(got, "array", got), getattr(want, "array", want)
+    assert got.dtype == want.dtype and nf.explain(got) == nf.explain(want)
+    numpy.testing.assert_array_equal(nf.asnumpy(got), nf.asnumpy(want))
