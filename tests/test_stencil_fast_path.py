@@ -228,3 +228,27 @@ def test_a_numpy_scalar_on_the_left_replays_as_recorded(device, op, cdtype, adty
     got, want = getattr(got, "array", got), getattr(want, "array", want)
     assert got.dtype == want.dtype and nf.explain(got) == nf.explain(want)
     numpy.testing.assert_array_equal(nf.asnumpy(got), nf.asnumpy(want))
+
+
+def test_the_replayed_value_is_held_by_nothing_but_the_write(device, monkeypatch):
+    """`out[interior] = value` computes the value into out in place only when nothing but the
+    interpreter's stack holds it (NumPy's temporary elision test, python/src/bind_indexing.cpp);
+    a second holder (the replay's result tuple) made an array of its own and a copying pass. The
+    references _finish sees on the fast path must be those of the first call's (known-good) path."""
+    import sys
+
+    from numfuse._stencil import StencilFunc
+    seen = []
+    finish = StencilFunc._finish
+
+    def counting(body, target, dtype):
+        seen.append(sys.getrefcount(body))
+        return finish(body, target, dtype)
+    monkeypatch.setattr(StencilFunc, "_finish", staticmethod(counting))
+    st = nf.stencil(five_point)
+    a = nf.asarray(make_array((6, 6), numpy.float64, seed=12), device=device)
+    out = nf.zeros((6, 6), device=device)
+    for _ in range(3):  # recorded (the full path), then the fast path twice
+        st(a, out=out)
+    assert len(st._fast) == 1 and len(seen) == 3
+    assert seen[1] == seen[2] == seen[0], seen

@@ -127,8 +127,13 @@ class StencilFunc:
         replayed = replay_cached(traces, "interior", leaves, self.kernel, outside)
         if replayed is None:  # no recording for this aliasing yet: the full path makes one
             return self._call(args, out, None)
-        # The value goes straight into the write (see _call).
-        out[interior] = self._finish(replayed[0], target, dtype)
+        # The value goes straight into the write (see _call), held by nothing else: the write
+        # computes it into `out` in place only when the interpreter's stack holds the last
+        # reference (NumPy's temporary elision test); a name or the replay's tuple holding it
+        # too made an array of its own and a second pass copying it (1.5x the step's time).
+        box = [replayed[0]]
+        del replayed
+        out[interior] = self._finish(box.pop(), target, dtype)
         return out
 
     def _fast_key(self, args):
