@@ -108,7 +108,10 @@ class StencilFunc:
 
     def __call__(self, *args, out=None):
         fast = self._fast_key(args)
-        hit = None if fast is None else self._fast.get(fast)
+        try:
+            hit = None if fast is None else self._fast.get(fast)
+        except TypeError:  # an unhashable scalar or outside value: the full path every time
+            fast = hit = None
         if hit is None:
             return self._call(args, out, fast)
         # A call like an earlier one (the arrays' dtypes and shapes, the scalars, what the kernel
@@ -139,7 +142,7 @@ class StencilFunc:
     def _fast_key(self, args):
         """The key of a call on the fast path: dtype and shape of each numfuse array, type and
         value of each scalar, and what the kernel reads from outside; None for any other
-        argument (the full path converts it)."""
+        argument (the full path converts it). It may be unhashable (__call__ tells)."""
         key = []
         for a in args:
             if isinstance(a, _core.ndarray):
@@ -148,12 +151,7 @@ class StencilFunc:
                 key.append((type(a), a))
             else:
                 return None
-        key = tuple(key) + outside_values(self.kernel)
-        try:
-            hash(key)
-        except TypeError:  # an unhashable scalar or outside value
-            return None
-        return key
+        return tuple(key) + outside_values(self.kernel)  # (hashed by the look-up)
 
     def _call(self, args, out, fast):
         values, relative, nbhd, dtype, traces, interior = self._prepare(args)
