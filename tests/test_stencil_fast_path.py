@@ -265,3 +265,23 @@ def test_out_as_the_input_reads_the_values_before_the_write(device):
         assert st(a, out=a) is a
         host = nf.asnumpy(a)
         compare(want, host, rtol=1e-6)
+
+
+def test_vectorize_out_into_its_input_a_view_and_a_wrong_shape(device):
+    """numfuse.vectorize(signatures)(..., out=): the value goes straight into out (computed in
+    place where it can); into its own input, a strided view, and a shape it cannot broadcast to."""
+    f = nf.vectorize(["float64(float64, float64)"])(lambda x, y: x * 2.0 - y if x > y else y)
+    rng = numpy.random.default_rng(14)
+    x, y = rng.standard_normal(12), rng.standard_normal(12)
+    want = numpy.where(x > y, x * 2.0 - y, y)
+    a = nf.asarray(x, device=device)
+    for _ in range(2):  # recorded, then replayed
+        a = nf.asarray(x, device=device)
+        assert f(a, nf.asarray(y, device=device), out=a) is a
+        compare(want, nf.asnumpy(a))
+    big = nf.zeros(24, device=device)
+    f(nf.asarray(x, device=device), y, out=big[::2])
+    compare(want, nf.asnumpy(big)[::2])
+    compare(numpy.zeros(12), nf.asnumpy(big)[1::2])
+    with pytest.raises(ValueError, match="broadcast"):
+        f(nf.asarray(x, device=device), y, out=nf.zeros(5, device=device))
