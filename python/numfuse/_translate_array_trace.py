@@ -15,6 +15,8 @@ numbers or objects from its globals, closure or defaults than it did (checked on
 is never kept when the translation read a mutable Python object by value (a list's element, an
 object's attribute: `Interpreter.outside`).
 """
+import operator as _operator
+
 import numpy as _np
 
 from . import _core
@@ -49,6 +51,8 @@ class Trace:
         self.mixed_types = False
         self.validators = ()
         self.array_constants = False  # an array not made by a recorded step: never replayed
+        self.data_values = False  # a step's result was a number read from an array
+        self.compiled = None  # the steps as one Python function (_compile), made at first replay
 
     def add(self, fn, args, result, errstate):
         spec = tuple(self.refs.get(id(a), ("c", a)) if isinstance(a, _core.ndarray) else ("c", a)
@@ -57,6 +61,10 @@ class Trace:
         if isinstance(result, _core.ndarray):
             self.keep.append(result)
             self.refs[id(result)] = ("s", len(self.steps))
+        elif any(s[0] != "c" for s in spec):
+            # A number read from the data (a host array's element): later steps would keep this
+            # call's value as a constant, so the recording is never replayed.
+            self.data_values = True
         self.steps.append((fn, spec, errstate))
 
     def finish(self, result, interpreter):
@@ -76,11 +84,21 @@ class Trace:
             self.array_constants = True
         return ("c", v)
 
-    def valid(self):
-        return all(outside_values(f) == values for f, values in self.validators)
+    def valid(self, known=None, known_values=None):
+        """Whether every function interpreted still reads what it read; `known` (one function)
+        with `known_values` (its outside_values, just read by the caller) is not read again."""
+        return all((known_values if f is known else outside_values(f)) == values
+                   for f, values in self.validators)
 
     def replay(self, leaves):
         """(result, mixed_types) of the recorded call on new leaves."""
+        if self.compiled is None:
+            self.compiled = _compile(self.steps, self.output)
+        return self.compiled(leaves), self.mixed_types
+
+    def replay_stepwise(self, leaves):
+        """replay() without the compiled function: each step read from the list (what the
+        compiled function must agree with; tests compare the two)."""
         vals = []
 
         def get(slot):
@@ -110,22 +128,91 @@ class Trace:
         return get(t[1]) if t[0] == "ref" else t[1]
 
 
+# Binary operators a recording may call with a NumPy scalar on the left, and the numfuse
+# array's reflected slot that makes the same node (the scalar stays strong, as NumPy's).
+_REFLECTED = {_operator.add: _core.ndarray.__radd__, _operator.sub: _core.ndarray.__rsub__,
+              _operator.mul: _core.ndarray.__rmul__, _operator.truediv: _core.ndarray.__rtruediv__}
+_PLAIN_KINDS = frozenset("biufc")
+
+
+def _plain_scalar(value):
+    """A NumPy scalar of a dtype numfuse has (booleans, integers, float16/32/64, complex64/128)."""
+    return isinstance(value, _np.generic) and value.dtype.kind in _PLAIN_KINDS and \
+        value.dtype.itemsize <= (16 if value.dtype.kind == "c" else 8)
+
+
+def _compile(steps, output):
+    """The recorded steps as one generated Python function of the leaves: `s3 = f3(L[0], s2)`
+    per step, a run of steps under one errstate in one `with`. Replaying through the list of
+    steps cost ~1 us per step of slot look-ups and argument lists (a 9-point stencil: 17 steps,
+    more Python than the slice-written stencil's whole step); the function does only the calls."""
+    ns = {"_errstate": _np.errstate, "_Weak": Weak}
+    lines = ["def replay(L):"]
+
+    def const(value):
+        name = f"c{len(ns)}"
+        ns[name] = value
+        return name
+
+    def slot(spec):
+        kind, x = spec
+        return f"L[{x}]" if kind == "in" else f"s{x}" if kind == "s" else const(x)
+
+    def template(t):
+        if t[0] == "tuple":
+            return "(" + "".join(template(x) + ", " for x in t[1]) + ")"
+        if t[0] == "weak":
+            return f"_Weak({template(t[1])}, {const(t[2])})"
+        return slot(t[1]) if t[0] == "ref" else const(t[1])
+
+    state, indent = None, "    "
+    for i, (fn, spec, st) in enumerate(steps):
+        if st is not state:  # a new run of steps under one errstate (identity, as recorded)
+            state = st
+            indent = "    "
+            if st is not None:
+                lines.append(f"    with _errstate(**{const(st)}):")
+                indent = "        "
+        reflected = _REFLECTED.get(fn) if len(spec) == 2 else None
+        if reflected and spec[0][0] == "c" and spec[1][0] != "c" and _plain_scalar(spec[0][1]):
+            # `numpy.float64(0.25) * x` (a stencil's literal under Numba's typing): NumPy's scalar
+            # reaches numfuse through its __array_ufunc__ protocol (~1.4 us); the array's own
+            # reflected slot makes the same node from the same operands in ~0.5 us.
+            fn, spec = reflected, (spec[1], spec[0])
+        args = ", ".join(slot(a) for a in spec)
+        lines.append(f"{indent}s{i} = {const(fn)}({args})")
+    lines.append(f"    return {template(output)}")
+    exec(compile("\n".join(lines), "<numfuse recorded translation>", "exec"), ns)
+    return ns["replay"]
+
+
+def replay_cached(cache, key, leaves, known=None, known_values=None):
+    """(result, mixed_types) replayed from the recording in `cache` for `key` and the leaves'
+    aliasing, or None where there is none (or it is no longer valid; `known`, `known_values`:
+    see Trace.valid)."""
+    ids = [id(a) for a in leaves]
+    trace = cache.get((key, tuple(ids.index(i) for i in ids)))  # which leaves are one array
+    if trace is not None and trace.valid(known, known_values):
+        return trace.replay(leaves)
+    return None
+
+
 def run_cached(cache, key, func, args, leaves, mode="numpy", subscript=None, python_errors=True):
     """func(*args) translated over arrays: (result, mixed_types), replayed from `cache` (a dict,
     or None for no caching) when a recording for `key` and the leaves' aliasing exists.
     `leaves` are the arrays inside args (unwrapped), in an order the caller reproduces."""
     if cache is not None:
+        hit = replay_cached(cache, key, leaves)
+        if hit is not None:
+            return hit
         ids = [id(a) for a in leaves]
         key = (key, tuple(ids.index(i) for i in ids))  # which leaves are the same array
-        trace = cache.get(key)
-        if trace is not None and trace.valid():
-            return trace.replay(leaves)
     trace = Trace(leaves) if cache is not None else None
     it = Interpreter(mode, subscript, trace, python_errors)
     result = it.call(func, args)
     if trace is not None:
         trace.finish(result, it)
-        if it.replayable and not trace.array_constants:
+        if it.replayable and not trace.array_constants and not trace.data_values:
             if len(cache) >= _MAX_ENTRIES:
                 cache.clear()
             cache[key] = trace
