@@ -106,3 +106,45 @@ def test_fill_is_evaluated_once_by_the_first_write(device):
     expected = numpy.zeros((300, 300))
     expected[1, :] = nf.asnumpy(a)[0, :]
     numpy.testing.assert_array_equal(nf.asnumpy(out), expected)
+
+
+# ndarray.T is a getset slot of the type (python/src/slots.cpp): the same view, base and
+# writeability as NumPy's, of pending and materialised arrays of every rank.
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4), (300, 300)], ids=str)
+@oracle()
+def test_transpose_attribute_views(xp, shape):
+    owner = xp.asarray(make_array(shape, numpy.float64, seed=8))
+    a = owner[...]
+    t = a.T
+    same_base = t.base is owner and owner.T.base is owner
+    if t.ndim:
+        t[(0,) * t.ndim] = -1.0  # a write through T reaches the owner
+    return t, owner, t.shape, t.strides, same_base, t.flags.writeable, t.T.shape
+
+
+@oracle()
+def test_transpose_of_a_pending_fill_sees_the_first_write(xp):
+    a = xp.asarray(make_array((300, 300), numpy.float64, seed=9))
+    out = xp.zeros_like(a)
+    t = out.T
+    out[3, :] = a[3, :]
+    return t[:, 3], t[5]
+
+
+@oracle()
+def test_transpose_of_a_read_only_view_stays_read_only(xp):
+    a = xp.asarray(make_array((4, 5), numpy.float64, seed=10))
+    v = a[1:]
+    v.flags.writeable = False
+    v.T[0, 0] = 1.0
+
+
+def test_transpose_attribute_cannot_be_set_or_deleted(device):
+    from harness import numfuse_module
+    nf = numfuse_module()
+    a = nf.zeros((3, 4), device=device)
+    for xp_a in (numpy.zeros((3, 4)), a):
+        with pytest.raises(AttributeError):
+            xp_a.T = xp_a
+        with pytest.raises(AttributeError):
+            del xp_a.T

@@ -64,6 +64,33 @@ PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int
   return o.release().ptr();
 }
 
+namespace {
+// ndarray.T as a getset of the type, not a nanobind property: a.T in a loop (`A.T @ y`, `x.T[i]`)
+// then costs what a[i] costs, without a function dispatch and transpose()'s axis vectors.
+PyObject* transpose_getter(PyObject* self, void*) {
+  try {
+    const Array& a = *nb::inst_ptr<Array>(self);
+    const int n = a.ndim();
+    Shape shape(n);
+    Strides strides(n);
+    for (int i = 0; i < n; ++i) {
+      shape[i] = a.shape[n - 1 - i];
+      strides[i] = a.strides[n - 1 - i];
+    }
+    return new_view_object(self, std::move(shape), std::move(strides), a.byte_offset);
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+PyGetSetDef g_array_getset[] = {
+    {"T", &transpose_getter, nullptr, "View of the transposed array (its axes reversed).", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+}  // namespace
+
+PyGetSetDef* array_getset() { return g_array_getset; }
+
 bool is_array(PyObject* h) { return is_exact_array(h) || nb::isinstance<Array>(nb::handle(h)); }
 
 }  // namespace nf::py
