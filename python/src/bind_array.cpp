@@ -225,7 +225,7 @@ void bind_array(nb::module_& m) {
                    },
                    &set_strides)
       .def_prop_ro("device", [](const Array& a) { return a.device().str(); })
-      .def_prop_ro("T", [](Self self) { return as_view_of(self.h, transpose(*self.p)); })
+      // T: a getset of the type (slots.cpp)
       .def_prop_ro("mT",
                    [](Self self) {
                      if (self.p->ndim() < 2) {

@@ -103,8 +103,16 @@ bool copy_region_now(const Array& a, const FastKey& k, PyObject* value) {
   if (!is_exact_array(value)) return false;
   const Array& src = *nb::inst_ptr<Array>(value);
   if (src.dtype != a.dtype || src.storage == a.storage || src.pending() || !src.device().is_cpu() ||
-      src.shape != k.shape || !src.c_contiguous() || !is_c_contiguous(k.shape, k.strides) || !writable_now(a)) {
+      src.shape != k.shape || !src.c_contiguous() || !is_c_contiguous(k.shape, k.strides)) {
     return false;
+  }
+  if (!writable_now(a)) {
+    // The first row written into `out = zeros_like(a)`: the pending fill (and any pending reader
+    // of a's memory) evaluated here, as assign() would after its checks, which this value has
+    // passed (same dtype and shape, not pending, other memory).
+    if (!a.writeable || !a.pending() || !a.device().is_cpu()) return false;
+    prepare_write(a);
+    if (!writable_now(a)) return false;
   }
   std::memmove(a.storage->data() + k.byte_offset, src.data(), static_cast<size_t>(numel(k.shape)) * a.itemsize());
   return true;

@@ -211,11 +211,17 @@ PyType_Slot g_operator_slots[] = {
     slot(Py_tp_richcompare, &richcompare_slot),
     slot(Py_mp_subscript, &getitem_slot),  // bind_indexing.cpp
     slot(Py_mp_ass_subscript, &setitem_slot),
+    {Py_tp_getset, nullptr},  // array_getset(), set below (slots.cpp)
     {0, nullptr},
 };
 
 }  // namespace
 
-PyType_Slot* array_operator_slots() { return g_operator_slots; }
+PyType_Slot* array_operator_slots() {
+  for (PyType_Slot& s : g_operator_slots) {
+    if (s.slot == Py_tp_getset) s.pfunc = array_getset();
+  }
+  return g_operator_slots;
+}
 
 }  // namespace nf::py

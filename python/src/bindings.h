@@ -116,6 +116,8 @@ std::shared_ptr<void> base_reference(nb::handle self);
 // A new ndarray object: the view (shape, strides, byte_offset) of array object `self`'s memory,
 // with `self` (or its own base) as its base.
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset);
+// The type's getset table (ndarray.T), a slot of the ndarray type (slots.cpp).
+PyGetSetDef* array_getset();
 // ndarray.base: the owner object of a view's memory, None for an array that owns its memory.
 nb::object base_of(const Array& a);
 

@@ -55,6 +55,7 @@ class CpuBackend final : public Backend {
     add_node_eval<InterpNode, eval_interp>();
     add_node_eval<CorrelateNode, eval_correlate>();
     add_node_eval<RandomDistNode, eval_random_dist>();
+    add_node_eval<GeneratorNode, eval_generator>();
   }
 
   void after_fork_child() override { thread_pool_after_fork_child(); }

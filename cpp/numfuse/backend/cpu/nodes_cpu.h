@@ -33,6 +33,9 @@ void eval_searchsorted(SearchSortedNode& node, const std::vector<Array>& outs); 
 void eval_bincount(BinCountNode& node, const std::vector<Array>& outs);  // statistics_cpu.cpp
 void eval_interp(InterpNode& node, const std::vector<Array>& outs);  // interp_cpu.cpp
 void eval_correlate(CorrelateNode& node, const std::vector<Array>& outs);  // correlate_cpu.cpp
+// A lone fill (zeros, ones, full materialised by a write): filled on this thread; other
+// generators as a program of one step. generate_cpu.cpp.
+void eval_generator(GeneratorNode& node, const std::vector<Array>& outs);
 void eval_random_dist(RandomDistNode& node, const std::vector<Array>& outs);  // random_dist_cpu.cpp
 
 }  // namespace nf::cpu
