@@ -169,6 +169,9 @@ void Run::cholesky() {
     cuda::check_solver(
         t.potrfBatched(h(), uplo, as_int(n), ptrs(p), as_int(n), info(0), as_int(batch)),
         "cusolverDn?potrfBatched");
+    // potrfBatched writes the triangle it does not factor (seen on the H100, CUDA 13: the
+    // symmetric counterpart), against LAPACK's contract: zeros written over it again, in place.
+    copy_triangle(w, w, /*transpose=*/false, /*keep_upper=*/node.spec.upper);
     raise_or_nan(read_infos());
     return;
   }
@@ -181,7 +184,9 @@ void Run::cholesky() {
         t.potrf(h(), uplo, as_int(n), at(w, b, n * n), as_int(n), work.data(), lwork, info(b)),
         "cusolverDn?potrf");
   }
-  if (via_transpose) copy_triangle(w, out, /*transpose=*/true, /*keep_upper=*/false);
+  // Whether potrf leaves the other triangle alone is not relied on either: the result's zeros
+  // come from the copy out (via_transpose) or from a pass over it in place.
+  copy_triangle(w, out, /*transpose=*/via_transpose, /*keep_upper=*/via_transpose ? false : node.spec.upper);
   raise_or_nan(read_infos());
 }
 
