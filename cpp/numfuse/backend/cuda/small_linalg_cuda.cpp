@@ -142,10 +142,6 @@ unsigned small_linalg_threads(LinalgOp op, DType dt, int N) {
   }();
   const size_t slot_bytes = static_cast<size_t>(N * N + 1) * s;
   if (forced && forced * slot_bytes <= 48 * 1024) return forced;
-  // float64 8 x 8 (168-186 registers a thread): blocks of 32 measured faster than 64 on the H100
-  // (inv 0.077 -> 0.067 ms, solve 0.077 -> 0.068, det 0.048 -> 0.041 for 100,000 matrices):
-  // the same warps an SM in twice the blocks, whose load and compute phases overlap.
-  if (N == 8 && dt == DType::Float64) return 32;
   for (unsigned t : {128u, 64u}) {
     if (t * slot_bytes <= 48 * 1024) return t;
   }

@@ -51,8 +51,7 @@ int small_linalg_padded_size(int64_t n);
 // =1 for every inv, solve, det and slogdet (to measure one against the other).
 bool small_linalg_group(LinalgOp op, DType dt, int N);
 // Threads a block (NF_SM_THREADS). One thread a matrix: 128, 64 or 32, the most whose
-// shared-memory tile fits 48 KB (32 where none does: those read global memory; 32 for float64
-// 8 x 8, measured faster). Group kernels:
+// shared-memory tile fits 48 KB (32 where none does: those read global memory). Group kernels:
 // 128, or 64 where the tile and pivot buffers would not fit. NUMFUSE_SMALL_LINALG_THREADS=32|64|128
 // forces the one-thread kernels' size where the tile fits (for measurements).
 unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
