@@ -56,9 +56,12 @@ def _standard_read(value, index, node, filename, apply):
         raise NotImplementedError(f"numfuse.stencil: {filename}:{getattr(node, 'lineno', '?')}: "
                                   f"the index {index!r} into a standard_indexing array (only "
                                   "integers known before the data)")
-    # A 0-d array, not the element: a host array's element is a NumPy scalar, which a recording
-    # would keep as a constant (later calls with other weights read the first call's).
-    return apply(_getitem, value.array, tuple(index) + (Ellipsis,))
+    # On the CPU a 0-d array, not the element: a host array's element is a NumPy scalar, which a
+    # recording would keep as a constant (later calls with other weights read the first call's).
+    # A GPU array's element is already a 0-d array: read as the slices' `w[0]` reads it, so the
+    # graph is theirs (tests/test_stencil_matches_slices.py).
+    on_gpu = isinstance(value.array, _core.ndarray) and value.array.device != "cpu"
+    return apply(_getitem, value.array, index if on_gpu else tuple(index) + (Ellipsis,))
 
 
 def _getitem(array, index):
