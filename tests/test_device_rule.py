@@ -246,6 +246,8 @@ def test_every_function_of_two_arrays_is_a_case():
     assert not missing, f"functions of several arrays with no device case: {missing}"
     for name in list(CASES) + list(EXEMPT):  # no stale entry
         base = name[:-4] if name.endswith("_out") else name
+        if base == "row_stack" and not hasattr(numpy, "row_stack"):
+            continue  # numfuse has row_stack where the installed NumPy does (NumPy 2.5 has not)
         if not base.startswith("ufunc."):
             assert _function(base) is not None, name
 
