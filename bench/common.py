@@ -138,6 +138,18 @@ def measure_pair(fn_a, xp_a, fn_b, xp_b, repeats=7, warmup=1, budget_s=None):
     return ta, tb
 
 
+def thread_time_per_call(loop, iters, repeat):
+    """Thread CPU seconds per statement of loop(n), the best of `repeat` rounds of `iters` (after a
+    warm-up round of up to 100): for host-side statements, immune to other processes' load."""
+    loop(min(iters, 100))
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.thread_time()
+        loop(iters)
+        best = min(best, time.thread_time() - t)
+    return best / iters
+
+
 def gbps(nbytes, seconds):
     """Bandwidth in GB/s (1e9 bytes) for the fewest bytes the operation must move."""
     return nbytes / seconds / 1e9 if nbytes and seconds > 0 else None

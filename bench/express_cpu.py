@@ -22,15 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 
-def per_op(loop, iters, repeat):
-    """Thread CPU seconds per statement of loop(n), the best of `repeat` rounds of `iters`."""
-    loop(min(iters, 100))
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.thread_time()
-        loop(iters)
-        best = min(best, time.thread_time() - t)
-    return best / iters
 
 
 def cases(xp, rng):
@@ -129,7 +120,7 @@ def main():
     times = {}
     for xp in (numpy, nf):
         for name, loop in cases(xp, numpy.random.default_rng(4)):
-            times.setdefault(name, []).append(per_op(loop, args.iters, args.repeat))
+            times.setdefault(name, []).append(common.thread_time_per_call(loop, args.iters, args.repeat))
     rows = [[name, f"{t_np * 1e6:.3f} us", f"{t_nf * 1e6:.3f} us", f"{t_np / t_nf:.2f}x"]
             for name, (t_np, t_nf) in times.items()]
     common.print_table(["statement", "numpy", "numfuse", "numpy/numfuse"], rows)

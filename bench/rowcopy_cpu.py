@@ -8,7 +8,6 @@ Usage:  PYTHONPATH=python python bench/rowcopy_cpu.py [--iters 100000] [--repeat
 import argparse
 import os
 import sys
-import time
 
 import numpy
 
@@ -16,14 +15,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 
-def best_per(loop, iters, repeat):
-    loop(min(iters, 100))
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.thread_time()
-        loop(iters)
-        best = min(best, time.thread_time() - t)
-    return best / iters
 
 
 def cases(xp, rng):
@@ -63,8 +54,8 @@ def main():
     nf_cases = cases(numfuse, numpy.random.default_rng(0))
     for (name, np_loop, scale), (_, nf_loop, _) in zip(np_cases, nf_cases):
         iters = max(1, int(args.iters * scale))
-        t_np = best_per(np_loop, iters, args.repeat)
-        t_nf = best_per(nf_loop, iters, args.repeat)
+        t_np = common.thread_time_per_call(np_loop, iters, args.repeat)
+        t_nf = common.thread_time_per_call(nf_loop, iters, args.repeat)
         print(f"{name:52s} {t_np * 1e6:8.3f}us {t_nf * 1e6:8.3f}us {t_np / t_nf:6.2f}")
 
 
