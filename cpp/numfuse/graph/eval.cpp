@@ -233,6 +233,14 @@ void detach(Node* node) {
   g_pending_nodes.fetch_sub(1, std::memory_order_relaxed);
 }
 
+// A storage's buffer, set while kernels run without the graph lock: assigned under it, as the
+// program builder assigns it, so that no other thread and no child forked meanwhile (the fork
+// handlers take the lock) sees the shared_ptr half-written.
+void attach_buffer(Storage* storage, const decltype(Storage::buffer)& buffer) {
+  std::lock_guard<std::recursive_mutex> lock(graph_mutex());
+  storage->buffer = buffer;
+}
+
 void run_node(Node* node) {
   std::vector<Array> outs(node->outputs.size());
   std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
@@ -245,7 +253,7 @@ void run_node(Node* node) {
     }
     // An output nobody holds (one half of divmod, say) still needs scratch memory.
     Array out = Array::empty(node->out_shapes[i], node->out_dtypes[i], node->device);
-    if (keep[i]) keep[i]->buffer = out.storage->buffer;
+    if (keep[i]) attach_buffer(keep[i].get(), out.storage->buffer);
     outs[i] = std::move(out);
   }
   backend_for(node->device).eval_node(*node, outs);
@@ -281,7 +289,7 @@ void run_reduction_group(const Group& g, size_t r) {
   std::vector<Array> outs;
   for (size_t i = 0; i < red->outputs.size(); ++i) {
     Array out = Array::empty(red->out_shapes[i], red->out_dtypes[i], red->device);
-    if (auto st = red->outputs[i].lock()) st->buffer = out.storage->buffer;
+    if (auto st = red->outputs[i].lock()) attach_buffer(st.get(), out.storage->buffer);
     outs.push_back(out);
   }
   // The epilogue's program: the reduction's result is one of its leaves (its buffer is set).
@@ -303,7 +311,7 @@ void run_reduction_group(const Group& g, size_t r) {
         Node* n = program.steps[program.reduced.step].node;
         Array in = Array::empty(n->out_shapes[program.reduced.output], n->out_dtypes[program.reduced.output],
                                 n->device);
-        const_cast<Storage*>(input)->buffer = in.storage->buffer;
+        attach_buffer(const_cast<Storage*>(input), in.storage->buffer);
         program.outputs.push_back({program.reduced, in});
         // Now in memory: a generator that was to stay pending is evaluated after all.
         auto& lp = program.left_pending;
