@@ -169,24 +169,21 @@ void Run::cholesky() {
     cuda::check_solver(
         t.potrfBatched(h(), uplo, as_int(n), ptrs(p), as_int(n), info(0), as_int(batch)),
         "cusolverDn?potrfBatched");
-    // potrfBatched writes the triangle it does not factor (seen on the H100, CUDA 13: the
-    // symmetric counterpart), against LAPACK's contract: zeros written over it again, in place.
-    copy_triangle(w, w, /*transpose=*/false, /*keep_upper=*/node.spec.upper);
-    raise_or_nan(read_infos());
-    return;
+  } else {
+    int lwork = 0;
+    cuda::check_solver(t.potrf_bufferSize(h(), uplo, as_int(n), w.data(), as_int(n), &lwork),
+                       "cusolverDn?potrf_bufferSize");
+    Array work = scratch(lwork, dt);  // one workspace for the whole stack
+    for (int64_t b = 0; b < batch; ++b) {
+      cuda::check_solver(
+          t.potrf(h(), uplo, as_int(n), at(w, b, n * n), as_int(n), work.data(), lwork, info(b)),
+          "cusolverDn?potrf");
+    }
   }
-  int lwork = 0;
-  cuda::check_solver(t.potrf_bufferSize(h(), uplo, as_int(n), w.data(), as_int(n), &lwork),
-                     "cusolverDn?potrf_bufferSize");
-  Array work = scratch(lwork, dt);  // one workspace for the whole stack
-  for (int64_t b = 0; b < batch; ++b) {
-    cuda::check_solver(
-        t.potrf(h(), uplo, as_int(n), at(w, b, n * n), as_int(n), work.data(), lwork, info(b)),
-        "cusolverDn?potrf");
-  }
-  // Whether potrf leaves the other triangle alone is not relied on either: the result's zeros
-  // come from the copy out (via_transpose) or from a pass over it in place.
-  copy_triangle(w, out, /*transpose=*/via_transpose, /*keep_upper=*/via_transpose ? false : node.spec.upper);
+  // The result's zeros come from this copy out (via_transpose) or pass in place (w is out), not
+  // from potrf: potrfBatched writes the triangle it does not factor (seen on the H100, CUDA 13:
+  // the symmetric counterpart), against LAPACK's contract.
+  copy_triangle(w, out, /*transpose=*/via_transpose, /*keep_upper=*/node.spec.upper);
   raise_or_nan(read_infos());
 }
 
