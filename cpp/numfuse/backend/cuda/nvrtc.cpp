@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 
@@ -11,6 +12,8 @@
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
+
+extern const char* const kKernelPrelude;  // generated/embedded_kernels.cpp
 
 namespace {
 
@@ -68,6 +71,42 @@ std::string program_log(const NvrtcApi& n, nvrtcProgram prog) {
   if (n.GetProgramLog(prog, &log[0]) != NVRTC_SUCCESS) return "";
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
+}
+
+// NVRTC's automatic precompiled header (12.8+, `-pch`): a source made of numfuse's kernel
+// prelude (~80 KB, every generated kernel's first part) and a body is compiled as
+// `#include "nf_prelude.h"` + body, the prelude an in-memory header, so NVRTC parses the prelude
+// once per process and loads its PCH for every later kernel: the same cubin, 10-60 ms less per
+// compile on the development machine (docs/decisions.md, "Cold first calls").
+// NUMFUSE_NVRTC_PCH=0 compiles every source whole, as before.
+constexpr const char* kPreludeHeader = "nf_prelude.h";
+
+bool pch_wanted(const NvrtcApi& n) {
+  static const bool env_on = [] {
+    const char* e = std::getenv("NUMFUSE_NVRTC_PCH");
+    return !(e && std::string(e) == "0");
+  }();
+  return env_on && (n.major > 12 || (n.major == 12 && n.minor >= 8));
+}
+
+// The main text when `source` is kernel-selection lines (`#define NF_...`, which the prelude
+// never reads) + the prelude + a body: the include, those lines, the body. False otherwise (a
+// user's module, a source without the prelude): compiled whole.
+bool split_prelude(const std::string& source, std::string* main) {
+  static const std::string prelude = kKernelPrelude;
+  size_t p = 0;
+  while (source.compare(p, 11, "#define NF_") == 0) {
+    const size_t end = source.find('\n', p);
+    if (end == std::string::npos) return false;
+    p = end + 1;
+  }
+  if (source.compare(p, prelude.size(), prelude) != 0) return false;
+  main->clear();
+  main->reserve(source.size() - prelude.size() + 32);
+  main->append("#include \"").append(kPreludeHeader).append("\"\n");
+  main->append(source, 0, p);
+  main->append(source, p + prelude.size(), std::string::npos);
+  return true;
 }
 
 struct ProgramGuard {
@@ -150,18 +189,46 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
     start = end + 1;
   }
   ProgramGuard g{n};
-  const std::string file = (exprs.empty() ? std::string("module") : exprs[0]) + ".cu";
-  nvrtcResult r = n.CreateProgram(&g.prog, source.c_str(), file.c_str(), 0, nullptr, nullptr);
-  if (r != NVRTC_SUCCESS) {
-    throw CUDAError(std::string("nvrtcCreateProgram failed: ") + n.GetErrorString(r));
-  }
-  for (const auto& e : exprs) {
-    r = n.AddNameExpression(g.prog, e.c_str());
+  std::string split;
+  const bool has_prelude = split_prelude(source, &split);
+  // NVRTC keys its automatic PCH by the program's name, and the names of internal symbols in the
+  // cubin carry it: one name for every source with the prelude, split or whole, gives one PCH
+  // and the same cubin either way.
+  const std::string file =
+      has_prelude ? std::string("nf_kernel.cu")
+                  : (exprs.empty() ? std::string("module") : exprs[0]) + ".cu";
+  auto create = [&](const std::string& text, bool with_prelude_header) {
+    const char* header_text = kKernelPrelude;
+    nvrtcResult rc = n.CreateProgram(&g.prog, text.c_str(), file.c_str(), with_prelude_header ? 1 : 0,
+                                     with_prelude_header ? &header_text : nullptr,
+                                     with_prelude_header ? &kPreludeHeader : nullptr);
+    if (rc != NVRTC_SUCCESS) {
+      throw CUDAError(std::string("nvrtcCreateProgram failed: ") + n.GetErrorString(rc));
+    }
+    for (const auto& e : exprs) {
+      rc = n.AddNameExpression(g.prog, e.c_str());
+      if (rc != NVRTC_SUCCESS) {
+        throw CUDAError("nvrtcAddNameExpression('" + e + "') failed: " + n.GetErrorString(rc));
+      }
+    }
+  };
+  nvrtcResult r = NVRTC_SUCCESS;
+  if (has_prelude && pch_wanted(n)) {
+    create(split, true);
+    std::vector<const char*> pch_opts = copts;
+    pch_opts.push_back("-pch");
+    r = n.CompileProgram(g.prog, static_cast<int>(pch_opts.size()), pch_opts.data());
     if (r != NVRTC_SUCCESS) {
-      throw CUDAError("nvrtcAddNameExpression('" + e + "') failed: " + n.GetErrorString(r));
+      // Compiled again whole: the error's log then numbers the lines of the source it shows
+      // (and a failure of the split itself, never seen, costs a second compile, not the kernel).
+      n.DestroyProgram(&g.prog);
+      g.prog = nullptr;
     }
   }
-  r = n.CompileProgram(g.prog, static_cast<int>(copts.size()), copts.data());
+  if (!g.prog) {
+    create(source, false);
+    r = n.CompileProgram(g.prog, static_cast<int>(copts.size()), copts.data());
+  }
   if (r != NVRTC_SUCCESS) {
     std::string what = exprs.size() == 1 ? "kernel '" + exprs[0] + "'" : std::string("module");
     std::string msg = "NVRTC failed to compile " + what + " for " + arch + " (" +

@@ -57,6 +57,9 @@ struct CompiledKernel {
 // ("k" for an extern "C" kernel, "k<float, 2>" for a template instance), or several, one a
 // line, whose lowered names come back one a line in the same order (a user's RawModule). CUDA's include
 // directory is added when found. Throws CompileError with the log and the numbered source.
+// A source made of the kernel prelude (after kernel-selection lines) and a body is compiled with
+// the prelude as an in-memory header under NVRTC's automatic PCH (12.8+; NUMFUSE_NVRTC_PCH=0
+// turns it off): the same cubin, the prelude parsed once per process.
 CompiledKernel compile_kernel(const std::string& source, const std::string& name,
                               const std::string& arch, const std::vector<std::string>& options);
 // As compile_kernel, returning the cubin only (throws CompileError if only PTX was possible).
