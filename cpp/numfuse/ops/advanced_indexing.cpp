@@ -37,6 +37,17 @@ void check_bounds(const Array& idx, int axis, int64_t size) {
 
 Array int64_scalar(int64_t v) { return Array::scalar(&v, DType::Int64); }
 
+// A device mask or index array of at most this many elements is counted, searched (nonzero) and
+// bounds-checked on the host: its values must come back to the host anyway (a count, a min and
+// a max), and one copy of a few KB costs less than the reduction and scan kernels, whose NVRTC
+// compiles were most of a cold x[mask] (7 compiles, 945 ms on the H100; docs/decisions.md,
+// "Cold first calls").
+constexpr int64_t kHostIndexElements = 4096;
+
+bool small_on_device(const Array& a) {
+  return !a.device().is_cpu() && a.size() <= kHostIndexElements;
+}
+
 // x on `device`: itself when it is there, else a copy (an index or mask from the host reaches a
 // CUDA array this way, and a device index a host array).
 Array on_device(const Array& x, Device device, FlushReason why) {
@@ -63,8 +74,8 @@ int64_t read_int64(const Array& x) {
 // are the only values read back; the host looks for the first bad index only on failure.
 void check_index(const Array& idx, int axis, int64_t size) {
   if (idx.size() == 0) return;
-  if (idx.device().is_cpu()) {
-    check_bounds(idx, axis, size);
+  if (idx.device().is_cpu() || small_on_device(idx)) {
+    check_bounds(host_copy(idx), axis, size);
     return;
   }
   Array lo = reduce(ReduceOp::Min, idx), hi = reduce(ReduceOp::Max, idx);
@@ -84,7 +95,7 @@ Array flags_of(const Array& a) {
 void check_index_bounds(const IndexPlan& plan, bool arrays) {
   if (arrays && numel(plan.bshape) == 0) return;
   for (size_t j = 0; j < plan.indices.size(); ++j) {
-    if (plan.scalar_index[j] == arrays) continue;
+    if (plan.scalar_index[j] == arrays || plan.from_mask[j]) continue;
     check_index(plan.indices[j], plan.adv_axes[j], plan.view.shape[plan.adv_dims[j]]);
   }
 }
@@ -122,8 +133,9 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key, bool check
   int consec = -1;
   // Integers (and 0-d integer arrays) are checked even when the broadcast result is empty.
   std::vector<bool> scalar_index;
-  auto add = [&](Array idx) {
+  auto add = [&](Array idx, bool from_mask = false) {
     scalar_index.push_back(idx.ndim() == 0);
+    plan.from_mask.push_back(from_mask);
     plan.adv_dims.push_back(view_dim++);
     plan.adv_axes.push_back(axis);
     plan.indices.push_back(std::move(idx));
@@ -198,7 +210,7 @@ IndexPlan plan_index(const Array& a, const std::vector<KeyItem>& key, bool check
       }
       for (Array& idx : nonzero(arr)) {
         basic.push_back(all);
-        add(std::move(idx));
+        add(std::move(idx), /*from_mask=*/true);
         ++axis;
       }
     }
@@ -385,6 +397,7 @@ void setitem(const Array& a, const std::vector<KeyItem>& key, const Operand& val
 }
 
 int64_t count_nonzero(const Array& a) {
+  if (small_on_device(a)) return count_nonzero(host_copy(a));
   if (!a.device().is_cpu()) {
     // A sum of the truth flags, one value read back.
     Array total = reduce(ReduceOp::Sum, flags_of(a));
@@ -404,6 +417,11 @@ std::vector<Array> nonzero(const Array& a) {
     std::vector<Array> out;
     for (int d = 0; d < a.ndim(); ++d) out.push_back(Array::empty({0}, DType::Int64, a.device()));
     return out;
+  }
+  if (small_on_device(a)) {
+    std::vector<Array> idx = nonzero(host_copy(a));
+    for (Array& i : idx) i = on_device(i, a.device(), FlushReason::DataDependent);
+    return idx;
   }
   if (!a.device().is_cpu()) {
     // Each flagged element's row is its inclusive cumsum minus one; the last cumsum is the count.

@@ -33,6 +33,7 @@ struct IndexPlan {
   int pos = 0;                   // the result dim where B starts
   Shape result_shape;
   std::vector<bool> scalar_index;  // per index: it came from an integer of the key
+  std::vector<bool> from_mask;     // per index: nonzero() of a boolean mask, in bounds by making
 };
 
 // Analyses `key` against `a`, with NumPy's errors (IndexError for bad or out-of-bounds
