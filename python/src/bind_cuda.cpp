@@ -16,6 +16,7 @@
 #include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/backend/cuda/nvrtc.h"
 #include "numfuse/backend/cuda/stream.h"
+#include "numfuse/backend/cuda/warmup.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/fp_status.h"
 #include "numfuse/graph/eval.h"
@@ -131,6 +132,11 @@ void bind_cuda(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("cuda", "numfuse's CUDA runtime layer");
   make_exceptions(m);
 
+  // The warm-up thread (warmup.h) ends before the interpreter does: the libraries it is loading
+  // must not be torn down under it.
+  Py_AtExit([] { wait_warmup(); });
+  m.def("_warmup_running", &warmup_running);
+  m.def("_wait_warmup", &wait_warmup, nb::call_guard<nb::gil_scoped_release>());
   m.def("is_available", &cuda_available);
   m.def("unavailable_reason", &cuda_unavailable_reason);
   m.def("device_count", [] {

@@ -130,6 +130,22 @@ cublasHandle_t bound_handle(CublasState& s, int device) {
   return h;
 }
 
+}  // namespace
+
+void warm_cublas(int device) {
+  CublasState& s = state();
+  if (!s.ok) return;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (device < 0 || device >= int(s.handles.size()) || s.handles[device]) return;
+  activate(device);
+  cublasHandle_t h = nullptr;
+  if (s.api.Create(&h) != CUBLAS_STATUS_SUCCESS) return;  // the first real call reports it
+  s.handles[device] = h;
+  if (!s.version) s.api.GetVersion(h, &s.version);
+}
+
+namespace {
+
 int as_int(int64_t v, const char* what) {
   if (v < 0 || v > INT_MAX) {
     throw NotImplementedError(std::string("cuBLAS matmul: ") + what + " " + std::to_string(v) +

@@ -51,5 +51,8 @@ void getrs_batched(DType dt, bool trans, int n, int nrhs, void* const* a_ptrs, i
 
 // "CUBLAS_STATUS_INVALID_VALUE" for a cublasStatus_t value (the library's own words when loaded).
 std::string cublas_status_text(int status);
+// Loads cuBLAS and makes the device's handle now, if neither happened yet (warmup.h). Failures
+// are left for the first real call to report.
+void warm_cublas(int device);
 
 }  // namespace nf::cuda

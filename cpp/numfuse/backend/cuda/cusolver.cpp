@@ -188,6 +188,16 @@ void check_solver(int status, const char* call) {
   throw CUDAError(msg);
 }
 
+void warm_cusolver(int device) {
+  SolverState& s = state();
+  if (!s.ok || device < 0 || device >= int(s.handles.size())) return;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.handles[device]) return;
+  activate(device);
+  cusolverDnHandle_t h = nullptr;
+  if (s.create(&h) == 0) s.handles[device] = h;  // else the first real call reports it
+}
+
 BoundSolver bound_solver(int device) {
   SolverState& s = state();
   if (!s.ok) throw CUDAError(s.reason);

@@ -80,6 +80,9 @@ struct BoundSolver {
   cusolverDnHandle_t handle;
 };
 BoundSolver bound_solver(int device);
+// Loads cuSOLVER and makes the device's handle now, if neither happened yet (warmup.h). Failures
+// are left for the first real call to report.
+void warm_cusolver(int device);
 
 // cusolverDnXgeev (the 64-bit API, cuSOLVER of CUDA 12.6 and later): eigenvalues and right
 // eigenvectors of a general matrix, with dtypes given as cudaDataType values.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "numfuse/backend/cuda/library_loader.h"
+#include "numfuse/backend/cuda/warmup.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -243,6 +244,7 @@ CUcontext primary_context(int device) {
   check_device(device);
   if (!g_contexts[device]) {
     check(d.DevicePrimaryCtxRetain(&g_contexts[device], device), "cuDevicePrimaryCtxRetain");
+    start_warmup(device);  // the process uses CUDA: its first calls' one-off work starts now
   }
   return g_contexts[device];
 }
