@@ -6,7 +6,8 @@
 Each case runs in a fresh process with an empty kernel cache (NUMFUSE_CACHE_DIR, a new directory
 per process, as on the device machine, which is fresh every run) and NUMFUSE_TRACE_COMPILES=1.
 "cold": the case's op is the first kernel work of the process after its inputs were made (the
-context exists, NVRTC not yet loaded); "warm": a trivial kernel (x + 1) ran first, as mid-suite.
+context exists, NVRTC not yet loaded); "idle": the same after a second of sleep (what the warm-up
+thread of the first context may do meanwhile); "warm": a trivial kernel (x + 1) ran first.
 Columns: the import, making the inputs (the context), the warm-up kernel, the op's FIRST call
 (evaluated and read back), its NVRTC compiles (count and ms, from the trace), what is left of the
 first call besides them (library loads, module loads, launches, copies), and the second call.
@@ -42,6 +43,8 @@ v = A(rng.standard_normal(1000).astype(numpy.float32))
 nf.cuda.synchronize()
 t_inputs = time.perf_counter() - t
 t_warm = 0.0
+if mode == "idle":
+    time.sleep(1.0)  # what the process does elsewhere before the op (a test suite's other tests)
 if mode == "warm":
     t = time.perf_counter()
     float((v + 1)[0])
