@@ -11,11 +11,8 @@
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cusolver.h"
 #include "numfuse/backend/cuda/driver.h"
-#include "numfuse/backend/cuda/nvrtc.h"
 
 namespace nf::cuda {
-
-extern const char* const kKernelPrelude;
 
 namespace {
 
@@ -37,16 +34,9 @@ bool warmup_enabled() {
 }
 
 void warm(int device) {
-  // Each step on its own: one that fails (no cuSOLVER here) does not stop the others.
-  try {
-    // The first compile of a process loads NVRTC's builtins and, with the prelude, builds the
-    // precompiled header later kernels load (nvrtc.cpp); the cubin itself is thrown away.
-    if (nvrtc_available()) {
-      compile_kernel(std::string(kKernelPrelude) + "extern \"C\" __global__ void nf_warmup() {}\n",
-                     "nf_warmup", device_arch(device), {"-std=c++17"});
-    }
-  } catch (...) {
-  }
+  // NVRTC is not loaded here: a process whose kernels all come from the disk cache never loads
+  // it (kernel_cache.h), and its first compile follows the first context too closely to gain.
+  // Each step on its own: one that fails does not stop the other.
   try {
     warm_cusolver(device);  // loads cuBLAS and cuBLASLt too (cuSOLVER links them)
   } catch (...) {

@@ -1,9 +1,8 @@
 // The one-off work of a process's first CUDA calls, done ahead on a background thread from the
-// moment the first context is made (driver.cpp's primary_context): NVRTC loaded and its
-// precompiled header of the kernel prelude built (one compile of an empty kernel), cuBLAS and
-// cuSOLVER loaded (~700 MB of libraries: 0.2-0.4 s from a cold disk) with their handles for that
-// device. A call that needs one of these while it is being made waits for it, as it would have
-// made it itself; nothing else changes. NUMFUSE_CUDA_WARMUP=0: none of it (each at its first use).
+// moment the first context is made (driver.cpp's primary_context): cuBLAS and cuSOLVER loaded
+// (~700 MB of libraries: 0.2-0.4 s from a cold disk) with their handles for that device. A call
+// that needs one of these while it is being made waits for it, as it would have made it itself;
+// nothing else changes. NUMFUSE_CUDA_WARMUP=0: none of it (each at its first use).
 #pragma once
 
 namespace nf::cuda {
