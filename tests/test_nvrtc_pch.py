@@ -1,5 +1,6 @@
 """NVRTC's precompiled header of the kernel prelude (nvrtc.cpp): a source made of the prelude and a
-body compiles as an include of an in-memory header with `-pch`. What it must not change: the
+body compiles as an include of an in-memory header with `-pch`, once the PCH is built (on a
+background thread started by the first such compile). What it must not change: the
 cubin (byte for byte), which sources take that route, and compile errors (the log and the numbered
 source shown are the source's own). Runs wherever NVRTC is installed (no GPU needed).
 """
@@ -30,6 +31,18 @@ def fused_source(operation="z = x * y + 1", dtype=np.float32):
 
 def cubin(source, name="nf_fused"):
     return _c.compile_to_cubin(source, name, "sm_90", OPTIONS)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def pch_built():
+    """The first compile that could use the PCH starts building it in the background: after it
+    (and the wait), every compile of these tests takes the split route, unless NVRTC is older
+    than 12.8."""
+    cubin(fused_source())
+    _c._wait_warmup()
+    info = _c.nvrtc_info()
+    if tuple(map(int, info["version"].split("."))) >= (12, 8):
+        assert _c._nvrtc_pch_ready()
 
 
 CASES = [(np.float32, "z = x * y + x / (y + 1)"), (np.float64, "z = x - y * 3"),

@@ -4,11 +4,13 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
 #include "numfuse/backend/cuda/library_loader.h"
 #include "numfuse/backend/cuda/library_search.h"
+#include "numfuse/backend/cuda/warmup.h"
 #include "numfuse/core/error.h"
 
 namespace nf::cuda {
@@ -44,6 +46,7 @@ NvrtcState& state() {
   if (!lib.bind(s.api.member, symbol, &s.reason)) return;
     NF_NVRTC_CALLS(NF_NVRTC_LOAD)
 #undef NF_NVRTC_LOAD
+    lib.bind_optional(s.api.GetPCHCreateStatus, "nvrtcGetPCHCreateStatus");
     if (s.api.Version(&s.api.major, &s.api.minor) != NVRTC_SUCCESS) {
       s.reason = "nvrtcVersion failed for " + lib.path();
       return;
@@ -86,7 +89,63 @@ bool pch_wanted(const NvrtcApi& n) {
     const char* e = std::getenv("NUMFUSE_NVRTC_PCH");
     return !(e && std::string(e) == "0");
   }();
-  return env_on && (n.major > 12 || (n.major == 12 && n.minor >= 8));
+  return env_on && n.GetPCHCreateStatus && (n.major > 12 || (n.major == 12 && n.minor >= 8));
+}
+
+// The PCH is built apart (an empty kernel after the prelude, on a background thread started by
+// the first compile that could use it): building it inside a compile made that compile ~40 ms
+// slower, more than one compile saves. Compiles before it is ready take the prelude whole.
+enum class Pch { None, Building, Ready, Off };
+std::atomic<Pch> g_pch{Pch::None};
+
+struct PchJob {
+  std::vector<std::string> options;  // the architecture, include paths, -std: those of the compile
+};
+
+void build_pch(void* p) {
+  std::unique_ptr<PchJob> job(static_cast<PchJob*>(p));
+  Pch result = Pch::Off;
+  try {
+    const NvrtcApi& n = nvrtc();
+    nvrtcProgram prog = nullptr;
+    const char* header_text = kKernelPrelude;
+    const std::string text = std::string("#include \"") + kPreludeHeader +
+                             "\"\nextern \"C\" __global__ void nf_pch() {}\n";
+    if (n.CreateProgram(&prog, text.c_str(), "nf_kernel.cu", 1, &header_text, &kPreludeHeader) ==
+        NVRTC_SUCCESS) {
+      std::vector<const char*> opts;
+      for (const auto& o : job->options) opts.push_back(o.c_str());
+      opts.push_back("-pch");
+      if (n.CompileProgram(prog, static_cast<int>(opts.size()), opts.data()) == NVRTC_SUCCESS &&
+          n.GetPCHCreateStatus(prog) == NVRTC_SUCCESS) {
+        result = Pch::Ready;
+      }
+      n.DestroyProgram(&prog);
+    }
+  } catch (...) {
+  }
+  g_pch = result;
+}
+
+// Whether this compile may use the PCH; the first call that could starts building it.
+bool pch_ready(const std::vector<std::string>& opts) {
+  Pch st = g_pch.load();
+  if (st == Pch::None && g_pch.compare_exchange_strong(st, Pch::Building)) {
+    auto job = std::make_unique<PchJob>();
+    for (const auto& o : opts) {
+      if (o.rfind("--gpu-architecture=", 0) == 0 || o.rfind("--include-path=", 0) == 0 ||
+          o.rfind("-std=", 0) == 0) {
+        job->options.push_back(o);
+      }
+    }
+    PchJob* raw = job.release();
+    if (!run_in_background(build_pch, raw)) {
+      delete raw;
+      g_pch = Pch::Off;
+    }
+    return false;
+  }
+  return st == Pch::Ready;
 }
 
 // The main text when `source` is kernel-selection lines (`#define NF_...`, which the prelude
@@ -213,7 +272,7 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
     }
   };
   nvrtcResult r = NVRTC_SUCCESS;
-  if (has_prelude && pch_wanted(n)) {
+  if (has_prelude && pch_wanted(n) && pch_ready(opts)) {
     create(split, true);
     std::vector<const char*> pch_opts = copts;
     pch_opts.push_back("-pch");
@@ -269,6 +328,8 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
   }
   return out;
 }
+
+bool nvrtc_pch_ready() noexcept { return g_pch.load() == Pch::Ready; }
 
 std::string compile_to_cubin(const std::string& source, const std::string& name,
                              const std::string& arch, const std::vector<std::string>& options) {

@@ -30,6 +30,7 @@ struct NvrtcApi {
 #define NF_NVRTC_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;
   NF_NVRTC_CALLS(NF_NVRTC_MEMBER)
 #undef NF_NVRTC_MEMBER
+  nvrtcResult (*GetPCHCreateStatus)(nvrtcProgram) = nullptr;  // 12.8+ (nullptr before)
   std::string path;           // the libnvrtc file opened
   std::string builtins_path;  // the libnvrtc-builtins preloaded beside it ("" if none)
   int major = 0, minor = 0;
@@ -59,9 +60,12 @@ struct CompiledKernel {
 // directory is added when found. Throws CompileError with the log and the numbered source.
 // A source made of the kernel prelude (after kernel-selection lines) and a body is compiled with
 // the prelude as an in-memory header under NVRTC's automatic PCH (12.8+; NUMFUSE_NVRTC_PCH=0
-// turns it off): the same cubin, the prelude parsed once per process.
+// turns it off) once the PCH is built, on a background thread started by the first such compile
+// (warmup.h): the same cubin, the prelude parsed once per process.
 CompiledKernel compile_kernel(const std::string& source, const std::string& name,
                               const std::string& arch, const std::vector<std::string>& options);
+// Whether compiles now use the prelude's PCH (built after the first compile that could).
+bool nvrtc_pch_ready() noexcept;
 // As compile_kernel, returning the cubin only (throws CompileError if only PTX was possible).
 std::string compile_to_cubin(const std::string& source, const std::string& name,
                              const std::string& arch, const std::vector<std::string>& options);

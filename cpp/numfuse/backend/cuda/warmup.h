@@ -10,11 +10,14 @@ namespace nf::cuda {
 // Starts the warm-up for `device` once per process (later calls return at once). Never throws:
 // a failure here is left for the first real use to report.
 void start_warmup(int device) noexcept;
-// Returns when no warm-up runs (at once when none was started). Called before a fork (the child
-// must not inherit a thread inside NVRTC or cuSOLVER) and at interpreter exit (before the
-// libraries' static destructors run under it).
+// Runs `task` on a thread of its own (nvrtc.cpp builds the prelude's PCH this way); false when
+// no thread could be made (the caller does without). `task` must not throw.
+bool run_in_background(void (*task)(void*), void* arg) noexcept;
+// Returns when no background task runs (at once when none was started). Called before a fork
+// (the child must not inherit a thread inside NVRTC or cuSOLVER) and at interpreter exit (before
+// the libraries' static destructors run under it).
 void wait_warmup() noexcept;
-// True while the warm-up thread runs (for tests).
+// True while a background task runs (for tests).
 bool warmup_running() noexcept;
 
 }  // namespace nf::cuda
