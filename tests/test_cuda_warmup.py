@@ -1,9 +1,9 @@
-"""The CUDA warm-up (backend/cuda/warmup.h): from the first context on, a background thread loads
-cuSOLVER and cuBLAS with their handles (not NVRTC: a process served by the disk cache never loads
-it).
-What must hold: it happens (and not with NUMFUSE_CUDA_WARMUP=0), a process may exit or fork at
-once after its first CUDA call without a crash or a hang, and linalg after it works. Each case is
-a fresh process (the warm-up runs once per process). Skips without a GPU.
+"""The CUDA warm-up (backend/cuda/warmup.h): from the first context on, background threads load
+cuSOLVER and cuBLAS with their handles and, when the kernel cache holds no kernel yet, start NVRTC
+and build the prelude's PCH (a process served by the disk cache never loads NVRTC). What must
+hold: it happens as said (and not with NUMFUSE_CUDA_WARMUP=0), a process may exit or fork at once
+after its first CUDA call without a crash or a hang, and linalg after it works. Each case is a
+fresh process (the warm-up runs once per process). Skips without a GPU.
 """
 import os
 import subprocess
@@ -32,16 +32,26 @@ import numfuse as nf
 x = nf.asarray([1.0, 2.0], device="cuda")
 nf.cuda._c._wait_warmup()
 maps = open("/proc/self/maps").read()
-print("cusolver" if "libcusolver" in maps else "-", "nvrtc" if "libnvrtc" in maps else "-")
+print("cusolver" if "libcusolver" in maps else "-", "nvrtc" if "libnvrtc" in maps else "-",
+      nf.cuda._c._nvrtc_pch_ready() or nf.cuda._c.nvrtc_info()["version"] < "12.8")
 """
 
 
-def test_first_context_loads_the_libraries_in_the_background():
-    assert run(MAPPED).split() == ["cusolver", "-"]
+def test_first_context_loads_the_libraries_and_starts_nvrtc(tmp_path):
+    assert run(MAPPED, NUMFUSE_CACHE_DIR=str(tmp_path)).split() == ["cusolver", "nvrtc", "True"]
 
 
-def test_switched_off_nothing_is_loaded_ahead():
-    assert run(MAPPED, NUMFUSE_CUDA_WARMUP="0").split() == ["-", "-"]
+def test_a_cache_with_kernels_leaves_nvrtc_alone(tmp_path):
+    (tmp_path / "0123.nfk").write_bytes(b"")  # any entry: this process may need no compile
+    tmp_path.chmod(0o700)
+    out = run(MAPPED.replace("nf.cuda._c._nvrtc_pch_ready() or ", ""), NUMFUSE_CACHE_DIR=str(tmp_path))
+    assert out.split()[:2] == ["cusolver", "-"]
+
+
+def test_switched_off_nothing_is_loaded_ahead(tmp_path):
+    out = run(MAPPED.replace("nf.cuda._c._nvrtc_pch_ready() or ", ""), NUMFUSE_CUDA_WARMUP="0",
+              NUMFUSE_CACHE_DIR=str(tmp_path))
+    assert out.split()[:2] == ["-", "-"]
 
 
 @pytest.mark.parametrize("rep", range(3))

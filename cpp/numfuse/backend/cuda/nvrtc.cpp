@@ -331,6 +331,16 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
 
 bool nvrtc_pch_ready() noexcept { return g_pch.load() == Pch::Ready; }
 
+void prepare_nvrtc(const std::string& arch) noexcept {
+  try {
+    // An empty kernel after the prelude: NVRTC's one-off start and, through pch_ready, the
+    // PCH's build on a thread of its own. The cubin is thrown away.
+    compile_kernel(std::string(kKernelPrelude) + "extern \"C\" __global__ void nf_warmup() {}\n",
+                   "nf_warmup", arch, {"-std=c++17"});
+  } catch (...) {
+  }
+}
+
 std::string compile_to_cubin(const std::string& source, const std::string& name,
                              const std::string& arch, const std::vector<std::string>& options) {
   CompiledKernel k = compile_kernel(source, name, arch, options);

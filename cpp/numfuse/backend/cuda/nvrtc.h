@@ -66,6 +66,9 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
                               const std::string& arch, const std::vector<std::string>& options);
 // Whether compiles now use the prelude's PCH (built after the first compile that could).
 bool nvrtc_pch_ready() noexcept;
+// Loads NVRTC and compiles an empty kernel after the prelude for `arch` (NVRTC's one-off start,
+// ~225 ms on the H100's host, and the PCH's build), for warmup.h. Never throws.
+void prepare_nvrtc(const std::string& arch) noexcept;
 // As compile_kernel, returning the cubin only (throws CompileError if only PTX was possible).
 std::string compile_to_cubin(const std::string& source, const std::string& name,
                              const std::string& arch, const std::vector<std::string>& options);

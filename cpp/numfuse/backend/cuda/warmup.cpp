@@ -1,10 +1,12 @@
 #include "numfuse/backend/cuda/warmup.h"
 
+#include <dirent.h>
 #include <pthread.h>
 
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -12,6 +14,8 @@
 #include "numfuse/backend/cuda/cublas.h"
 #include "numfuse/backend/cuda/cusolver.h"
 #include "numfuse/backend/cuda/driver.h"
+#include "numfuse/backend/cuda/kernel_cache.h"
+#include "numfuse/backend/cuda/nvrtc.h"
 
 namespace nf::cuda {
 
@@ -34,19 +38,47 @@ bool warmup_enabled() {
   return !(e && std::string(e) == "0");
 }
 
-void warm(void* device_as_pointer) {
-  const int device = static_cast<int>(reinterpret_cast<intptr_t>(device_as_pointer));
-  // NVRTC is not loaded here: a process whose kernels all come from the disk cache never loads
-  // it (kernel_cache.h); its prelude's PCH is built in the background by the first compile.
+int device_of(void* device_as_pointer) {
+  return static_cast<int>(reinterpret_cast<intptr_t>(device_as_pointer));
+}
+
+void warm_libraries(void* device) {
   // Each step on its own: one that fails does not stop the other.
   try {
-    warm_cusolver(device);  // loads cuBLAS and cuBLASLt too (cuSOLVER links them)
+    warm_cusolver(device_of(device));  // loads cuBLAS and cuBLASLt too (cuSOLVER links them)
   } catch (...) {
   }
   try {
-    warm_cublas(device);
+    warm_cublas(device_of(device));
   } catch (...) {
   }
+}
+
+void warm_nvrtc(void* device) {
+  try {
+    prepare_nvrtc(device_arch(device_of(device)));
+  } catch (...) {
+  }
+}
+
+// Whether the kernel cache directory holds compiled kernels (*.nfk). When it does not, this
+// process will compile: NVRTC is started ahead. When it does, NVRTC is left alone: a process
+// served by the disk cache never loads it (kernel_cache.h, issue 14).
+bool cache_has_kernels() {
+  const std::string dir = default_cache_dir();
+  if (dir.empty()) return false;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return false;
+  bool found = false;
+  while (dirent* e = ::readdir(d)) {
+    const size_t len = std::strlen(e->d_name);
+    if (len > 4 && std::strcmp(e->d_name + len - 4, ".nfk") == 0) {
+      found = true;
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
 }
 
 void finished() {
@@ -93,7 +125,9 @@ void start_warmup(int device) noexcept {
     s.started = true;
   }
   if (!warmup_enabled()) return;
-  run_in_background(warm, reinterpret_cast<void*>(static_cast<intptr_t>(device)));
+  void* arg = reinterpret_cast<void*>(static_cast<intptr_t>(device));
+  if (!cache_has_kernels()) run_in_background(warm_nvrtc, arg);
+  run_in_background(warm_libraries, arg);
 }
 
 void wait_warmup() noexcept {
