@@ -1,6 +1,7 @@
-"""The CUDA warm-up (backend/cuda/warmup.h): from the first context on, background threads load
-cuSOLVER and cuBLAS with their handles and, when the kernel cache holds no kernel yet, start NVRTC
-and build the prelude's PCH (a process served by the disk cache never loads NVRTC). What must
+"""The CUDA warm-up (backend/cuda/warmup.h): background threads start NVRTC and build the
+prelude's PCH from the driver's initialisation on when the kernel cache holds no kernel yet (a
+process served by the disk cache never loads NVRTC), and load cuSOLVER and cuBLAS with their
+handles from the first context on. What must
 hold: it happens as said (and not with NUMFUSE_CUDA_WARMUP=0), a process may exit or fork at once
 after its first CUDA call without a crash or a hang, and linalg after it works. Each case is a
 fresh process (the warm-up runs once per process). Skips without a GPU.

@@ -71,6 +71,7 @@ DriverState& state() {
       return;
     }
     s.usable = true;
+    start_nvrtc_warmup();  // a process that starts CUDA will compile: NVRTC starts now
   });
   return s;
 }

@@ -24,7 +24,8 @@ namespace {
 struct WarmupState {
   std::mutex mutex;
   std::condition_variable done_cv;
-  bool started = false;  // start_warmup was called
+  bool started = false;        // start_warmup was called
+  bool nvrtc_started = false;  // start_nvrtc_warmup was called
   int running = 0;       // background tasks not yet finished
 };
 
@@ -117,6 +118,17 @@ bool run_in_background(void (*task)(void*), void* arg) noexcept {
   }
 }
 
+void start_nvrtc_warmup() noexcept {
+  WarmupState& s = warm_state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.nvrtc_started) return;
+    s.nvrtc_started = true;
+  }
+  if (!warmup_enabled() || cache_has_kernels()) return;
+  run_in_background(warm_nvrtc, nullptr);  // device 0's architecture
+}
+
 void start_warmup(int device) noexcept {
   WarmupState& s = warm_state();
   {
@@ -125,9 +137,7 @@ void start_warmup(int device) noexcept {
     s.started = true;
   }
   if (!warmup_enabled()) return;
-  void* arg = reinterpret_cast<void*>(static_cast<intptr_t>(device));
-  if (!cache_has_kernels()) run_in_background(warm_nvrtc, arg);
-  run_in_background(warm_libraries, arg);
+  run_in_background(warm_libraries, reinterpret_cast<void*>(static_cast<intptr_t>(device)));
 }
 
 void wait_warmup() noexcept {
