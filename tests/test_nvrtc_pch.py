@@ -87,3 +87,30 @@ def test_prelude_later_in_the_source_is_compiled_whole():
     src = fused_source()
     user = "// a user's module\n#define USER_SCALE 2\n" + src
     assert cubin(user) == cubin("\n" + user)
+
+
+def test_an_error_in_the_kernel_keeps_the_pch():
+    with pytest.raises(CompileError):
+        cubin(SELECT + fused_source() + "nf_not_a_declaration;\n")
+    if _c.nvrtc_info()["version"] >= "12.8":
+        assert _c._nvrtc_pch_ready()
+
+
+def test_forked_child_compiles_whole_and_gets_the_same_cubin():
+    # NVRTC's PCH is a file of the parent's: a forked child leaves it (and must still compile).
+    src = SELECT + fused_source("z = x * 2 - y", np.float32)
+    want = hashlib.sha256(cubin(src)).hexdigest()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into pytest
+        code = 1
+        try:
+            ok = hashlib.sha256(cubin(src)).hexdigest() == want and not _c._nvrtc_pch_ready()
+            os.write(w, b"ok" if ok else b"differs")
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(r, 16) == b"ok" and os.waitstatus_to_exitcode(status) == 0
+    os.close(r)

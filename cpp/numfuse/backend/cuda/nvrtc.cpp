@@ -1,5 +1,7 @@
 #include "numfuse/backend/cuda/nvrtc.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -138,6 +140,12 @@ bool pch_ready(const std::vector<std::string>& opts) {
         job->options.push_back(o);
       }
     }
+    // A forked child does not use the parent's PCH: NVRTC keeps it in a file of the parent's
+    // (/tmp/__nvrtc_auto_pch_<pid>_*), removed when the parent exits.
+    pthread_atfork(nullptr, nullptr, [] {
+      Pch ready = Pch::Ready;
+      g_pch.compare_exchange_strong(ready, Pch::Off);
+    });
     PchJob* raw = job.release();
     if (!run_in_background(build_pch, raw)) {
       delete raw;
@@ -272,6 +280,7 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
     }
   };
   nvrtcResult r = NVRTC_SUCCESS;
+  bool split_failed = false;
   if (has_prelude && pch_wanted(n) && pch_ready(opts)) {
     create(split, true);
     std::vector<const char*> pch_opts = copts;
@@ -282,11 +291,15 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
       // (and a failure of the split itself, never seen, costs a second compile, not the kernel).
       n.DestroyProgram(&g.prog);
       g.prog = nullptr;
+      split_failed = true;
     }
   }
   if (!g.prog) {
     create(source, false);
     r = n.CompileProgram(g.prog, static_cast<int>(copts.size()), copts.data());
+    // Whole it compiles, split it did not: the PCH route is broken here (its file gone, say),
+    // and every later compile would pay twice. The PCH is not used again in this process.
+    if (split_failed && r == NVRTC_SUCCESS) g_pch = Pch::Off;
   }
   if (r != NVRTC_SUCCESS) {
     std::string what = exprs.size() == 1 ? "kernel '" + exprs[0] + "'" : std::string("module");
