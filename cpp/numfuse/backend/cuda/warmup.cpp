@@ -26,7 +26,7 @@ struct WarmupState {
   std::condition_variable done_cv;
   bool started = false;        // start_warmup was called
   bool nvrtc_started = false;  // start_nvrtc_warmup was called
-  int running = 0;       // background tasks not yet finished
+  int running = 0;             // background tasks not yet finished
 };
 
 WarmupState& warm_state() {
@@ -82,6 +82,17 @@ bool cache_has_kernels() {
   return found;
 }
 
+// Around a fork: the forking thread waits for the tasks and holds the state's mutex until the
+// fork is over, so that no task starts in between (the child would count a thread it has not).
+void before_fork() {
+  WarmupState& s = warm_state();
+  std::unique_lock<std::mutex> lock(s.mutex);
+  s.done_cv.wait(lock, [&] { return s.running == 0; });
+  lock.release();  // unlocked by after_fork
+}
+
+void after_fork() { warm_state().mutex.unlock(); }
+
 void finished() {
   WarmupState& s = warm_state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -96,7 +107,7 @@ bool run_in_background(void (*task)(void*), void* arg) noexcept {
   try {
     static std::once_flag handlers;
     std::call_once(handlers, [] {
-      pthread_atfork([] { wait_warmup(); }, nullptr, nullptr);
+      pthread_atfork(before_fork, after_fork, after_fork);
       std::atexit([] { wait_warmup(); });
     });
     {
