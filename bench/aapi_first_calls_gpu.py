@@ -91,7 +91,19 @@ def cases(dev):
     def vector_norm_float32():
         return float(nf.linalg.vector_norm(A(rng.standard_normal((3, 4)).astype(numpy.float32)), axis=(0, 1), ord=3))
 
-    return [getitem_complex64_0d, getitem_masking_float32, searchsorted_uint8, unique_all_bool_0d,
+    # The suite's _test_stacks: each matrix of the stack again, compared exactly with the result.
+    def cholesky_float64_stack():
+        x = A(numpy.broadcast_to(numpy.eye(3), (2, 3, 3)).copy())  # the suite's SPD matrices
+        res = nf.linalg.cholesky(x, upper=False)
+        return all(strict_equal(nf, res[i], nf.linalg.cholesky(x[i], upper=False)) for i in range(2))
+
+    def solve_float32_stack():
+        a = rng.standard_normal((2, 4, 4)).astype(numpy.float32) + 4 * numpy.eye(4, dtype=numpy.float32)
+        x1, x2 = A(a), A(rng.standard_normal((2, 4, 1)).astype(numpy.float32))
+        res = nf.linalg.solve(x1, x2)
+        return all(strict_equal(nf, res[i], nf.linalg.solve(x1[i], x2[i])) for i in range(2))
+
+    return [getitem_complex64_0d, getitem_masking_float32, cholesky_float64_stack, solve_float32_stack, searchsorted_uint8, unique_all_bool_0d,
             unique_counts_int32, sort_int16_descending, std_of_nan, eigh_float64_5, eigh_float32_3,
             slogdet_float32_12, matrix_power_float32_10, vector_norm_float32]
 
