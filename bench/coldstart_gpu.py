@@ -12,7 +12,7 @@ Columns: the import, making the inputs (the context), the warm-up kernel, the op
 (evaluated and read back), its NVRTC compiles (count and ms, from the trace), what is left of the
 first call besides them (library loads, module loads, launches, copies), and the second call.
 --env runs every case a second time with NAME=VALUE set (an A/B in one run, e.g.
-NUMFUSE_NVRTC_PCH=0); --compiles lists each compile of the cold runs.
+NUMFUSE_NVRTC_PCH=0); --compiles lists each compile of the op.
 """
 import argparse
 import os
@@ -95,7 +95,7 @@ def main():
     ap.add_argument("--only", default=",".join(CASES))
     ap.add_argument("--modes", default="cold,warm")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE: a second run of every case")
-    ap.add_argument("--compiles", action="store_true", help="list each compile of the cold runs")
+    ap.add_argument("--compiles", action="store_true", help="list each compile of the op")
     args = ap.parse_args()
     variants = [("default", {})] + [(e, dict([e.split("=", 1)])) for e in args.env]
     print(f"{'case':9s} {'mode':5s} {'variant':22s} {'import':>6s} {'inputs':>6s} {'warmup':>6s} "
@@ -112,7 +112,7 @@ def main():
                 flag = "  OVER 800" if float(first) > 800 else ""
                 print(f"{case:9s} {mode:5s} {label:22s} {imp:>6s} {inp:>6s} {warm:>6s} {first:>7s} {ncomp:>5s} "
                       f"{sum(compile_ms):7.0f} {rest:6.0f} {second:>7s}{flag}", flush=True)
-                if args.compiles and mode == "cold":
+                if args.compiles:
                     for s in traced:
                         print("      ", s[:120])
 
