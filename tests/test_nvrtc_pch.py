@@ -1,5 +1,6 @@
-"""NVRTC's precompiled header of the kernel prelude (nvrtc.cpp): a source made of the prelude and a
-body compiles as an include of an in-memory header with `-pch`, once the PCH is built (on a
+"""NVRTC's precompiled header of the kernel prelude (nvrtc.cpp, NUMFUSE_NVRTC_PCH=1): a source made
+of the prelude and a body compiles as an include of an in-memory header with `-pch`, once the PCH
+is built (on a
 background thread started by the first such compile). What it must not change: the
 cubin (byte for byte), which sources take that route, and compile errors (the log and the numbered
 source shown are the source's own). Runs wherever NVRTC is installed (no GPU needed).
@@ -35,14 +36,17 @@ def cubin(source, name="nf_fused"):
 
 @pytest.fixture(autouse=True, scope="module")
 def pch_built():
-    """The first compile that could use the PCH starts building it in the background: after it
-    (and the wait), every compile of these tests takes the split route, unless NVRTC is older
-    than 12.8."""
+    """The PCH on (NUMFUSE_NVRTC_PCH=1's setting; off by default): the first compile that could
+    use it starts building it in the background; after it (and the wait), every compile of these
+    tests takes the split route, unless NVRTC is older than 12.8. Off again after."""
+    _c._set_nvrtc_pch(True)
     cubin(fused_source())
     _c._wait_warmup()
     info = _c.nvrtc_info()
     if tuple(map(int, info["version"].split("."))) >= (12, 8):
         assert _c._nvrtc_pch_ready()
+    yield
+    _c._set_nvrtc_pch(False)
 
 
 CASES = [(np.float32, "z = x * y + x / (y + 1)"), (np.float64, "z = x - y * 3"),
@@ -51,7 +55,7 @@ CASES = [(np.float32, "z = x * y + x / (y + 1)"), (np.float64, "z = x - y * 3"),
 
 def test_same_cubin_with_the_precompiled_header_switched_off():
     # Byte for byte: the split route (an in-memory header, `-pch`) against the whole source
-    # (NUMFUSE_NVRTC_PCH=0, read once per process: a child process), with and without the
+    # (NUMFUSE_NVRTC_PCH=0, the default, in a child process), with and without the
     # kernel-selection lines before the prelude.
     sources = [sel + fused_source(op, dt) for dt, op in CASES for sel in ("", SELECT)]
     code = ("import hashlib, json, sys; import numfuse as nf; "

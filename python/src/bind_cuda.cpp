@@ -138,6 +138,7 @@ void bind_cuda(nb::module_& parent) {
   m.def("_warmup_running", &warmup_running);
   m.def("_wait_warmup", &wait_warmup, nb::call_guard<nb::gil_scoped_release>());
   m.def("_nvrtc_pch_ready", &nvrtc_pch_ready);
+  m.def("_set_nvrtc_pch", &set_nvrtc_pch, nb::arg("on"));
   m.def("is_available", &cuda_available);
   m.def("unavailable_reason", &cuda_unavailable_reason);
   m.def("device_count", [] {

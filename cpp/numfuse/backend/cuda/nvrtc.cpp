@@ -84,15 +84,22 @@ std::string program_log(const NvrtcApi& n, nvrtcProgram prog) {
 // once per process and loads its PCH for every later kernel: the same cubin, ~10 ms less per
 // compile on the development machine, 26 ms (40 -> 14) on the H100's host (docs/decisions.md,
 // "Cold first calls on the GPU").
-// NUMFUSE_NVRTC_PCH=0 compiles every source whole, as before.
+// Off unless NUMFUSE_NVRTC_PCH=1 (or set_nvrtc_pch): on the H100 a compile that met the PCH's
+// build in flight (a cold process's first compiles) waited for it, 250-290 ms against 55-80 ms
+// whole, more than the ~20 ms each later compile saves (docs/decisions.md).
 constexpr const char* kPreludeHeader = "nf_prelude.h";
 
+std::atomic<int> g_pch_mode{-1};  // -1: not read yet, 0: off, 1: on
+
 bool pch_wanted(const NvrtcApi& n) {
-  static const bool env_on = [] {
+  int mode = g_pch_mode.load();
+  if (mode < 0) {
     const char* e = std::getenv("NUMFUSE_NVRTC_PCH");
-    return !(e && std::string(e) == "0");
-  }();
-  return env_on && n.GetPCHCreateStatus && (n.major > 12 || (n.major == 12 && n.minor >= 8));
+    int from_env = e && std::string(e) == "1" ? 1 : 0;
+    g_pch_mode.compare_exchange_strong(mode, from_env);
+    mode = g_pch_mode.load();
+  }
+  return mode == 1 && n.GetPCHCreateStatus && (n.major > 12 || (n.major == 12 && n.minor >= 8));
 }
 
 // The PCH is built apart (an empty kernel after the prelude, on a background thread started by
@@ -344,6 +351,8 @@ CompiledKernel compile_kernel(const std::string& source, const std::string& name
 }
 
 bool nvrtc_pch_ready() noexcept { return g_pch.load() == Pch::Ready; }
+
+void set_nvrtc_pch(bool on) noexcept { g_pch_mode = on ? 1 : 0; }
 
 void prepare_nvrtc(const std::string& arch) noexcept {
   try {

@@ -58,14 +58,16 @@ struct CompiledKernel {
 // ("k" for an extern "C" kernel, "k<float, 2>" for a template instance), or several, one a
 // line, whose lowered names come back one a line in the same order (a user's RawModule). CUDA's include
 // directory is added when found. Throws CompileError with the log and the numbered source.
-// A source made of the kernel prelude (after kernel-selection lines) and a body is compiled with
-// the prelude as an in-memory header under NVRTC's automatic PCH (12.8+; NUMFUSE_NVRTC_PCH=0
-// turns it off) once the PCH is built, on a background thread started by the first such compile
-// (warmup.h): the same cubin, the prelude parsed once per process.
+// With NUMFUSE_NVRTC_PCH=1 (off by default: see nvrtc.cpp), a source made of the kernel prelude
+// (after kernel-selection lines) and a body is compiled with the prelude as an in-memory header
+// under NVRTC's automatic PCH (12.8+) once the PCH is built, on a background thread started by
+// the first such compile (warmup.h): the same cubin, the prelude parsed once per process.
 CompiledKernel compile_kernel(const std::string& source, const std::string& name,
                               const std::string& arch, const std::vector<std::string>& options);
 // Whether compiles now use the prelude's PCH (built after the first compile that could).
 bool nvrtc_pch_ready() noexcept;
+// Turns the PCH on or off for the compiles that follow (what NUMFUSE_NVRTC_PCH sets at start).
+void set_nvrtc_pch(bool on) noexcept;
 // Loads NVRTC and compiles an empty kernel after the prelude for `arch` (NVRTC's one-off start,
 // ~225 ms on the H100's host, and the PCH's build), for warmup.h. Never throws.
 void prepare_nvrtc(const std::string& arch) noexcept;
