@@ -12,7 +12,7 @@ Columns: the import, making the inputs (the context), the warm-up kernel, the op
 (evaluated and read back), its NVRTC compiles (count and ms, from the trace), what is left of the
 first call besides them (library loads, module loads, launches, copies), and the second call.
 --env runs every case a second time with NAME=VALUE set (an A/B in one run, e.g.
-NUMFUSE_NVRTC_PCH=0); --compiles lists each compile of the op.
+NUMFUSE_NVRTC_PCH=1); --compiles lists each compile of the op.
 """
 import argparse
 import os

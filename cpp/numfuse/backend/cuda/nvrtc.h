@@ -69,7 +69,7 @@ bool nvrtc_pch_ready() noexcept;
 // Turns the PCH on or off for the compiles that follow (what NUMFUSE_NVRTC_PCH sets at start).
 void set_nvrtc_pch(bool on) noexcept;
 // Loads NVRTC and compiles an empty kernel after the prelude for `arch` (NVRTC's one-off start,
-// ~225 ms on the H100's host, and the PCH's build), for warmup.h. Never throws.
+// ~225 ms on the H100's host, and the PCH's build where it is on), for warmup.h. Never throws.
 void prepare_nvrtc(const std::string& arch) noexcept;
 // As compile_kernel, returning the cubin only (throws CompileError if only PTX was possible).
 std::string compile_to_cubin(const std::string& source, const std::string& name,

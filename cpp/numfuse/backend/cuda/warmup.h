@@ -1,7 +1,7 @@
 // The one-off work of a process's first CUDA calls, done ahead on background threads: from the
 // driver's initialisation on (driver.cpp), when the kernel cache directory holds no kernel yet (so
-// this process will compile), NVRTC started (~225 ms on the H100's host before its first compile)
-// with the prelude's PCH built; from the first context on (driver.cpp's primary_context), cuBLAS
+// this process will compile), NVRTC started (~225 ms on the H100's host before its first compile;
+// the prelude's PCH built too where NUMFUSE_NVRTC_PCH=1); from the first context on (driver.cpp's primary_context), cuBLAS
 // and cuSOLVER loaded (~700 MB of libraries: 0.2-0.4 s from a cold disk) with their handles.
 // A call that needs one of these while it is being made waits for it, as it would have made it
 // itself; nothing else changes. NUMFUSE_CUDA_WARMUP=0: none of it (each at its first use).
