@@ -21,9 +21,11 @@ import operator as _operator
 import numpy as _np
 
 from . import _core
+from ._core import _same_layouts
 from ._creation import asarray, full, zeros
 from ._shape import broadcast_to
 from ._translate_array import Untranslatable, Weak, dtype_of
+from ._stencil_views import ViewCache
 from ._translate_array_trace import outside_values, replay_cached, run_cached
 
 __all__ = ["stencil"]
@@ -106,10 +108,23 @@ class StencilFunc:
         self.neighborhood = options.get("neighborhood")
         self._plans = {}
         self._fast = {}  # fast-path key -> (interior, its shape, dtype, first input, shape, traces)
+        self._views = ViewCache()  # the arguments' ids -> their kept views (_stencil_views.py)
         self.__name__ = getattr(kernel, "__name__", "stencil")
         self.__doc__ = kernel.__doc__
 
     def __call__(self, *args, out=None):
+        # The same arrays as an earlier call, viewing the same memory the same way, and the
+        # kernel reading the same outside values: their shifted views are kept (_stencil_views).
+        hit = self._views.entries.get(id(args[0]) if len(args) == 1 else tuple(map(id, args)))
+        if hit is not None and _same_layouts(args, hit.refs) and hit.outside.unchanged():
+            if out is None:
+                out = self._allocate(hit.shape, hit.dtype, hit.device)
+            elif not isinstance(out, _core.ndarray) or out.shape != hit.shape:
+                return self._call(args, out, None)  # raises the full path's error
+            if hit.direct:  # the value straight into the write (see below)
+                out[hit.interior] = hit.body(args, hit.views)
+                return out
+            return self._write_from_views(hit, args, out)
         fast = self._fast_key(args)
         try:
             hit = None if fast is None else self._fast.get(fast)
@@ -130,6 +145,10 @@ class StencilFunc:
         if traces is None:  # the neighbourhood does not fit: only the border (cval)
             return out
         outside = fast[len(args):]  # the kernel's outside values, read by _fast_key just now
+        if len(leaves) == len(args):  # arrays only: kept views once these arrays repeat
+            entry = self._entry(args, traces, hit, outside)
+            if entry is not None:
+                return self._write_from_views(entry, args, out)
         replayed = replay_cached(traces, "interior", leaves, self.kernel, outside)
         if replayed is None:  # no recording for this aliasing yet: the full path makes one
             return self._call(args, out, None)
@@ -140,6 +159,28 @@ class StencilFunc:
         box = [replayed[0]]
         del replayed
         out[interior] = self._finish(box.pop(), target, dtype)
+        return out
+
+    def _entry(self, args, traces, hit, outside):
+        """The kept views' entry for these arguments (made now when they were seen before), or
+        None: no valid recording for their aliasing, or not seen before (_stencil_views)."""
+        ids = [id(a) for a in args]
+        trace = traces.get(("interior", tuple(ids.index(i) for i in ids)))
+        if trace is None or not trace.valid(self.kernel, outside):
+            return None
+        key = ids[0] if len(ids) == 1 else tuple(ids)
+        return self._views.make(key, args, trace, hit, self.kernel)
+
+    def _write_from_views(self, entry, args, out):
+        """The interior written from an entry's kept views; the first time, whether the value
+        needs _finish (its dtype and shape are the recording's, the same on every call)."""
+        box = [entry.body(args, entry.views)]
+        if entry.direct is None:
+            value = box[0]
+            entry.direct = isinstance(value, _core.ndarray) and value.dtype == entry.dtype and \
+                value.shape == entry.target
+            del value
+        out[entry.interior] = self._finish(box.pop(), entry.target, entry.dtype)
         return out
 
     def _fast_key(self, args):
