@@ -1,0 +1,185 @@
+"""numfuse.stencil's kept views (python/numfuse/_stencil_views.py): a repeated call on the same
+arrays reuses the shifted views it made before. A kept view must mean what a new subscript would:
+these seeded programs interleave stencil calls (with out=, allocating, in place, two inputs that
+may be one array) with everything that could make a kept view stale: writes into the inputs and
+outputs (slices, in-place operators, a base array the input views), swaps of which array is
+which, pending and materialised inputs, layouts changed in place (strides swapped: a transpose
+under the same object; resize, which takes new memory), and the kernel's global changed (to an
+equal number in a new object too). The same program runs under NumPy with the stencil written
+as slices (the oracle, tests/harness.py) and under numfuse; every array is compared at the end.
+"""
+import warnings
+
+import numpy
+import pytest
+
+import harness
+
+nf = harness.numfuse_module()
+pytestmark = pytest.mark.skipif(nf is None, reason="numfuse not importable")
+
+COEFF = 0.25
+N = 6
+
+
+def five_point(a):
+    return COEFF * (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1])
+
+
+def two_inputs(a, b):
+    return a[0, -1] - b[0, 1] + a[1, 0] * 2.0
+
+
+def smooth9(a):
+    s = a[-1, -1]
+    for i in range(-1, 2):
+        for j in range(-1, 2):
+            if i != -1 or j != -1:
+                s += a[i, j]
+    return s * numpy.float64(1.0 / 9.0)
+
+
+def _five_slices(a):
+    return COEFF * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+
+
+def _two_slices(a, b):
+    return a[:-1, :-2] - b[:-1, 2:] + a[1:, 1:-1] * 2.0
+
+
+def _nine_slices(a):
+    s = a[:-2, :-2]
+    for i in range(3):
+        for j in range(3):
+            if i or j:
+                s = s + a[i:N - 2 + i, j:N - 2 + j]
+    return s * numpy.float64(1.0 / 9.0)
+
+
+# name -> (kernel, slice-written value, interior, number of inputs)
+KERNELS = {"five": (five_point, _five_slices, (slice(1, -1), slice(1, -1)), 1),
+           "two": (two_inputs, _two_slices, (slice(0, -1), slice(1, -1)), 2),
+           "nine": (smooth9, _nine_slices, (slice(1, -1), slice(1, -1)), 1)}
+
+
+class _Slices:
+    """The stencil written with slices over NumPy arrays (what numfuse.stencil must equal)."""
+
+    def __init__(self, name):
+        _, self.value, self.interior, _ = KERNELS[name]
+
+    def __call__(self, *args, out=None):
+        if out is None:
+            out = numpy.zeros(args[0].shape)  # C order, as numfuse.stencil (and Numba) allocate
+        out[self.interior] = self.value(*args)  # the value is computed before the write
+        return out
+
+
+def _transposed_in_place(xp, pool, i):
+    if xp.is_numpy:
+        pool[i] = pool[i].T  # NumPy's strides setter is deprecated: the same view, a new object
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pool[i].strides = pool[i].strides[::-1]  # the same object, another layout
+
+
+def program(xp, seed):
+    """A random program over four (N, N) float64 arrays (the last a view into `base`)."""
+    global COEFF
+    rng = numpy.random.default_rng(seed)
+    base = xp.asarray(rng.random((N + 2, N + 2)))
+    pool = [xp.asarray(rng.random((N, N))) for _ in range(3)] + [base[1:N + 1, 1:N + 1]]
+    owns = [True, True, True, False]  # resize needs an array that owns its memory
+    stencils = {name: _Slices(name) if xp.is_numpy else nf.stencil(KERNELS[name][0])
+                for name in KERNELS}
+    ops = ["out"] * 6 + ["alloc", "self", "write", "iadd", "assign", "swap", "pending", "eval",
+                         "base", "transpose", "resize", "coeff"]
+    try:
+        for _ in range(40):
+            op = ops[rng.integers(len(ops))]
+            i, j, k = (int(x) for x in rng.integers(4, size=3))
+            name = ("five", "two", "nine")[rng.integers(3)]
+            st, nin = stencils[name], KERNELS[name][3]
+            args = (pool[i],) if nin == 1 else (pool[i], pool[k])
+            if op == "out":
+                assert st(*args, out=pool[j]) is pool[j]
+            elif op == "alloc":
+                pool[j] = st(*args)
+                owns[j] = True
+            elif op == "self":  # out= the (first) input
+                st(*((pool[j],) + args[1:]), out=pool[j])
+            elif op == "write":
+                r, c = (int(x) for x in rng.integers(N, size=2))
+                pool[i][r:, c:c + 2] = float(rng.integers(-3, 4))
+            elif op == "iadd":
+                pool[i] += 1.5
+            elif op == "assign":
+                pool[i][...] = pool[j] * 0.5
+            elif op == "swap":
+                pool[i], pool[j] = pool[j], pool[i]
+                owns[i], owns[j] = owns[j], owns[i]
+            elif op == "pending":
+                pool[i] = pool[j] + 1.0  # a new, pending array (until something evaluates it)
+                owns[i] = True
+            elif op == "eval" and not xp.is_numpy:
+                nf.eval(pool[i])
+            elif op == "base":
+                base[int(rng.integers(N + 2)), :] = float(rng.integers(-3, 4))
+            elif op == "transpose":
+                _transposed_in_place(xp, pool, i)
+                owns[i] = False  # NumPy's is a view now (and resize reads memory order)
+            elif op == "resize" and owns[i]:
+                pool[i].resize((N, N), refcheck=False)  # numfuse: new memory, the same values
+            elif op == "coeff":
+                # float(str(...)): an equal number in a new object (the value rule, not identity)
+                COEFF = (0.25, -1.5, float(str(0.25)))[rng.integers(3)]
+        return pool + [base]
+    finally:
+        COEFF = 0.25
+
+
+def test_kept_views_mean_what_new_subscripts_mean(device, monkeypatch):
+    from numfuse._stencil_views import ViewCache
+    made = []
+    make = ViewCache.make
+
+    def counting(self, *args):
+        entry = make(self, *args)
+        made.append(entry is not None)
+        return entry
+    monkeypatch.setattr(ViewCache, "make", counting)
+    harness.run_seeded_programs(program, range(60), device=device)
+    assert sum(made) >= 30, f"the kept views were used {sum(made)} times: the test tests nothing"
+
+
+def test_a_dropped_input_is_freed_and_its_entry_dropped(device):
+    """The cache holds the inputs' memory through its views, never the array objects: a dropped
+    input's entry goes with it (a weak reference's callback)."""
+    import gc
+    import weakref
+    st = nf.stencil(five_point)
+    a = nf.asarray(numpy.random.default_rng(1).random((N, N)), device=device)
+    out = nf.zeros((N, N), device=device)
+    for _ in range(4):
+        st(a, out=out)
+    assert len(st._views.entries) == 1
+    alive = weakref.ref(a)
+    del a
+    gc.collect()
+    assert alive() is None and not st._views.entries
+
+
+def test_a_changed_layout_under_the_same_object_is_seen(device):
+    """`a.shape = ...` in place: the same object, another layout; the kept views are not used."""
+    st = nf.stencil(five_point)
+    host = numpy.random.default_rng(2).random((N, N))
+    a = nf.asarray(host.copy(), device=device)
+    for _ in range(4):
+        got = nf.asnumpy(st(a))
+    want = _Slices("five")(host)
+    harness.compare(want, got)
+    a.shape = (N // 2, 2 * N)
+    host.shape = (N // 2, 2 * N)
+    for _ in range(3):
+        harness.compare(_Slices("five")(host), nf.asnumpy(st(a)))
