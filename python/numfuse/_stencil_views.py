@@ -76,7 +76,7 @@ class Entry:
     """One argument combination's kept views and what its call writes."""
 
     __slots__ = ("refs", "weak", "views", "body", "interior", "shape", "target", "dtype",
-                 "device", "direct", "outside")
+                 "first", "device", "direct", "outside")
 
     def __init__(self, args, trace, fast_hit, outside):
         interior, target, dtype, first, shape, _ = fast_hit
@@ -84,7 +84,7 @@ class Entry:
         self.views = tuple(_unowned(args[k][key], args[k]) for k, key in shifts)
         self.refs = tuple(_unowned(a[...], a) for a in args)
         self.interior, self.target, self.dtype, self.shape = interior, target, dtype, shape
-        self.device = args[first].device
+        self.first, self.device = first, args[first].device
         self.direct = None  # the replay's value needs no _finish (decided at the first run)
         self.outside = outside
         self.weak = ()
@@ -114,7 +114,7 @@ class ViewCache:
             return None
         del self.candidates[key]
         entry = Entry(args, trace, fast_hit, _Outside(kernel, trace))
-        if not _core._same_layouts(args, entry.refs):
+        if not _core._same_layouts(args, entry.refs, None, entry.first):
             return None  # a full view that is not the array's layout: never kept
         if len(self.entries) >= _MAX_ENTRIES:
             self.entries.clear()
