@@ -25,8 +25,8 @@ from ._core import _same_layouts
 from ._creation import asarray, full, zeros
 from ._shape import broadcast_to
 from ._translate_array import Untranslatable, Weak, dtype_of
-from ._stencil_views import ViewCache
-from ._translate_array_trace import outside_values, replay_cached, run_cached
+from ._stencil_views import KernelReads, ViewCache
+from ._translate_array_trace import replay_cached, run_cached
 
 __all__ = ["stencil"]
 
@@ -109,6 +109,7 @@ class StencilFunc:
         self._plans = {}
         self._fast = {}  # fast-path key -> (interior, its shape, dtype, first input, shape, traces)
         self._views = ViewCache()  # the arguments' ids -> their kept views (_stencil_views.py)
+        self._reads = KernelReads(kernel)  # outside_values(kernel), read again on a change
         self.__name__ = getattr(kernel, "__name__", "stencil")
         self.__doc__ = kernel.__doc__
 
@@ -117,7 +118,7 @@ class StencilFunc:
         # kernel reading the same outside values: their shifted views are kept (_stencil_views).
         hit = self._views.entries.get(id(args[0]) if len(args) == 1 else tuple(map(id, args)))
         if hit is not None and _same_layouts(args, hit.refs, out, hit.first) and \
-                hit.outside.unchanged():  # (out: None or an array of the input's shape)
+                hit.valid(self._reads.current()):  # (out: None or an array of the input's shape)
             if out is None:
                 out = self._allocate(hit.shape, hit.dtype, hit.device)
             if hit.direct:  # the value straight into the write (see below)
@@ -145,8 +146,10 @@ class StencilFunc:
             return out
         outside = fast[len(args):]  # the kernel's outside values, read by _fast_key just now
         if len(leaves) == len(args):  # arrays only: kept views once these arrays repeat
-            entry = self._entry(args, traces, hit, outside)
-            if entry is not None:
+            key = id(args[0]) if len(args) == 1 else tuple(map(id, args))
+            entry = self._views.seen_before(key, args) and self._entry(key, args, traces, hit,
+                                                                       outside)
+            if entry:
                 return self._write_from_views(entry, args, out)
         replayed = replay_cached(traces, "interior", leaves, self.kernel, outside)
         if replayed is None:  # no recording for this aliasing yet: the full path makes one
@@ -160,15 +163,14 @@ class StencilFunc:
         out[interior] = self._finish(box.pop(), target, dtype)
         return out
 
-    def _entry(self, args, traces, hit, outside):
-        """The kept views' entry for these arguments (made now when they were seen before), or
-        None: no valid recording for their aliasing, or not seen before (_stencil_views)."""
+    def _entry(self, key, args, traces, hit, outside):
+        """The kept views' entry for these arguments (seen before), or None where there is no
+        valid recording for their aliasing (_stencil_views)."""
         ids = [id(a) for a in args]
         trace = traces.get(("interior", tuple(ids.index(i) for i in ids)))
         if trace is None or not trace.valid(self.kernel, outside):
             return None
-        key = ids[0] if len(ids) == 1 else tuple(ids)
-        return self._views.make(key, args, trace, hit, self.kernel)
+        return self._views.make(key, args, trace, hit, self.kernel, self._reads.current())
 
     def _write_from_views(self, entry, args, out):
         """The interior written from an entry's kept views; the first time, whether the value
@@ -194,7 +196,7 @@ class StencilFunc:
                 key.append((type(a), a))
             else:
                 return None
-        return tuple(key) + outside_values(self.kernel)  # (hashed by the look-up)
+        return tuple(key) + self._reads.current()  # (hashed by the look-up)
 
     def _call(self, args, out, fast):
         values, relative, nbhd, dtype, traces, interior = self._prepare(args)
@@ -283,7 +285,7 @@ class StencilFunc:
         key = tuple((type(v).__name__, v.array.dtype if isinstance(v, _Relative) else
                      (v.array.dtype, v.array.shape) if isinstance(v, _Standard) else v)
                     for v in values)
-        key += (ndim,) + outside_values(self.kernel)
+        key += (ndim,) + self._reads.current()
         try:
             plan = self._plans.get(key)
         except TypeError:  # an unhashable scalar argument

@@ -155,6 +155,8 @@ class Trace:
 _REFLECTED = {_operator.add: _core.ndarray.__radd__, _operator.sub: _core.ndarray.__rsub__,
               _operator.mul: _core.ndarray.__rmul__, _operator.truediv: _core.ndarray.__rtruediv__}
 _PLAIN_KINDS = frozenset("biufc")
+_INFIX = {_operator.add: "+", _operator.sub: "-", _operator.mul: "*", _operator.truediv: "/",
+          _operator.floordiv: "//", _operator.mod: "%", _operator.pow: "**"}
 
 
 def _plain_scalar(value):
@@ -231,8 +233,11 @@ def _compile(steps, output, hoisted=None, dtypes=None):
             # reaches numfuse through its __array_ufunc__ protocol (~1.4 us); the array's own
             # reflected slot makes the same node from the same operands in ~0.5 us.
             fn, spec = reflected, (spec[1], spec[0])
-        args = ", ".join(slot(a) for a in spec)
-        lines.append(f"{indent}s{i} = {const(fn)}({args})")
+        infix = _INFIX.get(fn) if len(spec) == 2 else None
+        if infix:  # `x + y` is operator.add(x, y), without the call's global look-up
+            lines.append(f"{indent}s{i} = {slot(spec[0])} {infix} {slot(spec[1])}")
+        else:
+            lines.append(f"{indent}s{i} = {const(fn)}({', '.join(slot(a) for a in spec)})")
     lines.append(f"    return {template(output)}")
     exec(compile("\n".join(lines), "<numfuse recorded translation>", "exec"), ns)
     return ns["replay"]
