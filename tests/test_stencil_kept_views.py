@@ -183,3 +183,78 @@ def test_a_changed_layout_under_the_same_object_is_seen(device):
     host.shape = (N // 2, 2 * N)
     for _ in range(3):
         harness.compare(_Slices("five")(host), nf.asnumpy(st(a)))
+
+
+SCALE = 2.0
+
+
+def _scaled(x):
+    return x * SCALE
+
+
+def through_helper(a):
+    return _scaled(a[0, 1]) - a[0, -1]
+
+
+def _other_code(a):
+    return a[0, 1] - a[-1, 0]
+
+
+def _closure_kernel():
+    c = 0.5
+
+    def kernel(a):
+        return c * a[0, 1] + a[1, 0]
+
+    def set_c(value):
+        nonlocal c
+        c = value
+    return kernel, set_c
+
+
+def _run_ping_pong(st, host, device, steps, check):
+    """`steps` calls st(a, out=b), st(b, out=a) ... (kept views from the third call), each
+    compared with check(NumPy input) on the same data."""
+    a, b = nf.asarray(host.copy(), device=device), nf.asarray(host.copy(), device=device)
+    ha, hb = host.copy(), host.copy()
+    for _ in range(steps):
+        st(a, out=b)
+        check(ha, hb)  # writes NumPy's interior of hb from ha
+        harness.compare(hb, nf.asnumpy(b))
+        a, b, ha, hb = b, a, hb, ha
+
+
+def test_what_the_kernel_reads_from_outside_is_read_again(device):
+    """A closure's variable, a global read by a function the kernel calls, and the kernel's code
+    object itself, each changed between calls that would otherwise use the kept views."""
+    global SCALE
+    host = numpy.random.default_rng(3).random((N, N))
+    kernel, set_c = _closure_kernel()
+    st = nf.stencil(kernel)
+    for c in (0.5, -3.0, 0.5):
+        set_c(c)
+
+        def closure_check(x, y, c=c):
+            y[:-1, :-1] = c * x[:-1, 1:] + x[1:, :-1]
+        _run_ping_pong(st, host, device, 5, closure_check)
+    st = nf.stencil(through_helper)
+    try:
+        for s in (2.0, -1.0, float(str(-1.0))):
+            SCALE = s
+
+            def helper_check(x, y, s=s):
+                y[:, 1:-1] = x[:, 2:] * s - x[:, :-2]
+            _run_ping_pong(st, host, device, 5, helper_check)
+    finally:
+        SCALE = 2.0
+
+    def replaced(a):
+        return a[0, 1] + a[0, -1]
+    st = nf.stencil(replaced)
+    _run_ping_pong(st, host, device, 4, lambda x, y: y.__setitem__(
+        (slice(None), slice(1, -1)), x[:, 2:] + x[:, :-2]))
+    replaced.__code__ = _other_code.__code__  # the same object, another function
+
+    def other_check(x, y):
+        y[1:, :-1] = x[1:, 1:] - x[:-1, :-1]
+    _run_ping_pong(st, host, device, 4, other_check)

@@ -109,16 +109,17 @@ class StencilFunc:
         self._plans = {}
         self._fast = {}  # fast-path key -> (interior, its shape, dtype, first input, shape, traces)
         self._views = ViewCache()  # the arguments' ids -> their kept views (_stencil_views.py)
-        self._reads = KernelReads(kernel)  # outside_values(kernel), read again on a change
+        self._reads = KernelReads(kernel, self._forget)  # outside_values(kernel), read on a change
         self.__name__ = getattr(kernel, "__name__", "stencil")
         self.__doc__ = kernel.__doc__
 
     def __call__(self, *args, out=None):
         # The same arrays as an earlier call, viewing the same memory the same way, and the
         # kernel reading the same outside values: their shifted views are kept (_stencil_views).
+        reads = self._reads.current()  # first: a replaced __code__ forgets every entry (_forget)
         hit = self._views.entries.get(id(args[0]) if len(args) == 1 else tuple(map(id, args)))
         if hit is not None and _same_layouts(args, hit.refs, out, hit.first) and \
-                hit.valid(self._reads.current()):  # (out: None or an array of the input's shape)
+                hit.valid(reads):  # (out: None or an array of the input's shape)
             if out is None:
                 out = self._allocate(hit.shape, hit.dtype, hit.device)
             if hit.direct:  # the value straight into the write (see below)
@@ -162,6 +163,9 @@ class StencilFunc:
         del replayed
         out[interior] = self._finish(box.pop(), target, dtype)
         return out
+
+    def _forget(self):
+        self._plans, self._fast, self._views = {}, {}, ViewCache()
 
     def _entry(self, key, args, traces, hit, outside):
         """The kept views' entry for these arguments (seen before), or None where there is no

@@ -33,15 +33,21 @@ class KernelReads:
     identity, ~0.1 us; outside_values itself cost ~0.4 us per call). While nothing was replaced,
     current() returns the same tuple object, so a holder of it compares by identity."""
 
-    __slots__ = ("kernel", "code", "defaults", "names", "missing", "values", "cells", "contents",
-                 "by_value")
+    __slots__ = ("kernel", "forget", "code", "defaults", "names", "missing", "values", "cells",
+                 "contents", "by_value")
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, forget):
         self.kernel = kernel
+        self.forget = forget  # called when the kernel's code object was replaced
         self.code = None  # read at the first current(): a closure cell may be empty until then
 
     def snapshot(self):
         kernel = self.kernel
+        if self.code is not None and kernel.__code__ is not self.code:
+            # `kernel.__code__ = ...`: another function under the same object. What was recorded
+            # from the old code (plans, recordings, kept views) is dropped, not keyed: the
+            # outside values of two codes may be equal.
+            self.forget()
         self.code = kernel.__code__
         self.names = tuple(self.code.co_names)
         self.missing = (_MISSING,) * len(self.names)
