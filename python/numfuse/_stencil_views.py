@@ -122,7 +122,7 @@ class ViewCache:
         """Whether these argument objects were seen on an earlier call (noted now if not)."""
         seen = self.candidates.get(key)
         if seen is not None and all(map(_operator.is_, [w() for w in seen], args)):
-            del self.candidates[key]
+            self.candidates.pop(key, None)  # (another thread may have taken it)
             return True
         if len(self.candidates) >= _MAX_ENTRIES:
             self.candidates.clear()
