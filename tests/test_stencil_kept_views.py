@@ -258,3 +258,31 @@ def test_what_the_kernel_reads_from_outside_is_read_again(device):
     def other_check(x, y):
         y[1:, :-1] = x[1:, 1:] - x[:-1, :-1]
     _run_ping_pong(st, host, device, 4, other_check)
+
+
+def _constant(a):
+    return 3.0
+
+
+def _weights_only(a, w):
+    return w[1] * 2.0 + a[0, 0] * 0.0
+
+
+@pytest.mark.parametrize("kernel, standard, want", [
+    (_constant, (), lambda x, w: numpy.full(x.shape, 3.0)),
+    (_weights_only, ("w",), lambda x, w: w[1] * 2.0 + x * 0.0),
+], ids=["constant", "weights"])
+def test_values_that_need_broadcasting_on_the_kept_path(device, kernel, standard, want):
+    """A kernel whose value is not an array of the interior's shape (a constant, a weight):
+    _finish runs on the kept path too."""
+    st = nf.stencil(kernel, standard_indexing=standard) if standard else nf.stencil(kernel)
+    rng = numpy.random.default_rng(4)
+    host, weights = rng.random((N, N)), rng.random(3)
+    a, w = nf.asarray(host, device=device), nf.asarray(weights, device=device)
+    args = (a, w) if standard else (a,)
+    for _ in range(4):
+        out = nf.zeros((N, N), device=device)
+        assert st(*args, out=out) is out
+        harness.compare(want(host, weights), nf.asnumpy(out))
+        harness.compare(want(host, weights), nf.asnumpy(st(*args)))
+    assert st._views.entries  # the kept path ran
