@@ -286,3 +286,19 @@ def test_values_that_need_broadcasting_on_the_kept_path(device, kernel, standard
         harness.compare(want(host, weights), nf.asnumpy(out))
         harness.compare(want(host, weights), nf.asnumpy(st(*args)))
     assert st._views.entries  # the kept path ran
+
+
+def test_a_used_stencil_pickles_as_its_kernel_and_options(device):
+    """Dask ships functions to workers with cloudpickle: the caches (weak references, kept views,
+    generated replays) are not pickled; the copy computes the same."""
+    import pickle
+    st = nf.stencil(five_point, cval=-1.0)
+    host = numpy.random.default_rng(5).random((N, N))
+    a = nf.asarray(host, device=device)
+    out = nf.zeros((N, N), device=device)
+    for _ in range(4):
+        st(a, out=out)
+    assert st._views.entries
+    copy = pickle.loads(pickle.dumps(st))
+    assert copy.options == st.options and not copy._views.entries
+    harness.compare(nf.asnumpy(st(a)), nf.asnumpy(copy(a)))

@@ -113,6 +113,11 @@ class StencilFunc:
         self.__name__ = getattr(kernel, "__name__", "stencil")
         self.__doc__ = kernel.__doc__
 
+    def __reduce__(self):
+        # Pickled (cloudpickle: Dask ships it to workers) as the kernel and options: the caches
+        # hold weak references, kept views and generated functions, remade by the first calls.
+        return StencilFunc, (self.kernel, self.mode, self.options)
+
     def __call__(self, *args, out=None):
         # The same arrays as an earlier call, viewing the same memory the same way, and the
         # kernel reading the same outside values: their shifted views are kept (_stencil_views).
