@@ -131,7 +131,7 @@ class StencilFunc:
                 out[hit.interior] = hit.body(args, hit.views)
                 return out
             return self._write_from_views(hit, args, out)
-        fast = self._fast_key(args)
+        fast = self._fast_key(args, reads)
         try:
             hit = None if fast is None else self._fast.get(fast)
         except TypeError:  # an unhashable scalar or outside value: the full path every time
@@ -150,7 +150,7 @@ class StencilFunc:
             return self._call(args, out, None)  # raises the full path's error
         if traces is None:  # the neighbourhood does not fit: only the border (cval)
             return out
-        outside = fast[len(args):]  # the kernel's outside values, read by _fast_key just now
+        outside = reads  # the kernel's outside values (KernelReads.current(), just now)
         if len(leaves) == len(args):  # arrays only: kept views once these arrays repeat
             key = id(args[0]) if len(args) == 1 else tuple(map(id, args))
             entry = self._views.seen_before(key, args) and self._entry(key, args, traces, hit,
@@ -179,7 +179,7 @@ class StencilFunc:
         trace = traces.get(("interior", tuple(ids.index(i) for i in ids)))
         if trace is None or not trace.valid(self.kernel, outside):
             return None
-        return self._views.make(key, args, trace, hit, self.kernel, self._reads.current())
+        return self._views.make(key, args, trace, hit, self.kernel, outside)
 
     def _write_from_views(self, entry, args, out):
         """The interior written from an entry's kept views; the first time, whether the value
@@ -193,7 +193,7 @@ class StencilFunc:
         out[entry.interior] = self._finish(box.pop(), entry.target, entry.dtype)
         return out
 
-    def _fast_key(self, args):
+    def _fast_key(self, args, reads):
         """The key of a call on the fast path: dtype and shape of each numfuse array, type and
         value of each scalar, and what the kernel reads from outside; None for any other
         argument (the full path converts it). It may be unhashable (__call__ tells)."""
@@ -205,7 +205,7 @@ class StencilFunc:
                 key.append((type(a), a))
             else:
                 return None
-        return tuple(key) + self._reads.current()  # (hashed by the look-up)
+        return tuple(key) + reads  # (hashed by the look-up)
 
     def _call(self, args, out, fast):
         values, relative, nbhd, dtype, traces, interior = self._prepare(args)
