@@ -302,3 +302,34 @@ def test_a_used_stencil_pickles_as_its_kernel_and_options(device):
     copy = pickle.loads(pickle.dumps(st))
     assert copy.options == st.options and not copy._views.entries
     harness.compare(nf.asnumpy(st(a)), nf.asnumpy(copy(a)))
+
+
+def _divides(a):
+    return (a[0, 1] - a[0, -1]) / (a[1, 0] * 0.0) if a[0, 0] > 0.5 else a[-1, 0] / 2.0
+
+
+@pytest.mark.parametrize("kernel, dtype", [(five_point, numpy.float64), (two_inputs, numpy.float32),
+                                           (smooth9, numpy.float32), (_divides, numpy.float64)],
+                         ids=["five", "two", "nine", "divides"])
+def test_views_replay_is_the_stepwise_replay(device, kernel, dtype):
+    """Trace.views_replay: the shifted subscripts taken out and given as views is the recording
+    replayed step by step (the same graph and values), errstate runs included."""
+    st = nf.stencil(kernel)
+    rng = numpy.random.default_rng(6)
+    nin = kernel.__code__.co_argcount
+    # 300^2: small CPU arrays are computed at once, and explain would have no graph to show.
+    args = tuple(nf.asarray(rng.random((300, 300)).astype(dtype), device=device)
+                 for _ in range(nin))
+    with numpy.errstate(all="ignore"):
+        st(*args)  # recorded
+        traces = [t for plan in st._plans.values() for t in plan[2].values()]
+        assert traces
+        for trace in traces:
+            shifts, body = trace.views_replay()
+            assert shifts, "no subscript was taken out"
+            views = tuple(args[k][key] for k, key in shifts)
+            got = body(args, views)
+            want, _ = trace.replay_stepwise(list(args))
+            got, want = getattr(got, "array", got), getattr(want, "array", want)
+            assert nf.explain(got) == nf.explain(want) and "group 0" in nf.explain(got)
+            harness.compare(nf.asnumpy(want), nf.asnumpy(got))
