@@ -21,10 +21,12 @@ import operator as _operator
 import numpy as _np
 
 from . import _core
+from ._core import _same_layouts
 from ._creation import asarray, full, zeros
 from ._shape import broadcast_to
 from ._translate_array import Untranslatable, Weak, dtype_of
-from ._translate_array_trace import outside_values, replay_cached, run_cached
+from ._stencil_views import KernelReads, ViewCache
+from ._translate_array_trace import replay_cached, run_cached
 
 __all__ = ["stencil"]
 
@@ -106,11 +108,30 @@ class StencilFunc:
         self.neighborhood = options.get("neighborhood")
         self._plans = {}
         self._fast = {}  # fast-path key -> (interior, its shape, dtype, first input, shape, traces)
+        self._views = ViewCache()  # the arguments' ids -> their kept views (_stencil_views.py)
+        self._reads = KernelReads(kernel, self._forget)  # outside_values(kernel), read on a change
         self.__name__ = getattr(kernel, "__name__", "stencil")
         self.__doc__ = kernel.__doc__
 
+    def __reduce__(self):
+        # Pickled (cloudpickle: Dask ships it to workers) as the kernel and options: the caches
+        # hold weak references, kept views and generated functions, remade by the first calls.
+        return StencilFunc, (self.kernel, self.mode, self.options)
+
     def __call__(self, *args, out=None):
-        fast = self._fast_key(args)
+        # The same arrays as an earlier call, viewing the same memory the same way, and the
+        # kernel reading the same outside values: their shifted views are kept (_stencil_views).
+        reads = self._reads.current()  # first: a replaced __code__ forgets every entry (_forget)
+        hit = self._views.entries.get(id(args[0]) if len(args) == 1 else tuple(map(id, args)))
+        if hit is not None and _same_layouts(args, hit.refs, out, hit.first) and \
+                hit.valid(reads):  # (out: None or an array of the input's shape)
+            if out is None:
+                out = self._allocate(hit.shape, hit.dtype, hit.device)
+            if hit.direct:  # the value straight into the write (see below)
+                out[hit.interior] = hit.body(args, hit.views)
+                return out
+            return self._write_from_views(hit, args, out)
+        fast = self._fast_key(args, reads)
         try:
             hit = None if fast is None else self._fast.get(fast)
         except TypeError:  # an unhashable scalar or outside value: the full path every time
@@ -129,7 +150,13 @@ class StencilFunc:
             return self._call(args, out, None)  # raises the full path's error
         if traces is None:  # the neighbourhood does not fit: only the border (cval)
             return out
-        outside = fast[len(args):]  # the kernel's outside values, read by _fast_key just now
+        outside = reads  # the kernel's outside values (KernelReads.current(), just now)
+        if len(leaves) == len(args):  # arrays only: kept views once these arrays repeat
+            key = id(args[0]) if len(args) == 1 else tuple(map(id, args))
+            entry = self._views.seen_before(key, args) and self._entry(key, args, traces, hit,
+                                                                       outside)
+            if entry:
+                return self._write_from_views(entry, args, out)
         replayed = replay_cached(traces, "interior", leaves, self.kernel, outside)
         if replayed is None:  # no recording for this aliasing yet: the full path makes one
             return self._call(args, out, None)
@@ -142,7 +169,31 @@ class StencilFunc:
         out[interior] = self._finish(box.pop(), target, dtype)
         return out
 
-    def _fast_key(self, args):
+    def _forget(self):
+        self._plans, self._fast, self._views = {}, {}, ViewCache()
+
+    def _entry(self, key, args, traces, hit, outside):
+        """The kept views' entry for these arguments (seen before), or None where there is no
+        valid recording for their aliasing (_stencil_views)."""
+        ids = [id(a) for a in args]
+        trace = traces.get(("interior", tuple(ids.index(i) for i in ids)))
+        if trace is None or not trace.valid(self.kernel, outside):
+            return None
+        return self._views.make(key, args, trace, hit, self.kernel, outside)
+
+    def _write_from_views(self, entry, args, out):
+        """The interior written from an entry's kept views; the first time, whether the value
+        needs _finish (its dtype and shape are the recording's, the same on every call)."""
+        box = [entry.body(args, entry.views)]
+        if entry.direct is None:
+            value = box[0]
+            entry.direct = isinstance(value, _core.ndarray) and value.dtype == entry.dtype and \
+                value.shape == entry.target
+            del value
+        out[entry.interior] = self._finish(box.pop(), entry.target, entry.dtype)
+        return out
+
+    def _fast_key(self, args, reads):
         """The key of a call on the fast path: dtype and shape of each numfuse array, type and
         value of each scalar, and what the kernel reads from outside; None for any other
         argument (the full path converts it). It may be unhashable (__call__ tells)."""
@@ -154,7 +205,7 @@ class StencilFunc:
                 key.append((type(a), a))
             else:
                 return None
-        return tuple(key) + outside_values(self.kernel)  # (hashed by the look-up)
+        return tuple(key) + reads  # (hashed by the look-up)
 
     def _call(self, args, out, fast):
         values, relative, nbhd, dtype, traces, interior = self._prepare(args)
@@ -243,7 +294,7 @@ class StencilFunc:
         key = tuple((type(v).__name__, v.array.dtype if isinstance(v, _Relative) else
                      (v.array.dtype, v.array.shape) if isinstance(v, _Standard) else v)
                     for v in values)
-        key += (ndim,) + outside_values(self.kernel)
+        key += (ndim,) + self._reads.current()
         try:
             plan = self._plans.get(key)
         except TypeError:  # an unhashable scalar argument

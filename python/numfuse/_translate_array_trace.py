@@ -43,6 +43,10 @@ class Trace:
 
     def __init__(self, leaves):
         self.refs = {}
+        # The dtype of each array slot as recorded (the recording's key fixes them): a NumPy
+        # scalar of the same dtype as the array it meets replays as a Python number (_compile).
+        self.dtypes = {("in", k): leaf.dtype for k, leaf in enumerate(leaves)
+                       if isinstance(leaf, _core.ndarray)}
         self.keep = list(leaves)  # every array seen stays alive: ids stay unique while recording
         for k, leaf in enumerate(leaves):
             self.refs.setdefault(id(leaf), ("in", k))
@@ -53,6 +57,7 @@ class Trace:
         self.array_constants = False  # an array not made by a recorded step: never replayed
         self.data_values = False  # a step's result was a number read from an array
         self.compiled = None  # the steps as one Python function (_compile), made at first replay
+        self.with_views = None  # (shifts, function of (L, V)): views_replay(), made when asked
 
     def add(self, fn, args, result, errstate):
         spec = tuple(self.refs.get(id(a), ("c", a)) if isinstance(a, _core.ndarray) else ("c", a)
@@ -61,6 +66,7 @@ class Trace:
         if isinstance(result, _core.ndarray):
             self.keep.append(result)
             self.refs[id(result)] = ("s", len(self.steps))
+            self.dtypes[("s", len(self.steps))] = result.dtype
         elif any(s[0] != "c" for s in spec):
             # A number read from the data (a host array's element): later steps would keep this
             # call's value as a constant, so the recording is never replayed.
@@ -93,8 +99,24 @@ class Trace:
     def replay(self, leaves):
         """(result, mixed_types) of the recorded call on new leaves."""
         if self.compiled is None:
-            self.compiled = _compile(self.steps, self.output)
+            self.compiled = _compile(self.steps, self.output, dtypes=self.dtypes)
         return self.compiled(leaves), self.mixed_types
+
+    def views_replay(self):
+        """(shifts, replay): `shifts` lists each step that subscripts a leaf with a constant tuple
+        of slices (a stencil's shifted reads) as (leaf index, key), and replay(L, V) runs the
+        other steps with V[j] standing for the j-th shift's view. A caller that keeps the views
+        of an unchanged leaf skips their subscripts on every call: a view reads its array's
+        memory as it is when evaluated, so a kept view is what a new subscript would make."""
+        if self.with_views is None:
+            hoisted, shifts = {}, []
+            for i, (fn, spec, _) in enumerate(self.steps):
+                if _is_shift(fn, spec):
+                    hoisted[i] = len(shifts)
+                    shifts.append((spec[0][1], spec[1][1]))
+            self.with_views = (tuple(shifts), _compile(self.steps, self.output, hoisted,
+                                                               self.dtypes))
+        return self.with_views
 
     def replay_stepwise(self, leaves):
         """replay() without the compiled function: each step read from the list (what the
@@ -133,6 +155,8 @@ class Trace:
 _REFLECTED = {_operator.add: _core.ndarray.__radd__, _operator.sub: _core.ndarray.__rsub__,
               _operator.mul: _core.ndarray.__rmul__, _operator.truediv: _core.ndarray.__rtruediv__}
 _PLAIN_KINDS = frozenset("biufc")
+_INFIX = {_operator.add: "+", _operator.sub: "-", _operator.mul: "*", _operator.truediv: "/",
+          _operator.floordiv: "//", _operator.mod: "%", _operator.pow: "**"}
 
 
 def _plain_scalar(value):
@@ -141,13 +165,34 @@ def _plain_scalar(value):
         value.dtype.itemsize <= (16 if value.dtype.kind == "c" else 8)
 
 
-def _compile(steps, output):
+def _is_shift(fn, spec):
+    """Whether a recorded step is `leaf[constant tuple of slices]`: a view of the leaf."""
+    return fn is _operator.getitem and len(spec) == 2 and spec[0][0] == "in" and \
+        spec[1][0] == "c" and isinstance(spec[1][1], tuple) and \
+        all(isinstance(k, slice) for k in spec[1][1])
+
+
+def _same_dtype_scalar(value, array_dtype):
+    """A NumPy float or complex scalar of `array_dtype` as the Python number that makes the same
+    node with that array (NEP 50: a Python number takes the array's dtype; the value converts
+    exactly). `x * numpy.float64(0.25)` went through NumPy's scalar protocol (~1.1 us on the
+    CPU machine); `x * 0.25`, the slices' own literal, takes numfuse's short path (~0.45 us)."""
+    if isinstance(value, (_np.floating, _np.complexfloating)) and value.dtype == array_dtype and \
+            value.dtype.kind in "fc" and value.dtype.itemsize >= 4:
+        return value.item()
+    return value
+
+
+def _compile(steps, output, hoisted=None, dtypes=None):
     """The recorded steps as one generated Python function of the leaves: `s3 = f3(L[0], s2)`
     per step, a run of steps under one errstate in one `with`. Replaying through the list of
     steps cost ~1 us per step of slot look-ups and argument lists (a 9-point stencil: 17 steps,
-    more Python than the slice-written stencil's whole step); the function does only the calls."""
+    more Python than the slice-written stencil's whole step); the function does only the calls.
+    With `hoisted` (step index -> j), those steps are not run: `V[j]` (a second argument) is
+    their value."""
     ns = {"_errstate": _np.errstate, "_Weak": Weak}
-    lines = ["def replay(L):"]
+    lines = ["def replay(L):" if hoisted is None else "def replay(L, V):"]
+    hoisted = hoisted or {}
 
     def const(value):
         name = f"c{len(ns)}"
@@ -156,7 +201,9 @@ def _compile(steps, output):
 
     def slot(spec):
         kind, x = spec
-        return f"L[{x}]" if kind == "in" else f"s{x}" if kind == "s" else const(x)
+        if kind == "s":
+            return f"V[{hoisted[x]}]" if x in hoisted else f"s{x}"
+        return f"L[{x}]" if kind == "in" else const(x)
 
     def template(t):
         if t[0] == "tuple":
@@ -167,20 +214,30 @@ def _compile(steps, output):
 
     state, indent = None, "    "
     for i, (fn, spec, st) in enumerate(steps):
+        if i in hoisted:
+            continue
         if st is not state:  # a new run of steps under one errstate (identity, as recorded)
             state = st
             indent = "    "
             if st is not None:
                 lines.append(f"    with _errstate(**{const(st)}):")
                 indent = "        "
+        if fn in _REFLECTED and len(spec) == 2 and dtypes:
+            c, other = (0, 1) if spec[0][0] == "c" else (1, 0)
+            if spec[c][0] == "c" and spec[other][0] != "c" and spec[other] in dtypes:
+                spec = list(spec)
+                spec[c] = ("c", _same_dtype_scalar(spec[c][1], dtypes[spec[other]]))
         reflected = _REFLECTED.get(fn) if len(spec) == 2 else None
         if reflected and spec[0][0] == "c" and spec[1][0] != "c" and _plain_scalar(spec[0][1]):
             # `numpy.float64(0.25) * x` (a stencil's literal under Numba's typing): NumPy's scalar
             # reaches numfuse through its __array_ufunc__ protocol (~1.4 us); the array's own
             # reflected slot makes the same node from the same operands in ~0.5 us.
             fn, spec = reflected, (spec[1], spec[0])
-        args = ", ".join(slot(a) for a in spec)
-        lines.append(f"{indent}s{i} = {const(fn)}({args})")
+        infix = _INFIX.get(fn) if len(spec) == 2 else None
+        if infix:  # `x + y` is operator.add(x, y), without the call's global look-up
+            lines.append(f"{indent}s{i} = {slot(spec[0])} {infix} {slot(spec[1])}")
+        else:
+            lines.append(f"{indent}s{i} = {const(fn)}({', '.join(slot(a) for a in spec)})")
     lines.append(f"    return {template(output)}")
     exec(compile("\n".join(lines), "<numfuse recorded translation>", "exec"), ns)
     return ns["replay"]

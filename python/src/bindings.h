@@ -35,6 +35,7 @@ void bind_construction(nb::module_& m);  // bind_construction.cpp: ndarray(...),
 void bind_errstate(nb::module_& m);  // numpy.errstate hooks of the core
 void bind_dlpack(nb::module_& m);  // bind_dlpack.cpp: DLPack capsules, foreign CUDA memory
 void bind_memmap(nb::module_& m);  // bind_memmap.cpp: arrays over a mapped file's memory
+void bind_stencil(nb::module_& m);  // bind_stencil.cpp: numfuse.stencil's cached views
 void init_slots(nb::module_& m);  // before any raw slot runs
 void bind_evaluation(nb::module_& m);  // GIL release, Ctrl-C and fork handlers of evaluation
 

@@ -84,4 +84,5 @@ NB_MODULE(_core, m) {
   bind_dlpack(m);
   bind_errstate(m);
   bind_memmap(m);
+  bind_stencil(m);
 }
