@@ -179,7 +179,9 @@ void Run::eig() {
   const int jobvr = vectors ? cuda::kEigModeVector : cuda::kEigModeNoVector;
   const int ta = cuda_type(dt), tw = cuda_type(outs[0].dtype);
   Array w = colmajor(node.inputs[0]);
-  Array vr = vectors ? Array::empty(Shape{batch, n, n}, dt, node.device) : Array();
+  // Shaped as the input (not batch x n x n): the complex case copies its transpose straight into
+  // outs[1], whose shape must match (an unbatched complex matrix failed that copy on the H100).
+  Array vr = vectors ? Array::empty(node.inputs[0].shape, dt, node.device) : Array();
   const Array& vals = outs[0];
   size_t dbytes = 0, hbytes = 0;
   cuda::check_solver(x->bufferSize(h(), x->params, cuda::kEigModeNoVector, jobvr, n, ta, w.data(),
@@ -222,9 +224,13 @@ void Run::unpack_pairs(const Array& vr) const {
     const R* f = v.data() + b * n * n;
     C* o = out.data() + b * n * n;
     for (int64_t j = 0; j < n; ++j) {
-      const bool pair = ev[b * n + j].imag() != R(0) && j + 1 < n;
+      const R wi = ev[b * n + j].imag();
+      const bool pair = wi != R(0) && j + 1 < n;
+      // The vector of the pair's eigenvalue with the positive imaginary part is re + i im
+      // (LAPACK stores that one first; the sign is read, not assumed, all the same).
+      const R sign = wi < R(0) ? R(-1) : R(1);
       for (int64_t i = 0; i < n; ++i) {
-        const R re = f[i + j * n], im = pair ? f[i + (j + 1) * n] : R(0);
+        const R re = f[i + j * n], im = pair ? sign * f[i + (j + 1) * n] : R(0);
         o[i * n + j] = C(re, im);
         if (pair) o[i * n + j + 1] = C(re, -im);
       }
