@@ -45,8 +45,8 @@ void wait_interruptible(CUresult (*query)(void*), CUresult (*block)(void*), void
       continue;
     }
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(now - start);
-    std::this_thread::sleep_for(std::clamp(waited / 16, std::chrono::microseconds(20),
-                                           std::chrono::microseconds(1000)));
+    std::this_thread::sleep_for(
+        std::clamp(waited / 16, std::chrono::microseconds(20), std::chrono::microseconds(1000)));
   }
 }
 
