@@ -3,8 +3,7 @@ results' dtypes (float32 in, float32 out; ints and bools promoted to float64), s
 matrices, reconstruction of the decompositions whose signs and orders LAPACK may choose
 differently (eigenvectors, singular vectors), and NumPy's exceptions and messages.
 
-On CUDA the functions of CUDA_PENDING need cusolverDnXgeev: with an older cuSOLVER the tests
-assert that they raise NotImplementedError naming the operation and the routine.
+eig and eigvals have more cases in test_linalg_eig_device.py.
 """
 import numpy
 import pytest
@@ -15,10 +14,6 @@ LAPACK_DTYPES = ["float32", "float64", "complex64", "complex128"]
 PROMOTED = ["int64", "int32", "bool", "uint8"]
 STACKS = [(3, 3), (1, 1), (4, 5, 5), (2, 3, 4, 4), (16, 16)]
 EMPTY = [(0, 0), (3, 0, 0), (0, 4, 4)]
-
-# numfuse.linalg functions whose CUDA evaluation needs a recent cuSOLVER (see _cuda_pending).
-CUDA_PENDING = {"eig", "eigvals"}
-
 
 def _tol(dtype):
     """LAPACK-grade: a few hundred ulp of the result's precision (both sides compute in
@@ -63,20 +58,6 @@ def _hermitian(shape, dtype, seed=0, pd=True):
 
 def _nf():
     return numfuse_module()
-
-
-def _cuda_pending(device, name, call):
-    """On CUDA, eig and eigvals need cuSOLVER's cusolverDnXgeev (CUDA 12.6 and later): where the
-    library lacks it they raise NotImplementedError naming the op and the routine, and this
-    returns True (nothing to compare). Elsewhere False: the caller compares as usual."""
-    if device != "cuda" or name not in CUDA_PENDING:
-        return False
-    try:
-        call()
-    except NotImplementedError as e:
-        assert name in str(e) and "cusolverDnXgeev" in str(e), str(e)
-        return True
-    return False
 
 
 # ---- inv, solve, det, slogdet ------------------------------------------------------------------
@@ -234,8 +215,6 @@ def test_eigh_values_and_reconstruction(shape, dtype, UPLO, device):
 def test_eig(shape, dtype, device):
     nf = _nf()
     a = _rand(shape, dtype, 9)
-    if _cuda_pending(device, "eig", lambda: nf.linalg.eig(nf.asarray(a, device=device))):
-        return
     w_np = numpy.linalg.eigvals(a)
     w, v = nf.linalg.eig(nf.asarray(a, device=device))
     wv = nf.linalg.eigvals(nf.asarray(a, device=device))
@@ -243,16 +222,13 @@ def test_eig(shape, dtype, device):
     assert w.dtype == w_np.dtype and v.dtype == w_np.dtype and wv.dtype == w_np.dtype
     tol = 1000 * numpy.finfo(w_np.dtype).eps * max(shape[-1], 1) * 4
     numpy.testing.assert_allclose(numpy.sort_complex(w), numpy.sort_complex(w_np), atol=tol)
-    numpy.testing.assert_allclose(wv, w, atol=tol)
+    # eigvals may order the eigenvalues differently from eig (LAPACK's Schur form without
+    # vectors converges differently): the same multiset.
+    numpy.testing.assert_allclose(numpy.sort_complex(wv), numpy.sort_complex(w), atol=tol)
     numpy.testing.assert_allclose(a @ v, v * w[..., None, :], atol=tol)
 
 
 def test_eig_real_results_when_all_real(device):
-    nf = _nf()
-    if _cuda_pending(device, "eigvals",
-                     lambda: nf.linalg.eigvals(nf.asarray(numpy.eye(2), device=device))):
-        return
-
     @oracle(rtol=1e-10, atol=1e-12)
     def body(xp):
         a = xp.asarray(numpy.array([[2.0, 1.0], [1.0, 3.0]]))
@@ -312,10 +288,7 @@ def test_svd_hermitian(dtype, device):
                                    ((4, 4), (4, 1)), ((5, 3), (5, 0)), ((0, 3), (0, 2))],
                          ids=str)
 def test_lstsq(sa, sb, dtype, device):
-    nf = _nf()
     a, b = _rand(sa, dtype, 12), _rand(sb, dtype, 13)
-    if _cuda_pending(device, "lstsq", lambda: nf.linalg.lstsq(nf.asarray(a, device=device), b)):
-        return
 
     @oracle(rtol=_tol(dtype) * 100, atol=_tol(dtype) * 100)
     def body(xp):
@@ -326,8 +299,6 @@ def test_lstsq(sa, sb, dtype, device):
 def test_lstsq_rank_deficient_and_rcond(device):
     a = numpy.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
     b = numpy.array([1.0, 2.0, 2.0])
-    if _cuda_pending(device, "lstsq", lambda: _nf().linalg.lstsq(_nf().asarray(a, device=device), b)):
-        return
 
     @oracle(rtol=1e-10, atol=1e-12)
     def body(xp):

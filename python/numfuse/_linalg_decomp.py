@@ -285,20 +285,33 @@ def _real_if_all_real(t, result_t, *outs):
     return _complex(result_t), list(outs)
 
 
-def _geev_on_host(a):
-    """Whether eig/eigvals of `a` run on the host's LAPACK: a device array's do, for now.
-    cuSOLVER's Xgeev gave wrong result dtypes and failed on 1x1 and empty stacks in the first H100
-    run (2026-11-24); the documented fallback of issue 13 is a copy to the host and back."""
-    return a.device != "cpu"
+# The smallest order whose eig/eigvals run on the GPU (cusolverDnXgeev); smaller matrices go to the
+# host's LAPACK, a copy there and back. Xgeev costs 0.3-0.8 ms a call even for a 1x1 and 3-5 ms at
+# 64 (H100, CUDA 13.0), looped over a stack; LAPACK's geev is faster there and Xgeev only wins
+# from a few hundred up (1000^2 float64: 219 ms against NumPy's 653 ms on 16 cores). See
+# docs/decisions.md (issue 13, helper G). Tests set it to 0 to run Xgeev at every size.
+_GEEV_DEVICE_MIN_N = 384
 
 
-def eig(a):
-    """numpy.linalg.eig (geev): complex results unless the input is real and so are all the
-    eigenvalues of the stack."""
-    a = _arr(a)
-    if _geev_on_host(a):
-        w, v = eig(a.to_device("cpu"))
-        return EigResult(w.to_device(a.device), v.to_device(a.device))
+def _geev_on_host(call, a):
+    """call(a) where a lives, or on the host's LAPACK (a copy there and back) when a is small
+    (_GEEV_DEVICE_MIN_N) or a's device cannot run geev: the CUDA backend raises
+    NotImplementedError naming cusolverDnXgeev when the loaded cuSOLVER lacks it (before CUDA
+    12.6), the documented fallback of issue 13."""
+    if a.device == "cpu":
+        return call(a)
+    if not (a.ndim >= 2 and a.shape[-1] < _GEEV_DEVICE_MIN_N):
+        try:
+            return call(a)
+        except NotImplementedError as e:
+            if "cusolverDnXgeev" not in str(e):
+                raise
+    r = call(a.to_device("cpu"))
+    return type(r)(*(x.to_device(a.device) for x in r)) if isinstance(r, tuple) else \
+        r.to_device(a.device)
+
+
+def _eig_here(a):
     _assert_stacked_square(a)
     _assert_finite(a)
     t, result_t = _common_type(a)
@@ -307,17 +320,24 @@ def eig(a):
     return EigResult(_cast(w, rt), _cast(v, rt))
 
 
-def eigvals(a):
-    """numpy.linalg.eigvals (geev without vectors)."""
-    a = _arr(a)
-    if _geev_on_host(a):
-        return eigvals(a.to_device("cpu")).to_device(a.device)
+def _eigvals_here(a):
     _assert_stacked_square(a)
     _assert_finite(a)
     t, result_t = _common_type(a)
     w = _run("eigvals", [a], t)[0]
     rt, (w,) = _real_if_all_real(t, result_t, w)
     return _cast(w, rt)
+
+
+def eig(a):
+    """numpy.linalg.eig (geev): complex results unless the input is real and so are all the
+    eigenvalues of the stack (NumPy up to 2.4)."""
+    return _geev_on_host(_eig_here, _arr(a))
+
+
+def eigvals(a):
+    """numpy.linalg.eigvals (geev without vectors)."""
+    return _geev_on_host(_eigvals_here, _arr(a))
 
 
 # ---- SVD ---------------------------------------------------------------------------------------

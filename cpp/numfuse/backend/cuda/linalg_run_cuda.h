@@ -184,12 +184,8 @@ struct Run {
   static int cuda_type(DType d);
 
   // cusolverDnXgeev per matrix: a real a gives complex eigenvalues and LAPACK's packed real
-  // eigenvectors (a complex pair j, j+1 is vr[:,j] +- i vr[:,j+1]), unpacked on the host.
+  // eigenvectors (a complex pair j, j+1 is vr[:,j] +- i vr[:,j+1]), unpacked on the device.
   void eig();
-
-  // outs[1] (complex, C order) from the packed real column-major vr and the eigenvalues.
-  template <class R>
-  void unpack_pairs(const Array& vr) const;
 };
 
 }  // namespace nf::cuda::linalg_run

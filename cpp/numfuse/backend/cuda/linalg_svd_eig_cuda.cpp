@@ -1,12 +1,14 @@
 // svd, svdvals, eig and eigvals of a LinalgNode on a CUDA device (the Run of linalg_run_cuda.h).
 // svd: gesvdjBatched (one launch) for stacks of small real matrices, gesvdp (svd_polar_cuda.h)
 // for large real matrices, gesvd for the others and for the matrices gesvdp had to perturb. eig:
-// cusolverDnXgeev (CUDA 12.6 and later).
+// cusolverDnXgeev (CUDA 12.6 and later), a real matrix's packed eigenvector pairs unpacked on the
+// device (geev_unpack_cuda.h).
 #include <algorithm>
 #include <complex>
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cuda/geev_unpack_cuda.h"
 #include "numfuse/backend/cuda/linalg_run_cuda.h"
 #include "numfuse/backend/cuda/svd_polar_cuda.h"
 
@@ -179,7 +181,9 @@ void Run::eig() {
   const int jobvr = vectors ? cuda::kEigModeVector : cuda::kEigModeNoVector;
   const int ta = cuda_type(dt), tw = cuda_type(outs[0].dtype);
   Array w = colmajor(node.inputs[0]);
-  Array vr = vectors ? Array::empty(Shape{batch, n, n}, dt, node.device) : Array();
+  // Shaped as the input (not batch x n x n): the complex case copies its transpose straight into
+  // outs[1], whose shape must match (an unbatched complex matrix failed that copy on the H100).
+  Array vr = vectors ? Array::empty(node.inputs[0].shape, dt, node.device) : Array();
   const Array& vals = outs[0];
   size_t dbytes = 0, hbytes = 0;
   cuda::check_solver(x->bufferSize(h(), x->params, cuda::kEigModeNoVector, jobvr, n, ta, w.data(),
@@ -201,38 +205,7 @@ void Run::eig() {
     cuda::copy_on_device(swap_last(vr), outs[1]);
     return;
   }
-  if (dt == DType::Float32) {
-    unpack_pairs<float>(vr);
-  } else {
-    unpack_pairs<double>(vr);
-  }
-}
-
-template <class R>
-void Run::unpack_pairs(const Array& vr) const {
-  using C = std::complex<R>;
-  cuda::Stream s = cuda::enqueue_stream(device);
-  std::vector<R> v(static_cast<size_t>(batch * n * n));
-  std::vector<C> ev(static_cast<size_t>(batch * n)), out(v.size());
-  cuda::copy_device_to_host(v.data(), reinterpret_cast<cuda::CUdeviceptr>(vr.data()),
-                            v.size() * sizeof(R), s);
-  cuda::copy_device_to_host(ev.data(), reinterpret_cast<cuda::CUdeviceptr>(outs[0].data()),
-                            ev.size() * sizeof(C), s);
-  for (int64_t b = 0; b < batch; ++b) {
-    const R* f = v.data() + b * n * n;
-    C* o = out.data() + b * n * n;
-    for (int64_t j = 0; j < n; ++j) {
-      const bool pair = ev[b * n + j].imag() != R(0) && j + 1 < n;
-      for (int64_t i = 0; i < n; ++i) {
-        const R re = f[i + j * n], im = pair ? f[i + (j + 1) * n] : R(0);
-        o[i * n + j] = C(re, im);
-        if (pair) o[i * n + j + 1] = C(re, -im);
-      }
-      if (pair) ++j;
-    }
-  }
-  cuda::copy_host_to_device(reinterpret_cast<cuda::CUdeviceptr>(outs[1].data()), out.data(),
-                            out.size() * sizeof(C), s);
+  cuda::unpack_geev_vectors(vr, outs[0], outs[1]);
 }
 
 }  // namespace nf::cuda::linalg_run
