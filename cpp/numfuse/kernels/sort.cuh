@@ -53,6 +53,10 @@ struct nf_sort_params {
   void* out_values;         // C-contiguous like `in`, or null
   long long* out_indices;   // C-contiguous like `in`, or null
   long long n, lines, inner, width;  // width: the run length a merge pass starts from
+  unsigned* idx32_dst;        // 32-bit indices in the line (CUB's radix paths, n < 2^32), or null
+  const unsigned* idx32_src;
+  long long* count;           // one device int64: the NaN fix-up's count, unique's count
+  long long canonical;        // make_keys: -0.0 as 0.0 (argsort's stability, unique's equality)
 };
 
 // Where element i of line l lies in a C-contiguous (outer, n, inner) array.
@@ -177,6 +181,62 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store(cons
 }
 #endif
 
+// Sorted indices (idx32_src, else idx_src, line-major) into the outputs: int64 indices, and the
+// values gathered from the input by index.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_store_indexed)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_indexed(const nf_sort_params p) {
+  const nf_t* in = static_cast<const nf_t*>(p.in);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long total = p.n * p.lines;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long l = g / p.n, i = g - l * p.n;
+    const long long at = nf_sort_at(p, l, i);
+    const long long src = p.idx32_src ? (long long)p.idx32_src[g] : p.idx_src[g];
+    if (p.out_indices) p.out_indices[at] = src;
+    if (ov) ov[at] = in[nf_sort_at(p, l, src)];
+  }
+}
+#endif
+
+#ifdef NF_SORT_COMPLEX_KEYS  // complex64: one 64-bit radix key in NumPy's order
+// A float's radix key with -0.0 as 0.0 (not for NaNs): negative numbers with every bit flipped,
+// others with the sign bit set; +inf's key, 0xFF800000, is the largest.
+__device__ __forceinline__ unsigned nf_float_radix_key(float x) {
+  unsigned b;
+  memcpy(&b, &x, sizeof b);
+  if ((b & 0x7fffffffu) == 0) b = 0;
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+
+// NumPy's complex order as (primary << 32 | secondary): finite-part numbers by (re, im); then the
+// classes R+nanj (by re), nan+Rj (by im), nan+nanj, whose primaries lie above +inf's key.
+__device__ __forceinline__ unsigned long long nf_complex_radix_key(const nf::complex64& z) {
+  const bool rn = z.re != z.re, in = z.im != z.im;
+  unsigned hi, lo;
+  if (!rn && !in) hi = nf_float_radix_key(z.re), lo = nf_float_radix_key(z.im);
+  else if (!rn) hi = 0xFF800001u, lo = nf_float_radix_key(z.re);
+  else if (!in) hi = 0xFF800002u, lo = nf_float_radix_key(z.im);
+  else hi = 0xFF800003u, lo = 0;
+  return ((unsigned long long)hi << 32) | lo;
+}
+
+// Line-major 64-bit keys (vals_dst) and each element's 32-bit index in its line (idx32_dst).
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_make_complex_keys)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_complex_keys(const nf_sort_params p) {
+  const nf_t* in = static_cast<const nf_t*>(p.in);
+  unsigned long long* keys = static_cast<unsigned long long*>(p.vals_dst);
+  const long long total = p.n * p.lines;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long l = g / p.n, i = g - l * p.n;
+    keys[g] = nf_complex_radix_key(in[nf_sort_at(p, l, i)]);
+    p.idx32_dst[g] = (unsigned)i;
+  }
+}
+#endif
+#endif  // NF_SORT_COMPLEX_KEYS
+
 struct nf_search_params {
   const void* a;            // the sorted 1-D array, contiguous
   const void* v;            // the values, contiguous
@@ -260,18 +320,19 @@ __device__ __forceinline__ nf_t nf_from_key(nf_key_t k) {
 }
 
 // Line-major keys (vals_dst as nf_key_t) and, for argsort, each element's index in its line
-// (idx_dst, when not null); out_values null marks canonical keys.
+// (idx32_dst, else idx_dst, when not null); `canonical` keys make -0.0 equal 0.0.
 #if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_make_keys)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(const nf_sort_params p) {
   const nf_t* in = static_cast<const nf_t*>(p.in);
   nf_key_t* keys = static_cast<nf_key_t*>(p.vals_dst);
-  const bool canonical = p.idx_dst != nullptr;
+  const bool canonical = p.canonical != 0;
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
     const long long l = g / p.n, i = g - l * p.n;
     keys[g] = nf_to_key(in[nf_sort_at(p, l, i)], canonical);
-    if (p.idx_dst) p.idx_dst[g] = i;
+    if (p.idx32_dst) p.idx32_dst[g] = (unsigned)i;
+    else if (p.idx_dst) p.idx_dst[g] = i;
   }
 }
 #endif
@@ -329,6 +390,69 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_nan_last(c
       }
     }
     out[g] = x;
+  }
+}
+#endif
+
+// After CUB's own float sort of one line into out_values: NaNs with the sign bit set come first
+// there (CUB orders by sign, then bits). One thread counts that leading run of NaNs into *count
+// (a binary search, only when the first element is a NaN; a line of NaNs alone counts n).
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_nan_front)
+extern "C" __global__ void nf_sort_nan_front(const nf_sort_params p) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const nf_t* v = static_cast<const nf_t*>(p.out_values);
+  long long lo = 0, hi = p.n;
+  const float first = static_cast<float>(v[0]);
+  if (first == first) hi = 0;
+  while (lo < hi) {  // the first non-NaN in [lo, hi]; NaNs before it
+    const long long c = (lo + hi) >> 1;
+    const float f = static_cast<float>(v[c]);
+    if (f != f) lo = c + 1;
+    else hi = c;
+  }
+  *p.count = lo;
+}
+#endif
+
+// The line rotated left by *count (the leading NaNs to the end, as NumPy places them) into
+// vals_dst; nothing when there is nothing to move. nf_sort_rotate_back copies it back.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_rotate_out)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_rotate_out(const nf_sort_params p) {
+  const long long k = *p.count;
+  if (k == 0 || k == p.n) return;
+  const nf_t* v = static_cast<const nf_t*>(p.out_values);
+  nf_t* d = static_cast<nf_t*>(p.vals_dst);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < p.n;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long from = g + k;
+    d[g] = v[from < p.n ? from : from - p.n];
+  }
+}
+#endif
+
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_rotate_back)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_rotate_back(const nf_sort_params p) {
+  const long long k = *p.count;
+  if (k == 0 || k == p.n) return;
+  const nf_t* d = static_cast<const nf_t*>(p.vals_dst);
+  nf_t* v = static_cast<nf_t*>(p.out_values);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < p.n;
+       g += (long long)gridDim.x * blockDim.x) {
+    v[g] = d[g];
+  }
+}
+#endif
+
+// np.unique's values: the first *count unique keys (vals_src, from CUB's select) turned back
+// into values in out_values.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_store)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_store(const nf_sort_params p) {
+  const nf_key_t* keys = static_cast<const nf_key_t*>(p.vals_src);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long k = *p.count;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < k;
+       g += (long long)gridDim.x * blockDim.x) {
+    ov[g] = nf_from_key(keys[g]);
   }
 }
 #endif

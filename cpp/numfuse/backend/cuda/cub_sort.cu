@@ -5,13 +5,15 @@
 // device's primary context, the one numfuse's driver calls use; `stream` is numfuse's CUstream.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 
 namespace {
 
-template <class K>
-cudaError_t sort_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, const long long* vin,
-                       long long* vout, long long n, int segments, const long long* offsets, int end_bit,
-                       cudaStream_t s) {
+template <class K, class V = long long>
+cudaError_t sort_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, const V* vin, V* vout,
+                       long long n, int segments, const long long* offsets, int end_bit, cudaStream_t s) {
   const K* ki = static_cast<const K*>(kin);
   K* ko = static_cast<K*>(kout);
   if (segments <= 1) {
@@ -58,6 +60,68 @@ extern "C" int nf_cub_float_sort(int key_bytes, void* temp, size_t* temp_bytes, 
     case 8:
       return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, static_cast<const double*>(kin),
                                             static_cast<double*>(kout), n, 0, 64, s);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
+// nf_cub_radix_sort with the values' width chosen: value_bytes 4 (unsigned int indices, half the
+// traffic of int64 ones when every index fits) or 8 (int64); vin null sorts keys alone.
+extern "C" int nf_cub_radix_sort_v(int key_bytes, int value_bytes, void* temp, size_t* temp_bytes, const void* kin,
+                                   void* kout, const void* vin, void* vout, long long n, int segments,
+                                   const long long* offsets, int end_bit, void* stream) {
+  if (value_bytes == 8 || !vin) {
+    return nf_cub_radix_sort(key_bytes, temp, temp_bytes, kin, kout, static_cast<const long long*>(vin),
+                             static_cast<long long*>(vout), n, segments, offsets, end_bit, stream);
+  }
+  if (value_bytes != 4) return static_cast<int>(cudaErrorInvalidValue);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const unsigned* vi = static_cast<const unsigned*>(vin);
+  unsigned* vo = static_cast<unsigned*>(vout);
+  switch (key_bytes) {
+    case 1: return sort_typed<unsigned char, unsigned>(temp, temp_bytes, kin, kout, vi, vo, n, segments, offsets, end_bit, s);
+    case 2: return sort_typed<unsigned short, unsigned>(temp, temp_bytes, kin, kout, vi, vo, n, segments, offsets, end_bit, s);
+    case 4: return sort_typed<unsigned int, unsigned>(temp, temp_bytes, kin, kout, vi, vo, n, segments, offsets, end_bit, s);
+    case 8: return sort_typed<unsigned long long, unsigned>(temp, temp_bytes, kin, kout, vi, vo, n, segments, offsets, end_bit, s);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
+namespace {
+
+// Equal sorted keys, except that the all-ones key (every NaN's) differs from itself when
+// `nan_distinct` (np.unique's equal_nan=False).
+template <class K>
+struct KeyEqual {
+  bool nan_distinct;
+  __host__ __device__ bool operator()(const K& a, const K& b) const {
+    return a == b && !(nan_distinct && a == static_cast<K>(~K(0)));
+  }
+};
+
+template <class K>
+cudaError_t unique_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long* count,
+                         long long n, bool nan_distinct, cudaStream_t s) {
+  const K* ki = static_cast<const K*>(kin);
+  // The values ride along unread (a counting iterator) and are thrown away.
+  return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, ki, thrust::counting_iterator<int>(0),
+                                        static_cast<K*>(kout), thrust::make_discard_iterator(), count, n,
+                                        KeyEqual<K>{nan_distinct}, s);
+}
+
+}  // namespace
+
+// The first key of every run of equal keys in the n sorted keys of key_bytes bytes at kin, into
+// kout, and their number into *count (device memory). nan_distinct: the all-ones key (a NaN's)
+// is never equal to another. With temp null, only sets *temp_bytes. Returns a cudaError_t.
+extern "C" int nf_cub_unique(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
+                             long long* count, long long n, int nan_distinct, void* stream) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const bool d = nan_distinct != 0;
+  switch (key_bytes) {
+    case 1: return unique_typed<unsigned char>(temp, temp_bytes, kin, kout, count, n, d, s);
+    case 2: return unique_typed<unsigned short>(temp, temp_bytes, kin, kout, count, n, d, s);
+    case 4: return unique_typed<unsigned int>(temp, temp_bytes, kin, kout, count, n, d, s);
+    case 8: return unique_typed<unsigned long long>(temp, temp_bytes, kin, kout, count, n, d, s);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
