@@ -370,30 +370,6 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys
 }
 #endif
 
-// For CUB's own sort of float keys (a sort of values along one line): the input with every NaN
-// made the NaN a sort through keys gives back (all bits set but the sign), which CUB orders after
-// +inf, so NaNs come last as NumPy's do, and the result is the keys path's, bit for bit.
-#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_nan_last)
-extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_nan_last(const nf_sort_params p) {
-  const nf_t* in = static_cast<const nf_t*>(p.in);
-  nf_t* out = static_cast<nf_t*>(p.vals_dst);
-  const long long total = p.n * p.lines;
-  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
-       g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
-    nf_t x = in[nf_sort_at(p, l, i)];
-    if (nf_key_is_float<nf_t>()) {
-      const float f = static_cast<float>(x);
-      if (f != f) {
-        const nf_key_t b = nf_key_t(nf_key_t(~nf_key_t(0)) >> 1);
-        memcpy(&x, &b, sizeof x);
-      }
-    }
-    out[g] = x;
-  }
-}
-#endif
-
 // After CUB's own float sort of one line into out_values: NaNs with the sign bit set come first
 // there (CUB orders by sign, then bits). One thread counts that leading run of NaNs into *count
 // (a binary search, only when the first element is a NaN; a line of NaNs alone counts n).
