@@ -370,23 +370,32 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys
 }
 #endif
 
+// A NaN with the sign bit set: CUB's float order puts these before -inf (flipping every bit of a
+// negative float), and those without it after +inf; in CUB's order they are a prefix.
+__device__ __forceinline__ bool nf_negative_nan(const nf_t& x) {
+  const float f = static_cast<float>(x);
+  return f != f && (nf_bits_of(x) >> (sizeof(nf_key_t) * 8 - 1)) != 0;
+}
+
+// The number of negative NaNs that begin v[0, n) (sorted by CUB's float order): a binary search,
+// only when v[0] is one.
+__device__ __forceinline__ long long nf_negative_nan_prefix(const nf_t* v, long long n) {
+  if (!nf_negative_nan(v[0])) return 0;
+  long long lo = 1, hi = n;
+  while (lo < hi) {
+    const long long c = (lo + hi) >> 1;
+    if (nf_negative_nan(v[c])) lo = c + 1;
+    else hi = c;
+  }
+  return lo;
+}
+
 // After CUB's own float sort of one line into out_values: NaNs with the sign bit set come first
-// there (CUB orders by sign, then bits). One thread counts that leading run of NaNs into *count
-// (a binary search, only when the first element is a NaN; a line of NaNs alone counts n).
+// there. One thread counts them into *count.
 #if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_nan_front)
 extern "C" __global__ void nf_sort_nan_front(const nf_sort_params p) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  const nf_t* v = static_cast<const nf_t*>(p.out_values);
-  long long lo = 0, hi = p.n;
-  const float first = static_cast<float>(v[0]);
-  if (first == first) hi = 0;
-  while (lo < hi) {  // the first non-NaN in [lo, hi]; NaNs before it
-    const long long c = (lo + hi) >> 1;
-    const float f = static_cast<float>(v[c]);
-    if (f != f) lo = c + 1;
-    else hi = c;
-  }
-  *p.count = lo;
+  *p.count = nf_negative_nan_prefix(static_cast<const nf_t*>(p.out_values), p.n);
 }
 #endif
 
@@ -415,6 +424,41 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_rotate_bac
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < p.n;
        g += (long long)gridDim.x * blockDim.x) {
     v[g] = d[g];
+  }
+}
+#endif
+
+// np.unique of floats sorted by CUB's own order, after CUB's select (vals_src, *count of them):
+// the negative NaNs came first there (one of them with `canonical`, equal_nan), and other NaNs may
+// close the line. One thread counts the leading negative NaNs s and writes idx_dst[0] = s,
+// idx_dst[1] = the count k; *count becomes the result's length: k, or k - 1 when equal_nan finds
+// a NaN at both ends (one NaN stands for all). nf_unique_store_rotated writes vals_src rotated by s.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_nan_fix)
+extern "C" __global__ void nf_unique_nan_fix(const nf_sort_params p) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const nf_t* v = static_cast<const nf_t*>(p.vals_src);
+  const long long k = *p.count;
+  const long long s = nf_negative_nan_prefix(v, k);
+  long long length = k;
+  if (p.canonical && s > 0 && s < k) {
+    const float last = static_cast<float>(v[k - 1]);
+    if (last != last) length = k - 1;
+  }
+  p.idx_dst[0] = s;
+  p.idx_dst[1] = k;
+  *p.count = length;
+}
+#endif
+
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_store_rotated)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_store_rotated(const nf_sort_params p) {
+  const nf_t* v = static_cast<const nf_t*>(p.vals_src);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long s = p.idx_src[0], k = p.idx_src[1], length = *p.count;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < length;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long from = g + s;
+    ov[g] = v[from < k ? from : from - k];
   }
 }
 #endif

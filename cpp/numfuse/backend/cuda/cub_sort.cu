@@ -126,5 +126,39 @@ extern "C" int nf_cub_unique(int key_bytes, void* temp, size_t* temp_bytes, cons
   }
 }
 
+namespace {
+
+// Floats equal by ==, -0.0 and 0.0 among them; NaNs equal to each other when equal_nan.
+template <class F>
+struct FloatEqual {
+  bool equal_nan;
+  __host__ __device__ bool operator()(const F& a, const F& b) const {
+    return a == b || (equal_nan && a != a && b != b);
+  }
+};
+
+template <class F>
+cudaError_t float_unique_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long* count,
+                               long long n, bool equal_nan, cudaStream_t s) {
+  return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, static_cast<const F*>(kin),
+                                        thrust::counting_iterator<int>(0), static_cast<F*>(kout),
+                                        thrust::make_discard_iterator(), count, n, FloatEqual<F>{equal_nan}, s);
+}
+
+}  // namespace
+
+// The first of every run of equal values among n float (key_bytes 4) or double (8) values sorted
+// by CUB's float order (nf_cub_float_sort), into kout, their number into *count (device memory).
+// With temp null, only sets *temp_bytes. Returns a cudaError_t.
+extern "C" int nf_cub_float_unique(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
+                                   long long* count, long long n, int equal_nan, void* stream) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (key_bytes) {
+    case 4: return float_unique_typed<float>(temp, temp_bytes, kin, kout, count, n, equal_nan != 0, s);
+    case 8: return float_unique_typed<double>(temp, temp_bytes, kin, kout, count, n, equal_nan != 0, s);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
 // The runtime's name of an error this library returned.
 extern "C" const char* nf_cub_error_string(int err) { return cudaGetErrorString(static_cast<cudaError_t>(err)); }

@@ -92,6 +92,7 @@ const CubLibrary& cub_library() {
     l.sort_v = reinterpret_cast<CubLibrary::RadixSortV>(dlsym(h, "nf_cub_radix_sort_v"));
     l.float_sort = reinterpret_cast<CubLibrary::FloatSort>(dlsym(h, "nf_cub_float_sort"));
     l.unique = reinterpret_cast<CubLibrary::Unique>(dlsym(h, "nf_cub_unique"));
+    l.float_unique = reinterpret_cast<CubLibrary::FloatUnique>(dlsym(h, "nf_cub_float_unique"));
     return l;
   }();
   return lib;
@@ -186,8 +187,53 @@ void radix_sort(SortNode& node, const Array& in, const std::vector<Array>& outs,
   // The buffers are freed stream-ordered (memory.h), after the kernels that read them.
 }
 
+namespace {
+
+// np.unique of float32/float64 values as PyTorch's unique computes it, with no pass to keys: CUB's
+// float sort from the input, CUB's select with NaN-aware equality, then two kernels: one thread
+// finds the NaNs that the sign bit put first, and the store rotates them to the end.
+void float_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count,
+                  bool equal_nan) {
+  const int dev = in.device().index;
+  const int64_t n = in.size();
+  const size_t bytes = static_cast<size_t>(n) * in.itemsize();
+  auto sorted = allocate_device_buffer(bytes, dev);
+  auto uniq = allocate_device_buffer(bytes, dev);
+  auto shift = allocate_device_buffer(2 * sizeof(long long), dev);
+  void* stream = enqueue_stream(dev).handle();
+  const int kb = static_cast<int>(in.itemsize());
+  long long* counter = reinterpret_cast<long long*>(count.data());
+  size_t sort_bytes = 0, select_bytes = 0;
+  check_cub(cub.float_sort(kb, nullptr, &sort_bytes, in.data(), sorted->data(), n, stream),
+            "float sort (temporary storage size)");
+  check_cub(cub.float_unique(kb, nullptr, &select_bytes, sorted->data(), uniq->data(), counter, n, equal_nan,
+                             stream),
+            "unique (temporary storage size)");
+  auto temp = allocate_device_buffer(std::max<size_t>({sort_bytes, select_bytes, 1}), dev);
+  check_cub(cub.float_sort(kb, temp->data(), &sort_bytes, in.data(), sorted->data(), n, stream), "float sort");
+  check_cub(cub.float_unique(kb, temp->data(), &select_bytes, sorted->data(), uniq->data(), counter, n,
+                             equal_nan, stream),
+            "unique");
+  SortParams p{};
+  p.n = n, p.lines = 1, p.inner = 1;
+  p.vals_src = uniq->data();
+  p.out_values = values.data();
+  p.count = counter;
+  p.idx_dst = static_cast<long long*>(shift->data());
+  p.idx_src = p.idx_dst;
+  p.canonical = equal_nan ? 1 : 0;
+  run(in.dtype, "nf_unique_nan_fix", dev, 1, p);
+  run(in.dtype, "nf_unique_store_rotated", dev, std::min(blocks_for(n), kIdleGrid), p);
+}
+
+}  // namespace
+
 void radix_unique(const Array& in, const Array& values, const Array& count, bool equal_nan) {
   const CubLibrary& cub = cub_library();
+  if (cub.float_sort && cub.float_unique && (in.dtype == DType::Float32 || in.dtype == DType::Float64)) {
+    float_unique(cub, in, values, count, equal_nan);
+    return;
+  }
   const int dev = in.device().index;
   const int64_t n = in.size();
   const size_t kb = in.itemsize();
