@@ -128,6 +128,41 @@ extern "C" int nf_cub_unique(int key_bytes, void* temp, size_t* temp_bytes, cons
 
 namespace {
 
+template <class K>
+cudaError_t int_sort_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long n, int segments,
+                           const long long* offsets, cudaStream_t s) {
+  const K* ki = static_cast<const K*>(kin);
+  K* ko = static_cast<K*>(kout);
+  constexpr int bits = static_cast<int>(sizeof(K) * 8);
+  if (segments <= 1) return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, ki, ko, n, 0, bits, s);
+  return cub::DeviceSegmentedRadixSort::SortKeys(temp, *temp_bytes, ki, ko, static_cast<int>(n), segments, offsets,
+                                                 offsets + 1, 0, bits, s);
+}
+
+}  // namespace
+
+// Sorts n integers of key_bytes bytes (signed when is_signed; bool as unsigned bytes) by CUB's own
+// integer order, which is NumPy's, from kin straight into kout; segments > 1 sorts each
+// [offsets[i], offsets[i+1]) alone (n < 2^31 then). With temp null, only sets *temp_bytes.
+// Returns a cudaError_t.
+extern "C" int nf_cub_int_sort(int key_bytes, int is_signed, void* temp, size_t* temp_bytes, const void* kin,
+                               void* kout, long long n, int segments, const long long* offsets, void* stream) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (key_bytes * (is_signed ? -1 : 1)) {
+    case 1: return int_sort_typed<unsigned char>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case 2: return int_sort_typed<unsigned short>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case 4: return int_sort_typed<unsigned int>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case 8: return int_sort_typed<unsigned long long>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case -1: return int_sort_typed<signed char>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case -2: return int_sort_typed<short>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case -4: return int_sort_typed<int>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    case -8: return int_sort_typed<long long>(temp, temp_bytes, kin, kout, n, segments, offsets, s);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
+namespace {
+
 // Floats equal by ==, -0.0 and 0.0 among them; NaNs equal to each other when equal_nan.
 template <class F>
 struct FloatEqual {

@@ -69,6 +69,32 @@ void float_line_sort(const CubLibrary& cub, const Array& in, const Array& out, i
   run(in.dtype, "nf_sort_rotate_back", dev, grid, p);
 }
 
+// A sort of integer (or bool) values whose lines are rows of `in` (inner == 1): CUB's own
+// integer order is NumPy's, so CUB sorts from the input straight into the output (segmented for
+// several lines), with no pass to keys and back.
+void int_sort(const CubLibrary& cub, const Array& in, const Array& out, int64_t n, int64_t lines, int dev) {
+  std::shared_ptr<Buffer> offsets;
+  if (lines > 1) {
+    offsets = allocate_device_buffer(static_cast<size_t>(lines + 1) * sizeof(long long), dev);
+    SortParams o{};
+    o.n = n, o.lines = lines, o.inner = 1;
+    o.idx_dst = static_cast<long long*>(offsets->data());
+    run(in.dtype, "nf_sort_offsets", dev, blocks_for(lines + 1), o);
+  }
+  const long long* seg = offsets ? static_cast<const long long*>(offsets->data()) : nullptr;
+  void* stream = enqueue_stream(dev).handle();
+  const int kb = static_cast<int>(in.itemsize());
+  const int is_signed = is_integer(in.dtype) && !is_unsigned(in.dtype) ? 1 : 0;
+  const int segments = static_cast<int>(lines);
+  size_t temp_bytes = 0;
+  check_cub(cub.int_sort(kb, is_signed, nullptr, &temp_bytes, in.data(), out.data(), in.size(), segments, seg, stream),
+            "integer sort (temporary storage size)");
+  auto temp = allocate_device_buffer(std::max<size_t>(temp_bytes, 1), dev);
+  check_cub(cub.int_sort(kb, is_signed, temp->data(), &temp_bytes, in.data(), out.data(), in.size(), segments, seg,
+                         stream),
+            "integer sort");
+}
+
 }  // namespace
 
 const CubLibrary& cub_library() {
@@ -93,6 +119,7 @@ const CubLibrary& cub_library() {
     l.float_sort = reinterpret_cast<CubLibrary::FloatSort>(dlsym(h, "nf_cub_float_sort"));
     l.unique = reinterpret_cast<CubLibrary::Unique>(dlsym(h, "nf_cub_unique"));
     l.float_unique = reinterpret_cast<CubLibrary::FloatUnique>(dlsym(h, "nf_cub_float_unique"));
+    l.int_sort = reinterpret_cast<CubLibrary::IntSort>(dlsym(h, "nf_cub_int_sort"));
     return l;
   }();
   return lib;
@@ -127,6 +154,11 @@ void radix_sort(SortNode& node, const Array& in, const std::vector<Array>& outs,
   if (cub.float_sort && lines == 1 && node.values && !node.indices && is_float &&
       in.storage != outs[0].storage) {
     float_line_sort(cub, in, outs[0], dev);
+    return;
+  }
+  if (cub.int_sort && lines >= 1 && inner == 1 && node.values && !node.indices &&
+      (is_integer(in.dtype) || in.dtype == DType::Bool) && in.storage != outs[0].storage) {
+    int_sort(cub, in, outs[0], n, lines, dev);
     return;
   }
   const size_t count = static_cast<size_t>(in.size());

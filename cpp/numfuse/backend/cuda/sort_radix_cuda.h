@@ -43,12 +43,15 @@ struct CubLibrary {
                          long long* count, long long n, int nan_distinct, void* stream);
   using FloatUnique = int (*)(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
                               long long* count, long long n, int equal_nan, void* stream);
+  using IntSort = int (*)(int key_bytes, int is_signed, void* temp, size_t* temp_bytes, const void* kin,
+                          void* kout, long long n, int segments, const long long* offsets, void* stream);
   using ErrorString = const char* (*)(int err);
   RadixSort sort = nullptr;
   RadixSortV sort_v = nullptr;     // optional below: an older helper library lacks them
   FloatSort float_sort = nullptr;
   Unique unique = nullptr;
   FloatUnique float_unique = nullptr;
+  IntSort int_sort = nullptr;
   ErrorString error_string = nullptr;
 };
 
