@@ -128,3 +128,18 @@ def test_unique_values_shapes(xp):
     a = xp.asarray(numpy.array([[3.0, NEG_NAN, 1.0], [numpy.nan, 1.0, -0.0]], numpy.float32))
     return (xp.unique(a), xp.unique(a, equal_nan=False), xp.unique(xp.asarray(2.5)), xp.unique(a[:, :0]),
             xp.unique_values(a), xp.unique(a.T))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint32", "int64", "uint64", "bool"])
+@oracle()
+def test_integer_rows_sorted_straight_into_the_output(xp, dtype):
+    rng = numpy.random.default_rng(11)
+    if dtype == "bool":
+        h = rng.random((9, 7000)) < 0.5
+    else:
+        info = numpy.iinfo(dtype)
+        h = rng.integers(info.min, info.max, (9, 7000), dtype=dtype, endpoint=True)
+        h[:, ::5] = info.min
+        h[:, 1::7] = info.max
+    a = xp.asarray(h)
+    return xp.sort(a, axis=-1), xp.sort(a[3]), xp.sort(a, axis=0), xp.sort(a, axis=None)
