@@ -61,8 +61,18 @@ struct nf_sort_params {
 
 // Where element i of line l lies in a C-contiguous (outer, n, inner) array.
 __device__ __forceinline__ long long nf_sort_at(const nf_sort_params& p, long long l, long long i) {
+  if (p.inner == 1) return l * p.n + i;  // rows (and one line): no 64-bit division
   const long long o = l / p.inner;
   return o * p.n * p.inner + (l - o * p.inner) + i * p.inner;
+}
+
+// The line and the place in it of line-major element g (one line: no 64-bit division).
+__device__ __forceinline__ void nf_line_of(const nf_sort_params& p, long long g, long long& l, long long& i) {
+  if (p.lines == 1) {
+    l = 0, i = g;
+  } else {
+    l = g / p.n, i = g - l * p.n;
+  }
 }
 
 // (value, index) order; indices >= n are padding, after every element.
@@ -173,7 +183,8 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store(cons
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     const long long at = nf_sort_at(p, l, i);
     if (ov) ov[at] = sv[g];
     if (p.out_indices) p.out_indices[at] = p.idx_src[g];
@@ -190,7 +201,8 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_inde
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     const long long at = nf_sort_at(p, l, i);
     const long long src = p.idx32_src ? (long long)p.idx32_src[g] : p.idx_src[g];
     if (p.out_indices) p.out_indices[at] = src;
@@ -229,7 +241,8 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_compl
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     keys[g] = nf_complex_radix_key(in[nf_sort_at(p, l, i)]);
     p.idx32_dst[g] = (unsigned)i;
   }
@@ -329,7 +342,8 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     keys[g] = nf_to_key(in[nf_sort_at(p, l, i)], canonical);
     if (p.idx32_dst) p.idx32_dst[g] = (unsigned)i;
     else if (p.idx_dst) p.idx_dst[g] = i;
@@ -357,7 +371,8 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     const long long at = nf_sort_at(p, l, i);
     if (p.idx_src) {
       const long long src = p.idx_src[g];
