@@ -72,7 +72,7 @@ void float_line_sort(const CubLibrary& cub, const Array& in, const Array& out, i
 // A sort of integer (or bool) values whose lines are rows of `in` (inner == 1): CUB's own
 // integer order is NumPy's, so CUB sorts from the input straight into the output (segmented for
 // several lines), with no pass to keys and back.
-void int_sort(const CubLibrary& cub, const Array& in, const Array& out, int64_t n, int64_t lines, int dev) {
+void int_sort(const CubLibrary& cub, const Array& in, void* out, int64_t n, int64_t lines, int dev) {
   std::shared_ptr<Buffer> offsets;
   if (lines > 1) {
     offsets = allocate_device_buffer(static_cast<size_t>(lines + 1) * sizeof(long long), dev);
@@ -87,10 +87,10 @@ void int_sort(const CubLibrary& cub, const Array& in, const Array& out, int64_t 
   const int is_signed = is_integer(in.dtype) && !is_unsigned(in.dtype) ? 1 : 0;
   const int segments = static_cast<int>(lines);
   size_t temp_bytes = 0;
-  check_cub(cub.int_sort(kb, is_signed, nullptr, &temp_bytes, in.data(), out.data(), in.size(), segments, seg, stream),
+  check_cub(cub.int_sort(kb, is_signed, nullptr, &temp_bytes, in.data(), out, in.size(), segments, seg, stream),
             "integer sort (temporary storage size)");
   auto temp = allocate_device_buffer(std::max<size_t>(temp_bytes, 1), dev);
-  check_cub(cub.int_sort(kb, is_signed, temp->data(), &temp_bytes, in.data(), out.data(), in.size(), segments, seg,
+  check_cub(cub.int_sort(kb, is_signed, temp->data(), &temp_bytes, in.data(), out, in.size(), segments, seg,
                          stream),
             "integer sort");
 }
@@ -158,7 +158,7 @@ void radix_sort(SortNode& node, const Array& in, const std::vector<Array>& outs,
   }
   if (cub.int_sort && lines >= 1 && inner == 1 && node.values && !node.indices &&
       (is_integer(in.dtype) || in.dtype == DType::Bool) && in.storage != outs[0].storage) {
-    int_sort(cub, in, outs[0], n, lines, dev);
+    int_sort(cub, in, outs[0].data(), n, lines, dev);
     return;
   }
   const size_t count = static_cast<size_t>(in.size());
@@ -260,12 +260,30 @@ void float_unique(const CubLibrary& cub, const Array& in, const Array& values, c
 
 }  // namespace
 
-void radix_unique(const Array& in, const Array& values, const Array& count, bool equal_nan) {
-  const CubLibrary& cub = cub_library();
-  if (cub.float_sort && cub.float_unique && (in.dtype == DType::Float32 || in.dtype == DType::Float64)) {
-    float_unique(cub, in, values, count, equal_nan);
-    return;
-  }
+namespace {
+
+// np.unique of integers or bools: CUB's integer order is NumPy's, and equal integers are equal
+// bits: CUB sorts the input, then selects the first of each run straight into the output.
+void int_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count) {
+  const int dev = in.device().index;
+  const int64_t n = in.size();
+  auto sorted = allocate_device_buffer(static_cast<size_t>(n) * in.itemsize(), dev);
+  int_sort(cub, in, sorted->data(), n, 1, dev);
+  void* stream = enqueue_stream(dev).handle();
+  const int kb = static_cast<int>(in.itemsize());
+  long long* counter = reinterpret_cast<long long*>(count.data());
+  size_t select_bytes = 0;
+  check_cub(cub.unique(kb, nullptr, &select_bytes, sorted->data(), values.data(), counter, n, 0, stream),
+            "unique (temporary storage size)");
+  auto temp = allocate_device_buffer(std::max<size_t>(select_bytes, 1), dev);
+  check_cub(cub.unique(kb, temp->data(), &select_bytes, sorted->data(), values.data(), counter, n, 0, stream),
+            "unique");
+}
+
+// np.unique through NumPy-ordered keys (float16, or a helper library without the typed entries):
+// keys with -0.0 as 0.0 and every NaN one key, CUB's radix sort, the select on keys (the NaN key
+// distinct from itself for equal_nan=False), keys back to values.
+void keys_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count, bool equal_nan) {
   const int dev = in.device().index;
   const int64_t n = in.size();
   const size_t kb = in.itemsize();
@@ -275,24 +293,22 @@ void radix_unique(const Array& in, const Array& values, const Array& count, bool
   p.in = in.data();
   p.n = n, p.lines = 1, p.inner = 1;
   p.vals_dst = keys->data();
-  p.canonical = 1;  // -0.0 and 0.0 are one value
+  p.canonical = 1;
   run(in.dtype, "nf_sort_make_keys", dev, blocks_for(n), p);
   void* stream = enqueue_stream(dev).handle();
   const int k = static_cast<int>(kb);
-  const int end_bit = k * 8;
   const auto sort = [&](void* temp, size_t* temp_bytes) {
-    return cub.sort(k, temp, temp_bytes, keys->data(), sorted->data(), nullptr, nullptr, n, 1, nullptr, end_bit,
+    return cub.sort(k, temp, temp_bytes, keys->data(), sorted->data(), nullptr, nullptr, n, 1, nullptr, k * 8,
                     stream);
   };
-  size_t sort_bytes = 0;
-  check_cub(sort(nullptr, &sort_bytes), "radix sort (temporary storage size)");
   long long* counter = reinterpret_cast<long long*>(count.data());
   const int nan_distinct = !equal_nan && is_float_dtype(in.dtype) ? 1 : 0;
   // The unique keys go back into `keys`, free once the sort has read them.
   const auto select = [&](void* temp, size_t* temp_bytes) {
     return cub.unique(k, temp, temp_bytes, sorted->data(), keys->data(), counter, n, nan_distinct, stream);
   };
-  size_t select_bytes = 0;
+  size_t sort_bytes = 0, select_bytes = 0;
+  check_cub(sort(nullptr, &sort_bytes), "radix sort (temporary storage size)");
   check_cub(select(nullptr, &select_bytes), "unique (temporary storage size)");
   auto temp = allocate_device_buffer(std::max<size_t>({sort_bytes, select_bytes, 1}), dev);
   check_cub(sort(temp->data(), &sort_bytes), "radix sort");
@@ -301,6 +317,19 @@ void radix_unique(const Array& in, const Array& values, const Array& count, bool
   p.out_values = values.data();
   p.count = counter;
   run(in.dtype, "nf_unique_store", dev, std::min(blocks_for(n), kIdleGrid), p);
+}
+
+}  // namespace
+
+void radix_unique(const Array& in, const Array& values, const Array& count, bool equal_nan) {
+  const CubLibrary& cub = cub_library();
+  if (cub.float_sort && cub.float_unique && (in.dtype == DType::Float32 || in.dtype == DType::Float64)) {
+    float_unique(cub, in, values, count, equal_nan);
+  } else if (cub.int_sort && (is_integer(in.dtype) || in.dtype == DType::Bool)) {
+    int_unique(cub, in, values, count);
+  } else {
+    keys_unique(cub, in, values, count, equal_nan);
+  }
 }
 
 }  // namespace nf::cuda

@@ -1,6 +1,5 @@
-// UniqueNode on a CUDA device: NumPy-ordered keys, CUB's radix sort of them and CUB's select of
-// the first of every run (sort_radix_cuda.cpp), the count left on the device for the caller's one
-// read. Without libnumfuse_cub.so it raises NotImplementedError, and python/numfuse/_sets.py
+// UniqueNode on a CUDA device: CUB's radix sort and CUB's select of the first of every run
+// (sort_radix_cuda.cpp), the count left on the device for the caller's one read. Without libnumfuse_cub.so it raises NotImplementedError, and python/numfuse/_sets.py
 // composes unique from sort and a mask instead.
 #include <vector>
 
