@@ -120,14 +120,27 @@ def test_unique_values_one_node(xp, dtype, n, equal_nan):
         h[1 :: max(n // 3, 1)] = info.min
     a = xp.asarray(h)
     return (xp.unique(a, equal_nan=equal_nan), xp.unique(a.reshape(-1)[::-3], equal_nan=equal_nan),
-            xp.unique(a + a, equal_nan=equal_nan))
+            xp.unique(a + a, equal_nan=equal_nan), xp.unique(a, return_counts=True, equal_nan=equal_nan),
+            tuple(xp.unique_counts(a)))
 
 
 @oracle()
 def test_unique_values_shapes(xp):
     a = xp.asarray(numpy.array([[3.0, NEG_NAN, 1.0], [numpy.nan, 1.0, -0.0]], numpy.float32))
     return (xp.unique(a), xp.unique(a, equal_nan=False), xp.unique(xp.asarray(2.5)), xp.unique(a[:, :0]),
-            xp.unique_values(a), xp.unique(a.T))
+            xp.unique_values(a), xp.unique(a.T), xp.unique(a, return_counts=True),
+            xp.unique(a, return_counts=True, equal_nan=False), xp.unique(a[:, :0], return_counts=True))
+
+
+@pytest.mark.parametrize("nans", [(0.0, 0.0), (0.05, 0.0), (0.0, 0.05), (0.05, 0.05), (0.0, 1.0), (1.0, 0.0),
+                                  (0.5, 0.5)], ids=str)
+@pytest.mark.parametrize("equal_nan", [True, False])
+@oracle()
+def test_unique_counts_with_nans_of_either_sign(xp, nans, equal_nan):
+    h = floats("float32", 20_001, 4, *nans)
+    h[::3] = numpy.round(h[::3])  # repeats
+    a = xp.asarray(h)
+    return xp.unique(a, return_counts=True, equal_nan=equal_nan), xp.unique(a.astype("float64"), equal_nan=equal_nan)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint32", "int64", "uint64", "bool"])

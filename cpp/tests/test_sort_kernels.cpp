@@ -87,16 +87,16 @@ TEST(RadixSort, StableArgsortWithNaNsAndDuplicates) {
   }
 }
 
-static_assert(sizeof(cuda::SortParams) == 120, "SortParams mirrors nf_sort_params");
+static_assert(sizeof(cuda::SortParams) == 128, "SortParams mirrors nf_sort_params");
 
 TEST(SortKernels, EveryDTypeCompiles) {
   for (DType d : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::UInt16, DType::Int32,
                   DType::UInt32, DType::Int64, DType::UInt64, DType::Float16, DType::Float32,
                   DType::Float64, DType::Complex64, DType::Complex128}) {
-    // sort_body(d) is the source the backend compiles; the host's SortParams is 10 pointers and
+    // sort_body(d) is the source the backend compiles; the host's SortParams is 11 pointers and
     // 5 long longs (checked below), SearchParams 4 + 3.
     const std::string src = std::string(cuda::kKernelPrelude) + cuda::sort_body(d) +
-                            "static_assert(sizeof(nf_sort_params) == 120, \"layout\");\n"
+                            "static_assert(sizeof(nf_sort_params) == 128, \"layout\");\n"
                             "static_assert(sizeof(nf_search_params) == 56, \"layout\");\n";
     expect_nvrtc_compiles(src, dtype_name(d));
   }

@@ -50,11 +50,11 @@ def _new_flags(aux, equal_nan):
 
 def _unique_1d(ar, return_index, return_inverse, return_counts, equal_nan, inverse_shape):
     n = ar.size
-    if not (return_index or return_inverse or return_counts) and ar.dtype.kind != "c":
-        # One node: sort, keep the first of each run, count (ops/unique.h); a CUDA build without
-        # CUB's select raises NotImplementedError and takes the composition below.
+    if not (return_index or return_inverse) and ar.dtype.kind != "c":
+        # One node: sort, keep the first of each run (and its length), count (ops/unique.h); a
+        # CUDA build without CUB's select raises NotImplementedError and takes the composition.
         try:
-            return [_core.unique_values(ar, equal_nan)]
+            return _core.unique_values(ar, equal_nan, return_counts)
         except NotImplementedError:
             pass
     if return_index or return_inverse:

@@ -57,6 +57,7 @@ struct nf_sort_params {
   const unsigned* idx32_src;
   long long* count;           // one device int64: the NaN fix-up's count, unique's count
   long long canonical;        // make_keys: -0.0 as 0.0 (argsort's stability, unique's equality)
+  const long long* starts;    // unique: where each run of equal values starts in the sorted line
 };
 
 // Where element i of line l lies in a C-contiguous (outer, n, inner) array.
@@ -443,6 +444,22 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_rotate_bac
 }
 #endif
 
+// The length of run j of k runs of the n sorted values (`starts`: where each begins).
+__device__ __forceinline__ long long nf_run_length(const nf_sort_params& p, long long j, long long k) {
+  return (j + 1 < k ? p.starts[j + 1] : p.n) - p.starts[j];
+}
+
+// np.unique's counts (out_indices) from where each of the *count runs starts.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_counts)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_counts(const nf_sort_params p) {
+  const long long k = *p.count;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < k;
+       g += (long long)gridDim.x * blockDim.x) {
+    p.out_indices[g] = nf_run_length(p, g, k);
+  }
+}
+#endif
+
 // np.unique of floats sorted by CUB's own order, after CUB's select (vals_src, *count of them):
 // the negative NaNs came first there (one of them with `canonical`, equal_nan), and other NaNs may
 // close the line. One thread counts the leading negative NaNs s and writes idx_dst[0] = s,
@@ -465,6 +482,8 @@ extern "C" __global__ void nf_unique_nan_fix(const nf_sort_params p) {
 }
 #endif
 
+// With out_indices (np.unique's counts): the length of each run, rotated as the values are; the
+// NaN that stands for NaNs at both ends counts both runs.
 #if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_store_rotated)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_store_rotated(const nf_sort_params p) {
   const nf_t* v = static_cast<const nf_t*>(p.vals_src);
@@ -473,7 +492,13 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_store_ro
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < length;
        g += (long long)gridDim.x * blockDim.x) {
     const long long from = g + s;
-    ov[g] = v[from < k ? from : from - k];
+    const long long j = from < k ? from : from - k;
+    ov[g] = v[j];
+    if (p.out_indices) {
+      long long c = nf_run_length(p, j, k);
+      if (length < k && g == length - 1) c += nf_run_length(p, 0, k);
+      p.out_indices[g] = c;
+    }
   }
 }
 #endif

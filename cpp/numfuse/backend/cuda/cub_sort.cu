@@ -98,30 +98,42 @@ struct KeyEqual {
   }
 };
 
-template <class K>
-cudaError_t unique_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long* count,
-                         long long n, bool nan_distinct, cudaStream_t s) {
-  const K* ki = static_cast<const K*>(kin);
+// The first element of every run of equal (by `eq`) sorted keys into kout, and, when `starts` is
+// not null, the index in kin where each run starts (np.unique's counts come from them).
+template <class K, class Eq>
+cudaError_t select_runs(void* temp, size_t* temp_bytes, const K* kin, K* kout, long long* starts, long long* count,
+                        long long n, Eq eq, cudaStream_t s) {
+  if (starts) {
+    return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, kin, thrust::counting_iterator<long long>(0), kout,
+                                          starts, count, n, eq, s);
+  }
   // The values ride along unread (a counting iterator) and are thrown away.
-  return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, ki, thrust::counting_iterator<int>(0),
-                                        static_cast<K*>(kout), thrust::make_discard_iterator(), count, n,
-                                        KeyEqual<K>{nan_distinct}, s);
+  return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, kin, thrust::counting_iterator<int>(0), kout,
+                                        thrust::make_discard_iterator(), count, n, eq, s);
+}
+
+template <class K>
+cudaError_t unique_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long* starts,
+                         long long* count, long long n, bool nan_distinct, cudaStream_t s) {
+  return select_runs(temp, temp_bytes, static_cast<const K*>(kin), static_cast<K*>(kout), starts, count, n,
+                     KeyEqual<K>{nan_distinct}, s);
 }
 
 }  // namespace
 
 // The first key of every run of equal keys in the n sorted keys of key_bytes bytes at kin, into
-// kout, and their number into *count (device memory). nan_distinct: the all-ones key (a NaN's)
-// is never equal to another. With temp null, only sets *temp_bytes. Returns a cudaError_t.
+// kout, their number into *count (device memory), and where each run starts into `starts` when it
+// is not null. nan_distinct: the all-ones key (a NaN's) is never equal to another. With temp null,
+// only sets *temp_bytes. Returns a cudaError_t.
 extern "C" int nf_cub_unique(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
-                             long long* count, long long n, int nan_distinct, void* stream) {
+                             long long* starts, long long* count, long long n, int nan_distinct, void* stream) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   const bool d = nan_distinct != 0;
   switch (key_bytes) {
-    case 1: return unique_typed<unsigned char>(temp, temp_bytes, kin, kout, count, n, d, s);
-    case 2: return unique_typed<unsigned short>(temp, temp_bytes, kin, kout, count, n, d, s);
-    case 4: return unique_typed<unsigned int>(temp, temp_bytes, kin, kout, count, n, d, s);
-    case 8: return unique_typed<unsigned long long>(temp, temp_bytes, kin, kout, count, n, d, s);
+    case 1: return unique_typed<unsigned char>(temp, temp_bytes, kin, kout, starts, count, n, d, s);
+    case 2: return unique_typed<unsigned short>(temp, temp_bytes, kin, kout, starts, count, n, d, s);
+    case 4: return unique_typed<unsigned int>(temp, temp_bytes, kin, kout, starts, count, n, d, s);
+    case 8: return unique_typed<unsigned long long>(temp, temp_bytes, kin, kout, starts, count, n, d, s);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
@@ -173,24 +185,24 @@ struct FloatEqual {
 };
 
 template <class F>
-cudaError_t float_unique_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long* count,
-                               long long n, bool equal_nan, cudaStream_t s) {
-  return cub::DeviceSelect::UniqueByKey(temp, *temp_bytes, static_cast<const F*>(kin),
-                                        thrust::counting_iterator<int>(0), static_cast<F*>(kout),
-                                        thrust::make_discard_iterator(), count, n, FloatEqual<F>{equal_nan}, s);
+cudaError_t float_unique_typed(void* temp, size_t* temp_bytes, const void* kin, void* kout, long long* starts,
+                               long long* count, long long n, bool equal_nan, cudaStream_t s) {
+  return select_runs(temp, temp_bytes, static_cast<const F*>(kin), static_cast<F*>(kout), starts, count, n,
+                     FloatEqual<F>{equal_nan}, s);
 }
 
 }  // namespace
 
 // The first of every run of equal values among n float (key_bytes 4) or double (8) values sorted
-// by CUB's float order (nf_cub_float_sort), into kout, their number into *count (device memory).
-// With temp null, only sets *temp_bytes. Returns a cudaError_t.
+// by CUB's float order (nf_cub_float_sort), into kout, their number into *count (device memory),
+// and where each run starts into `starts` when it is not null. With temp null, only sets
+// *temp_bytes. Returns a cudaError_t.
 extern "C" int nf_cub_float_unique(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
-                                   long long* count, long long n, int equal_nan, void* stream) {
+                                   long long* starts, long long* count, long long n, int equal_nan, void* stream) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (key_bytes) {
-    case 4: return float_unique_typed<float>(temp, temp_bytes, kin, kout, count, n, equal_nan != 0, s);
-    case 8: return float_unique_typed<double>(temp, temp_bytes, kin, kout, count, n, equal_nan != 0, s);
+    case 4: return float_unique_typed<float>(temp, temp_bytes, kin, kout, starts, count, n, equal_nan != 0, s);
+    case 8: return float_unique_typed<double>(temp, temp_bytes, kin, kout, starts, count, n, equal_nan != 0, s);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }

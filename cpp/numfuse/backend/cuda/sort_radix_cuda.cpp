@@ -221,29 +221,47 @@ void radix_sort(SortNode& node, const Array& in, const std::vector<Array>& outs,
 
 namespace {
 
+// Where each run of equal sorted values starts (CUB's select writes them), when counts are asked.
+std::shared_ptr<Buffer> run_starts(const Array* counts, int64_t n, int dev) {
+  return counts ? allocate_device_buffer(static_cast<size_t>(n) * sizeof(long long), dev) : nullptr;
+}
+
+// np.unique's counts from the run starts, for the *count runs of n sorted values.
+void store_counts(DType d, const Array& counts, const std::shared_ptr<Buffer>& starts, long long* counter, int64_t n,
+                  int dev) {
+  SortParams p{};
+  p.n = n, p.lines = 1, p.inner = 1;
+  p.count = counter;
+  p.starts = static_cast<const long long*>(starts->data());
+  p.out_indices = reinterpret_cast<long long*>(counts.data());
+  run(d, "nf_unique_counts", dev, std::min(blocks_for(n), kIdleGrid), p);
+}
+
 // np.unique of float32/float64 values as PyTorch's unique computes it, with no pass to keys: CUB's
 // float sort from the input, CUB's select with NaN-aware equality, then two kernels: one thread
 // finds the NaNs that the sign bit put first, and the store rotates them to the end.
 void float_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count,
-                  bool equal_nan) {
+                  const Array* counts, bool equal_nan) {
   const int dev = in.device().index;
   const int64_t n = in.size();
   const size_t bytes = static_cast<size_t>(n) * in.itemsize();
   auto sorted = allocate_device_buffer(bytes, dev);
   auto uniq = allocate_device_buffer(bytes, dev);
   auto shift = allocate_device_buffer(2 * sizeof(long long), dev);
+  auto starts = run_starts(counts, n, dev);
+  long long* start = starts ? static_cast<long long*>(starts->data()) : nullptr;
   void* stream = enqueue_stream(dev).handle();
   const int kb = static_cast<int>(in.itemsize());
   long long* counter = reinterpret_cast<long long*>(count.data());
   size_t sort_bytes = 0, select_bytes = 0;
   check_cub(cub.float_sort(kb, nullptr, &sort_bytes, in.data(), sorted->data(), n, stream),
             "float sort (temporary storage size)");
-  check_cub(cub.float_unique(kb, nullptr, &select_bytes, sorted->data(), uniq->data(), counter, n, equal_nan,
-                             stream),
+  check_cub(cub.float_unique(kb, nullptr, &select_bytes, sorted->data(), uniq->data(), start, counter, n,
+                             equal_nan, stream),
             "unique (temporary storage size)");
   auto temp = allocate_device_buffer(std::max<size_t>({sort_bytes, select_bytes, 1}), dev);
   check_cub(cub.float_sort(kb, temp->data(), &sort_bytes, in.data(), sorted->data(), n, stream), "float sort");
-  check_cub(cub.float_unique(kb, temp->data(), &select_bytes, sorted->data(), uniq->data(), counter, n,
+  check_cub(cub.float_unique(kb, temp->data(), &select_bytes, sorted->data(), uniq->data(), start, counter, n,
                              equal_nan, stream),
             "unique");
   SortParams p{};
@@ -254,6 +272,8 @@ void float_unique(const CubLibrary& cub, const Array& in, const Array& values, c
   p.idx_dst = static_cast<long long*>(shift->data());
   p.idx_src = p.idx_dst;
   p.canonical = equal_nan ? 1 : 0;
+  p.starts = start;
+  p.out_indices = counts ? reinterpret_cast<long long*>(counts->data()) : nullptr;
   run(in.dtype, "nf_unique_nan_fix", dev, 1, p);
   run(in.dtype, "nf_unique_store_rotated", dev, std::min(blocks_for(n), kIdleGrid), p);
 }
@@ -264,29 +284,36 @@ namespace {
 
 // np.unique of integers or bools: CUB's integer order is NumPy's, and equal integers are equal
 // bits: CUB sorts the input, then selects the first of each run straight into the output.
-void int_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count) {
+void int_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count,
+                const Array* counts) {
   const int dev = in.device().index;
   const int64_t n = in.size();
   auto sorted = allocate_device_buffer(static_cast<size_t>(n) * in.itemsize(), dev);
+  auto starts = run_starts(counts, n, dev);
+  long long* start = starts ? static_cast<long long*>(starts->data()) : nullptr;
   int_sort(cub, in, sorted->data(), n, 1, dev);
   void* stream = enqueue_stream(dev).handle();
   const int kb = static_cast<int>(in.itemsize());
   long long* counter = reinterpret_cast<long long*>(count.data());
   size_t select_bytes = 0;
-  check_cub(cub.unique(kb, nullptr, &select_bytes, sorted->data(), values.data(), counter, n, 0, stream),
+  check_cub(cub.unique(kb, nullptr, &select_bytes, sorted->data(), values.data(), start, counter, n, 0, stream),
             "unique (temporary storage size)");
   auto temp = allocate_device_buffer(std::max<size_t>(select_bytes, 1), dev);
-  check_cub(cub.unique(kb, temp->data(), &select_bytes, sorted->data(), values.data(), counter, n, 0, stream),
+  check_cub(cub.unique(kb, temp->data(), &select_bytes, sorted->data(), values.data(), start, counter, n, 0, stream),
             "unique");
+  if (counts) store_counts(in.dtype, *counts, starts, counter, n, dev);
 }
 
 // np.unique through NumPy-ordered keys (float16, or a helper library without the typed entries):
 // keys with -0.0 as 0.0 and every NaN one key, CUB's radix sort, the select on keys (the NaN key
 // distinct from itself for equal_nan=False), keys back to values.
-void keys_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count, bool equal_nan) {
+void keys_unique(const CubLibrary& cub, const Array& in, const Array& values, const Array& count,
+                 const Array* counts, bool equal_nan) {
   const int dev = in.device().index;
   const int64_t n = in.size();
   const size_t kb = in.itemsize();
+  auto starts = run_starts(counts, n, dev);
+  long long* start = starts ? static_cast<long long*>(starts->data()) : nullptr;
   auto keys = allocate_device_buffer(static_cast<size_t>(n) * kb, dev);
   auto sorted = allocate_device_buffer(static_cast<size_t>(n) * kb, dev);
   SortParams p{};
@@ -305,7 +332,7 @@ void keys_unique(const CubLibrary& cub, const Array& in, const Array& values, co
   const int nan_distinct = !equal_nan && is_float_dtype(in.dtype) ? 1 : 0;
   // The unique keys go back into `keys`, free once the sort has read them.
   const auto select = [&](void* temp, size_t* temp_bytes) {
-    return cub.unique(k, temp, temp_bytes, sorted->data(), keys->data(), counter, n, nan_distinct, stream);
+    return cub.unique(k, temp, temp_bytes, sorted->data(), keys->data(), start, counter, n, nan_distinct, stream);
   };
   size_t sort_bytes = 0, select_bytes = 0;
   check_cub(sort(nullptr, &sort_bytes), "radix sort (temporary storage size)");
@@ -317,18 +344,19 @@ void keys_unique(const CubLibrary& cub, const Array& in, const Array& values, co
   p.out_values = values.data();
   p.count = counter;
   run(in.dtype, "nf_unique_store", dev, std::min(blocks_for(n), kIdleGrid), p);
+  if (counts) store_counts(in.dtype, *counts, starts, counter, n, dev);
 }
 
 }  // namespace
 
-void radix_unique(const Array& in, const Array& values, const Array& count, bool equal_nan) {
+void radix_unique(const Array& in, const Array& values, const Array& count, const Array* counts, bool equal_nan) {
   const CubLibrary& cub = cub_library();
   if (cub.float_sort && cub.float_unique && (in.dtype == DType::Float32 || in.dtype == DType::Float64)) {
-    float_unique(cub, in, values, count, equal_nan);
+    float_unique(cub, in, values, count, counts, equal_nan);
   } else if (cub.int_sort && (is_integer(in.dtype) || in.dtype == DType::Bool)) {
-    int_unique(cub, in, values, count);
+    int_unique(cub, in, values, count, counts);
   } else {
-    keys_unique(cub, in, values, count, equal_nan);
+    keys_unique(cub, in, values, count, counts, equal_nan);
   }
 }
 

@@ -27,6 +27,7 @@ struct SortParams {
   const unsigned* idx32_src;
   long long* count;
   long long canonical;
+  const long long* starts;
 };
 
 // libnumfuse_cub.so's entry points (cub_sort.cu); each returns a cudaError_t.
@@ -40,9 +41,9 @@ struct CubLibrary {
   using FloatSort = int (*)(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
                             long long n, void* stream);
   using Unique = int (*)(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
-                         long long* count, long long n, int nan_distinct, void* stream);
+                         long long* starts, long long* count, long long n, int nan_distinct, void* stream);
   using FloatUnique = int (*)(int key_bytes, void* temp, size_t* temp_bytes, const void* kin, void* kout,
-                              long long* count, long long n, int equal_nan, void* stream);
+                              long long* starts, long long* count, long long n, int equal_nan, void* stream);
   using IntSort = int (*)(int key_bytes, int is_signed, void* temp, size_t* temp_bytes, const void* kin,
                           void* kout, long long n, int segments, const long long* offsets, void* stream);
   using ErrorString = const char* (*)(int err);
@@ -71,9 +72,10 @@ bool radix_sort_handles(const Array& in, int64_t lines);
 void radix_sort(SortNode& node, const Array& in, const std::vector<Array>& outs, int64_t n, int64_t lines,
                 int64_t inner);
 
-// np.unique's values of the C-contiguous 1-D `in` (not complex), through sorted keys: the
-// unique values into the first *count elements of `values` (in's size), *count into the 0-d
-// int64 `count`. equal_nan: every NaN is one value.
-void radix_unique(const Array& in, const Array& values, const Array& count, bool equal_nan);
+// np.unique's values of the C-contiguous 1-D `in` (not complex): the unique values into the first
+// *count elements of `values` (in's size), *count into the 0-d int64 `count`, and, when `counts`
+// is not null, how many times each occurs into its first *count int64 elements. equal_nan: every
+// NaN is one value.
+void radix_unique(const Array& in, const Array& values, const Array& count, const Array* counts, bool equal_nan);
 
 }  // namespace nf::cuda

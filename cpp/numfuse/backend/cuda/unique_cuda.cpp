@@ -20,7 +20,7 @@ void eval_unique(UniqueNode& node, const std::vector<Array>& outs) {
     copy_on_device(in, d);
     in = d;
   }
-  radix_unique(in, outs[0], outs[1], node.equal_nan);
+  radix_unique(in, outs[0], outs[1], node.counts ? &outs[2] : nullptr, node.equal_nan);
 }
 
 }  // namespace nf::cuda
