@@ -67,7 +67,7 @@ std::vector<Template> templates() {
         "nf_unique_store_rotated", "nf_unique_counts"}},
       {"#define NF_SORT_NO_KEYS\n#define NF_SORT_COMPLEX_KEYS\ntypedef nf::complex64 nf_t;\n" +
            std::string(nf::cuda::kernel_templates::sort),
-       {"nf_sort_tiles", "nf_sort_store_indexed", "nf_sort_make_complex_keys"}},
+       {"nf_sort_tiles", "nf_sort_offsets", "nf_sort_store_indexed", "nf_sort_make_complex_keys"}},
       {scan, {"nf_scan_lines", "nf_scan_totals", "nf_scan_tiles", "nf_scan_carries"}},
   };
 }

@@ -212,6 +212,16 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_inde
 }
 #endif
 
+// The segment offsets of line-major lines (every dtype: the complex64 radix path too): idx_dst[l] = l * n for l in [0, lines].
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_offsets)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_offsets(const nf_sort_params p) {
+  for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l <= p.lines;
+       l += (long long)gridDim.x * blockDim.x) {
+    p.idx_dst[l] = l * p.n;
+  }
+}
+#endif
+
 #ifdef NF_SORT_COMPLEX_KEYS  // complex64: one 64-bit radix key in NumPy's order
 // A float's radix key with -0.0 as 0.0 (not for NaNs): negative numbers with every bit flipped,
 // others with the sign bit set; +inf's key, 0xFF800000, is the largest.
@@ -348,16 +358,6 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(
     keys[g] = nf_to_key(in[nf_sort_at(p, l, i)], canonical);
     if (p.idx32_dst) p.idx32_dst[g] = (unsigned)i;
     else if (p.idx_dst) p.idx_dst[g] = i;
-  }
-}
-#endif
-
-// The segment offsets of line-major lines: idx_dst[l] = l * n for l in [0, lines].
-#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_offsets)
-extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_offsets(const nf_sort_params p) {
-  for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l <= p.lines;
-       l += (long long)gridDim.x * blockDim.x) {
-    p.idx_dst[l] = l * p.n;
   }
 }
 #endif
