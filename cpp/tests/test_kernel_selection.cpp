@@ -62,7 +62,12 @@ std::vector<Template> templates() {
   return {
       {"typedef float nf_t;\n" + std::string(nf::cuda::kernel_templates::sort),
        {"nf_sort_tiles", "nf_sort_merge", "nf_sort_store", "nf_searchsorted", "nf_sort_make_keys",
-        "nf_sort_offsets", "nf_sort_store_keys", "nf_sort_nan_last"}},
+        "nf_sort_offsets", "nf_sort_store_keys", "nf_sort_store_indexed", "nf_sort_nan_front",
+        "nf_sort_rotate_out", "nf_sort_rotate_back", "nf_unique_store", "nf_unique_nan_fix",
+        "nf_unique_store_rotated", "nf_unique_counts"}},
+      {"#define NF_SORT_NO_KEYS\n#define NF_SORT_COMPLEX_KEYS\ntypedef nf::complex64 nf_t;\n" +
+           std::string(nf::cuda::kernel_templates::sort),
+       {"nf_sort_tiles", "nf_sort_offsets", "nf_sort_store_indexed", "nf_sort_make_complex_keys"}},
       {scan, {"nf_scan_lines", "nf_scan_totals", "nf_scan_tiles", "nf_scan_carries"}},
   };
 }
@@ -80,7 +85,9 @@ TEST(KernelSelection, TemplatesGuardEveryEntry) {
   const std::vector<std::pair<const char*, std::vector<std::string>>> guarded = {
       {nf::cuda::kernel_templates::sort,
        {"nf_sort_tiles", "nf_sort_merge", "nf_sort_store", "nf_searchsorted", "nf_sort_make_keys",
-        "nf_sort_offsets", "nf_sort_store_keys", "nf_sort_nan_last"}},
+        "nf_sort_offsets", "nf_sort_store_keys", "nf_sort_store_indexed", "nf_sort_nan_front",
+        "nf_sort_rotate_out", "nf_sort_rotate_back", "nf_unique_store", "nf_unique_nan_fix",
+        "nf_unique_store_rotated", "nf_unique_counts", "nf_sort_make_complex_keys"}},
       {nf::cuda::kernel_templates::scan, {"nf_scan_lines", "nf_scan_totals", "nf_scan_tiles", "nf_scan_carries"}},
       {nf::cuda::kernel_templates::scatter, {"nf_scatter_claim", "nf_scatter_write"}},
       {nf::cuda::kernel_templates::reduce, {"nf_reduce_main", "nf_reduce_partials"}},

@@ -15,6 +15,7 @@
 #include "numfuse/backend/cpu/sort_keys.h"
 #include "numfuse/backend/cuda/codegen_elementwise.h"
 #include "numfuse/backend/cuda/kernel_templates.h"
+#include "numfuse/backend/cuda/sort_radix_cuda.h"
 #include "nvrtc_check.h"
 
 namespace nf::cuda {
@@ -86,15 +87,16 @@ TEST(RadixSort, StableArgsortWithNaNsAndDuplicates) {
   }
 }
 
+static_assert(sizeof(cuda::SortParams) == 128, "SortParams mirrors nf_sort_params");
+
 TEST(SortKernels, EveryDTypeCompiles) {
   for (DType d : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::UInt16, DType::Int32,
                   DType::UInt32, DType::Int64, DType::UInt64, DType::Float16, DType::Float32,
                   DType::Float64, DType::Complex64, DType::Complex128}) {
-    const std::string src = std::string(cuda::kKernelPrelude) +
-                            (is_complex(d) ? "#define NF_SORT_NO_KEYS\n" : "") + "typedef " + cuda::cuda_storage_type(d) +
-                            " nf_t;\n" + cuda::kernel_templates::sort +
-                            // the host's SortParams: 7 pointers and 4 long longs; SearchParams: 4 + 3
-                            "static_assert(sizeof(nf_sort_params) == 88, \"layout\");\n"
+    // sort_body(d) is the source the backend compiles; the host's SortParams is 11 pointers and
+    // 5 long longs (checked below), SearchParams 4 + 3.
+    const std::string src = std::string(cuda::kKernelPrelude) + cuda::sort_body(d) +
+                            "static_assert(sizeof(nf_sort_params) == 128, \"layout\");\n"
                             "static_assert(sizeof(nf_search_params) == 56, \"layout\");\n";
     expect_nvrtc_compiles(src, dtype_name(d));
   }

@@ -11,6 +11,7 @@ from collections import namedtuple
 
 import numpy as _np
 
+from . import _core
 from ._core import ndarray
 from ._creation import asarray, empty, follows_operands, ones, zeros
 from ._indexing import flatnonzero
@@ -49,6 +50,13 @@ def _new_flags(aux, equal_nan):
 
 def _unique_1d(ar, return_index, return_inverse, return_counts, equal_nan, inverse_shape):
     n = ar.size
+    if not (return_index or return_inverse) and ar.dtype.kind != "c":
+        # One node: sort, keep the first of each run (and its length), count (ops/unique.h); a
+        # CUDA build without CUB's select raises NotImplementedError and takes the composition.
+        try:
+            return _core.unique_values(ar, equal_nan, return_counts)
+        except NotImplementedError:
+            pass
     if return_index or return_inverse:
         perm = argsort(ar, kind="stable")
         aux = ar[perm]

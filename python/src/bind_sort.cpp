@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "numfuse/backend/cpu/sort_cpu.h"
 #include "numfuse/ops/sort.h"
+#include "numfuse/ops/unique.h"
 
 namespace nf::py {
 
@@ -74,6 +75,7 @@ void bind_sort(nb::module_& m) {
         return searchsorted(a, v, right, sorter);
       },
       nb::arg("a"), nb::arg("v"), nb::arg("right"), nb::arg("sorter").none());
+  m.def("unique_values", &unique_values, nb::arg("a"), nb::arg("equal_nan"), nb::arg("counts"));
 }
 
 }  // namespace nf::py

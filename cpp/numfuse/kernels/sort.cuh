@@ -53,12 +53,27 @@ struct nf_sort_params {
   void* out_values;         // C-contiguous like `in`, or null
   long long* out_indices;   // C-contiguous like `in`, or null
   long long n, lines, inner, width;  // width: the run length a merge pass starts from
+  unsigned* idx32_dst;        // 32-bit indices in the line (CUB's radix paths, n < 2^32), or null
+  const unsigned* idx32_src;
+  long long* count;           // one device int64: the NaN fix-up's count, unique's count
+  long long canonical;        // make_keys: -0.0 as 0.0 (argsort's stability, unique's equality)
+  const long long* starts;    // unique: where each run of equal values starts in the sorted line
 };
 
 // Where element i of line l lies in a C-contiguous (outer, n, inner) array.
 __device__ __forceinline__ long long nf_sort_at(const nf_sort_params& p, long long l, long long i) {
+  if (p.inner == 1) return l * p.n + i;  // rows (and one line): no 64-bit division
   const long long o = l / p.inner;
   return o * p.n * p.inner + (l - o * p.inner) + i * p.inner;
+}
+
+// The line and the place in it of line-major element g (one line: no 64-bit division).
+__device__ __forceinline__ void nf_line_of(const nf_sort_params& p, long long g, long long& l, long long& i) {
+  if (p.lines == 1) {
+    l = 0, i = g;
+  } else {
+    l = g / p.n, i = g - l * p.n;
+  }
 }
 
 // (value, index) order; indices >= n are padding, after every element.
@@ -169,13 +184,82 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store(cons
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     const long long at = nf_sort_at(p, l, i);
     if (ov) ov[at] = sv[g];
     if (p.out_indices) p.out_indices[at] = p.idx_src[g];
   }
 }
 #endif
+
+// Sorted indices (idx32_src, else idx_src, line-major) into the outputs: int64 indices, and the
+// values gathered from the input by index.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_store_indexed)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_indexed(const nf_sort_params p) {
+  const nf_t* in = static_cast<const nf_t*>(p.in);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long total = p.n * p.lines;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    long long l, i;
+    nf_line_of(p, g, l, i);
+    const long long at = nf_sort_at(p, l, i);
+    const long long src = p.idx32_src ? (long long)p.idx32_src[g] : p.idx_src[g];
+    if (p.out_indices) p.out_indices[at] = src;
+    if (ov) ov[at] = in[nf_sort_at(p, l, src)];
+  }
+}
+#endif
+
+// The segment offsets of line-major lines (every dtype: the complex64 radix path too): idx_dst[l] = l * n for l in [0, lines].
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_offsets)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_offsets(const nf_sort_params p) {
+  for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l <= p.lines;
+       l += (long long)gridDim.x * blockDim.x) {
+    p.idx_dst[l] = l * p.n;
+  }
+}
+#endif
+
+#ifdef NF_SORT_COMPLEX_KEYS  // complex64: one 64-bit radix key in NumPy's order
+// A float's radix key with -0.0 as 0.0 (not for NaNs): negative numbers with every bit flipped,
+// others with the sign bit set; +inf's key, 0xFF800000, is the largest.
+__device__ __forceinline__ unsigned nf_float_radix_key(float x) {
+  unsigned b;
+  memcpy(&b, &x, sizeof b);
+  if ((b & 0x7fffffffu) == 0) b = 0;
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+
+// NumPy's complex order as (primary << 32 | secondary): finite-part numbers by (re, im); then the
+// classes R+nanj (by re), nan+Rj (by im), nan+nanj, whose primaries lie above +inf's key.
+__device__ __forceinline__ unsigned long long nf_complex_radix_key(const nf::complex64& z) {
+  const bool rn = z.re != z.re, in = z.im != z.im;
+  unsigned hi, lo;
+  if (!rn && !in) hi = nf_float_radix_key(z.re), lo = nf_float_radix_key(z.im);
+  else if (!rn) hi = 0xFF800001u, lo = nf_float_radix_key(z.re);
+  else if (!in) hi = 0xFF800002u, lo = nf_float_radix_key(z.im);
+  else hi = 0xFF800003u, lo = 0;
+  return ((unsigned long long)hi << 32) | lo;
+}
+
+// Line-major 64-bit keys (vals_dst) and each element's 32-bit index in its line (idx32_dst).
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_make_complex_keys)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_complex_keys(const nf_sort_params p) {
+  const nf_t* in = static_cast<const nf_t*>(p.in);
+  unsigned long long* keys = static_cast<unsigned long long*>(p.vals_dst);
+  const long long total = p.n * p.lines;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    long long l, i;
+    nf_line_of(p, g, l, i);
+    keys[g] = nf_complex_radix_key(in[nf_sort_at(p, l, i)]);
+    p.idx32_dst[g] = (unsigned)i;
+  }
+}
+#endif
+#endif  // NF_SORT_COMPLEX_KEYS
 
 struct nf_search_params {
   const void* a;            // the sorted 1-D array, contiguous
@@ -260,28 +344,20 @@ __device__ __forceinline__ nf_t nf_from_key(nf_key_t k) {
 }
 
 // Line-major keys (vals_dst as nf_key_t) and, for argsort, each element's index in its line
-// (idx_dst, when not null); out_values null marks canonical keys.
+// (idx32_dst, else idx_dst, when not null); `canonical` keys make -0.0 equal 0.0.
 #if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_make_keys)
 extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_make_keys(const nf_sort_params p) {
   const nf_t* in = static_cast<const nf_t*>(p.in);
   nf_key_t* keys = static_cast<nf_key_t*>(p.vals_dst);
-  const bool canonical = p.idx_dst != nullptr;
+  const bool canonical = p.canonical != 0;
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     keys[g] = nf_to_key(in[nf_sort_at(p, l, i)], canonical);
-    if (p.idx_dst) p.idx_dst[g] = i;
-  }
-}
-#endif
-
-// The segment offsets of line-major lines: idx_dst[l] = l * n for l in [0, lines].
-#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_offsets)
-extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_offsets(const nf_sort_params p) {
-  for (long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x; l <= p.lines;
-       l += (long long)gridDim.x * blockDim.x) {
-    p.idx_dst[l] = l * p.n;
+    if (p.idx32_dst) p.idx32_dst[g] = (unsigned)i;
+    else if (p.idx_dst) p.idx_dst[g] = i;
   }
 }
 #endif
@@ -296,7 +372,8 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys
   const long long total = p.n * p.lines;
   for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
+    long long l, i;
+    nf_line_of(p, g, l, i);
     const long long at = nf_sort_at(p, l, i);
     if (p.idx_src) {
       const long long src = p.idx_src[g];
@@ -309,26 +386,133 @@ extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_store_keys
 }
 #endif
 
-// For CUB's own sort of float keys (a sort of values along one line): the input with every NaN
-// made the NaN a sort through keys gives back (all bits set but the sign), which CUB orders after
-// +inf, so NaNs come last as NumPy's do, and the result is the keys path's, bit for bit.
-#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_nan_last)
-extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_nan_last(const nf_sort_params p) {
-  const nf_t* in = static_cast<const nf_t*>(p.in);
-  nf_t* out = static_cast<nf_t*>(p.vals_dst);
-  const long long total = p.n * p.lines;
-  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+// A NaN with the sign bit set: CUB's float order puts these before -inf (flipping every bit of a
+// negative float), and those without it after +inf; in CUB's order they are a prefix.
+__device__ __forceinline__ bool nf_negative_nan(const nf_t& x) {
+  const float f = static_cast<float>(x);
+  return f != f && (nf_bits_of(x) >> (sizeof(nf_key_t) * 8 - 1)) != 0;
+}
+
+// The number of negative NaNs that begin v[0, n) (sorted by CUB's float order): a binary search,
+// only when v[0] is one.
+__device__ __forceinline__ long long nf_negative_nan_prefix(const nf_t* v, long long n) {
+  if (!nf_negative_nan(v[0])) return 0;
+  long long lo = 1, hi = n;
+  while (lo < hi) {
+    const long long c = (lo + hi) >> 1;
+    if (nf_negative_nan(v[c])) lo = c + 1;
+    else hi = c;
+  }
+  return lo;
+}
+
+// After CUB's own float sort of one line into out_values: NaNs with the sign bit set come first
+// there. One thread counts them into *count.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_nan_front)
+extern "C" __global__ void nf_sort_nan_front(const nf_sort_params p) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  *p.count = nf_negative_nan_prefix(static_cast<const nf_t*>(p.out_values), p.n);
+}
+#endif
+
+// The line rotated left by *count (the leading NaNs to the end, as NumPy places them) into
+// vals_dst; nothing when there is nothing to move. nf_sort_rotate_back copies it back.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_rotate_out)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_rotate_out(const nf_sort_params p) {
+  const long long k = *p.count;
+  if (k == 0 || k == p.n) return;
+  const nf_t* v = static_cast<const nf_t*>(p.out_values);
+  nf_t* d = static_cast<nf_t*>(p.vals_dst);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < p.n;
        g += (long long)gridDim.x * blockDim.x) {
-    const long long l = g / p.n, i = g - l * p.n;
-    nf_t x = in[nf_sort_at(p, l, i)];
-    if (nf_key_is_float<nf_t>()) {
-      const float f = static_cast<float>(x);
-      if (f != f) {
-        const nf_key_t b = nf_key_t(nf_key_t(~nf_key_t(0)) >> 1);
-        memcpy(&x, &b, sizeof x);
-      }
+    const long long from = g + k;
+    d[g] = v[from < p.n ? from : from - p.n];
+  }
+}
+#endif
+
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_sort_rotate_back)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_sort_rotate_back(const nf_sort_params p) {
+  const long long k = *p.count;
+  if (k == 0 || k == p.n) return;
+  const nf_t* d = static_cast<const nf_t*>(p.vals_dst);
+  nf_t* v = static_cast<nf_t*>(p.out_values);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < p.n;
+       g += (long long)gridDim.x * blockDim.x) {
+    v[g] = d[g];
+  }
+}
+#endif
+
+// The length of run j of k runs of the n sorted values (`starts`: where each begins).
+__device__ __forceinline__ long long nf_run_length(const nf_sort_params& p, long long j, long long k) {
+  return (j + 1 < k ? p.starts[j + 1] : p.n) - p.starts[j];
+}
+
+// np.unique's counts (out_indices) from where each of the *count runs starts.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_counts)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_counts(const nf_sort_params p) {
+  const long long k = *p.count;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < k;
+       g += (long long)gridDim.x * blockDim.x) {
+    p.out_indices[g] = nf_run_length(p, g, k);
+  }
+}
+#endif
+
+// np.unique of floats sorted by CUB's own order, after CUB's select (vals_src, *count of them):
+// the negative NaNs came first there (one of them with `canonical`, equal_nan), and other NaNs may
+// close the line. One thread counts the leading negative NaNs s and writes idx_dst[0] = s,
+// idx_dst[1] = the count k; *count becomes the result's length: k, or k - 1 when equal_nan finds
+// a NaN at both ends (one NaN stands for all). nf_unique_store_rotated writes vals_src rotated by s.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_nan_fix)
+extern "C" __global__ void nf_unique_nan_fix(const nf_sort_params p) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const nf_t* v = static_cast<const nf_t*>(p.vals_src);
+  const long long k = *p.count;
+  const long long s = nf_negative_nan_prefix(v, k);
+  long long length = k;
+  if (p.canonical && s > 0 && s < k) {
+    const float last = static_cast<float>(v[k - 1]);
+    if (last != last) length = k - 1;
+  }
+  p.idx_dst[0] = s;
+  p.idx_dst[1] = k;
+  *p.count = length;
+}
+#endif
+
+// With out_indices (np.unique's counts): the length of each run, rotated as the values are; the
+// NaN that stands for NaNs at both ends counts both runs.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_store_rotated)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_store_rotated(const nf_sort_params p) {
+  const nf_t* v = static_cast<const nf_t*>(p.vals_src);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long s = p.idx_src[0], k = p.idx_src[1], length = *p.count;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < length;
+       g += (long long)gridDim.x * blockDim.x) {
+    const long long from = g + s;
+    const long long j = from < k ? from : from - k;
+    ov[g] = v[j];
+    if (p.out_indices) {
+      long long c = nf_run_length(p, j, k);
+      if (length < k && g == length - 1) c += nf_run_length(p, 0, k);
+      p.out_indices[g] = c;
     }
-    out[g] = x;
+  }
+}
+#endif
+
+// np.unique's values: the first *count unique keys (vals_src, from CUB's select) turned back
+// into values in out_values.
+#if !defined(NF_ONE_KERNEL) || defined(NF_KERNEL_nf_unique_store)
+extern "C" __global__ void __launch_bounds__(NF_SORT_THREADS) nf_unique_store(const nf_sort_params p) {
+  const nf_key_t* keys = static_cast<const nf_key_t*>(p.vals_src);
+  nf_t* ov = static_cast<nf_t*>(p.out_values);
+  const long long k = *p.count;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < k;
+       g += (long long)gridDim.x * blockDim.x) {
+    ov[g] = nf_from_key(keys[g]);
   }
 }
 #endif

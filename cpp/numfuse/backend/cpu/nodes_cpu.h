@@ -16,6 +16,7 @@
 #include "numfuse/ir/scan.h"
 #include "numfuse/ir/sort.h"
 #include "numfuse/ir/statistics.h"
+#include "numfuse/ir/unique.h"
 
 namespace nf::cpu {
 
@@ -30,6 +31,7 @@ void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cpu.
 void eval_linalg(LinalgNode& node, const std::vector<Array>& outs);  // linalg_cpu.cpp
 void eval_sort(SortNode& node, const std::vector<Array>& outs);      // sort_cpu.cpp
 void eval_searchsorted(SearchSortedNode& node, const std::vector<Array>& outs);  // sort_cpu.cpp
+void eval_unique(UniqueNode& node, const std::vector<Array>& outs);  // unique_cpu.cpp
 void eval_bincount(BinCountNode& node, const std::vector<Array>& outs);  // statistics_cpu.cpp
 void eval_interp(InterpNode& node, const std::vector<Array>& outs);  // interp_cpu.cpp
 void eval_correlate(CorrelateNode& node, const std::vector<Array>& outs);  // correlate_cpu.cpp

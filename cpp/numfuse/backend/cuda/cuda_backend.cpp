@@ -27,6 +27,7 @@ class CudaBackend final : public Backend {
     add_node_eval<LinalgNode, eval_linalg>();
     add_node_eval<SortNode, eval_sort>();
     add_node_eval<SearchSortedNode, eval_searchsorted>();
+    add_node_eval<UniqueNode, eval_unique>();
     add_node_eval<BinCountNode, eval_bincount>();
     add_node_eval<InterpNode, eval_interp>();
     add_node_eval<CorrelateNode, eval_correlate>();

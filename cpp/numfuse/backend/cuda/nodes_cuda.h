@@ -17,6 +17,7 @@
 #include "numfuse/ir/scan.h"
 #include "numfuse/ir/sort.h"
 #include "numfuse/ir/statistics.h"
+#include "numfuse/ir/unique.h"
 
 namespace nf::cuda {
 
@@ -28,6 +29,7 @@ void eval_fft(FftNode& node, const std::vector<Array>& outs);        // fft_cuda
 void eval_linalg(LinalgNode& node, const std::vector<Array>& outs);  // linalg_cuda.cpp
 void eval_sort(SortNode& node, const std::vector<Array>& outs);      // sort_cuda.cpp
 void eval_searchsorted(SearchSortedNode& node, const std::vector<Array>& outs);  // sort_cuda.cpp
+void eval_unique(UniqueNode& node, const std::vector<Array>& outs);  // unique_cuda.cpp
 void eval_bincount(BinCountNode& node, const std::vector<Array>& outs);  // statistics_cuda.cpp
 void eval_interp(InterpNode& node, const std::vector<Array>& outs);  // interp_cuda.cpp
 // The NVRTC source of nf_interp for samples of fp_dtype (float64 or complex128), after the prelude.
