@@ -160,14 +160,15 @@ struct Result {
 
 // The kernel for spec on the stack a (and b), run in emulation; computing in `compute` (a's
 // dtype when Bool: the default) while the arrays stay a's dtype (LinalgSpec::widen).
+// codes false: no info array (p.info null), the host's first run.
 Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
-                    DType compute = DType::Bool) {
+                    DType compute = DType::Bool, bool codes = true) {
   const int64_t batch = a.shape[0];
   const int n = static_cast<int>(a.shape[1]);
   const DType dt = a.dtype;
   const DType ct = compute == DType::Bool ? dt : compute;
   Result r;
-  r.info.assign(batch, -7);  // every code is written
+  r.info.assign(batch, -7);  // every code is written (but det's and slogdet's: none)
   r.failed = 0;               // zeroed before the launch, as the host does
   auto out = [&](Shape s, DType d) { r.outs.push_back(Array::empty(s, d, Device::cpu())); };
   switch (spec.op) {
@@ -196,7 +197,7 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
   p.b = b.storage ? b.data() : nullptr;
   p.out = r.outs[0].data();
   p.out2 = r.outs.size() > 1 ? r.outs[1].data() : nullptr;
-  p.info = r.info.data();
+  p.info = codes ? r.info.data() : nullptr;
   p.failed = &r.failed;
   p.batch = batch;
   p.n = n;
@@ -261,6 +262,8 @@ void check_case(LinalgOp op, DType dt, int n, bool upper) {
     if (can_fail) {
       ASSERT_EQ(r.info[m] != 0, fails) << "info " << r.info[m];
       failures += fails;
+    } else if (op == LinalgOp::Det || op == LinalgOp::Slogdet) {
+      ASSERT_EQ(r.info[m], -7) << "det never fails: no code written";
     } else {
       ASSERT_EQ(r.info[m], 0);
     }
@@ -517,6 +520,48 @@ TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
               EXPECT_TRUE(same) << "output " << o << " matrix " << m << " element " << i << ": "
                                 << x << " vs " << y;
             }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The host's first run passes no info array (p.info null) and runs the kernel again with one only
+// when the failure word is set: without codes the kernel gives the same outputs and the same word,
+// for the one-thread kernels and the group kernel (n = 12), failing matrices among good ones.
+TEST(SmallLinalgEmulation, NoCodesSameResults) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  const std::vector<Kind> kinds = {Kind::Random, Kind::Singular, Kind::NaN, Kind::Random,
+                                   Kind::IllConditioned, Kind::NotPositive};
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    for (int n : {3, 8, 12}) {
+      if (n == 12 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;  // group: LU only
+      SCOPED_TRACE(std::string(linalg_op_name(op)) + " n=" + std::to_string(n));
+      const LinalgSpec spec = spec_of(op, false);
+      const Array a = make_stack(DType::Float64, n, kinds, op, false, 91u + n);
+      Array b;
+      if (op == LinalgOp::Solve) {
+        b = Array::empty({a.shape[0], n, 1}, DType::Float64, Device::cpu());
+        for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.25 * i - 1, 0.0));
+      }
+      const Result with = run_emulated(spec, a, b), without = run_emulated(spec, a, b,
+                                                                          DType::Bool, false);
+      EXPECT_EQ(without.info, std::vector<int>(kinds.size(), -7)) << "no code written";
+      EXPECT_EQ(without.failed, with.failed);
+      int failed = 0;
+      for (int code : with.info) failed += code != 0;
+      EXPECT_EQ(with.failed, failed > 0 ? 1 : 0);
+      if (op != LinalgOp::Eigh) EXPECT_GT(failed, 0) << "the stack holds a failing matrix";
+      ASSERT_EQ(without.outs.size(), with.outs.size());
+      for (size_t o = 0; o < with.outs.size(); ++o) {
+        for (int64_t m = 0; m < a.shape[0]; ++m) {
+          if (with.info[m] != 0) continue;  // not written, or written and replaced by the host
+          const Array g = matrix(without.outs[o], m), w = matrix(with.outs[o], m);
+          for (int64_t i = 0; i < g.size(); ++i) {
+            const C x = get(g, i), y = get(w, i);
+            EXPECT_TRUE(x == y || (std::isnan(x.real()) && std::isnan(y.real())))
+                << "output " << o << " matrix " << m << " element " << i;
           }
         }
       }

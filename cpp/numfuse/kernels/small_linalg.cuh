@@ -25,7 +25,7 @@ struct nf_sm_params {
   const nf_st* b;  // solve: batch C-order n x nrhs
   void* out;
   void* out2;
-  int* info;    // one per matrix
+  int* info;    // one per matrix, or null: no codes (the failure word alone)
   int* failed;  // set to 1 by every failing matrix (all store the same value: no atomics)
   long long batch;
   int n, nrhs, flags;
@@ -254,10 +254,12 @@ __device__ __forceinline__ void nf_sm_leave(const nf_sm_block& b, void* g, int p
     nf_sm_stage<false>(nf_sm_tile(), static_cast<nf_st*>(g) + b.first * per, b.count, per, per);
 }
 
-// Matrix m's info code, and the failure word set when it is a failure. A plain store: the word is
-// host memory, where device atomics are not guaranteed over PCIe; every writer stores 1.
+// Matrix m's info code (where the host asked for codes: p.info null on a first run, which the
+// host repeats with codes only when the word says a matrix failed), and the failure word set when
+// it is a failure. A plain store: the word is host memory, where device atomics are not
+// guaranteed over PCIe; every writer stores 1.
 __device__ __forceinline__ void nf_sm_report(const nf_sm_params& p, long long m, int info) {
-  p.info[m] = info;
+  if (p.info) p.info[m] = info;
   if (info != 0) *p.failed = 1;
 }
 
@@ -442,7 +444,6 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_det(const n
   int piv[NF_SM_N];
   nf_sm_load(nf_sm_item(blk, p.a, nn), n, a);
   const int info = nf_sm_lu(a, piv, rd);
-  p.info[m] = 0;
   nf_t sign = nf_t(1);
   nf_rt logdet = nf_rt(0);
 #pragma unroll

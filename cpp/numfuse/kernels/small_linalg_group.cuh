@@ -103,7 +103,6 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_group(const
   }
   if (kDet) {  // det never fails: a zero pivot gives 0 (sign 0, logabsdet -inf), as NumPy's
     if (live && r == 0) {
-      p.info[m] = 0;
       nf_t sign = (swaps & 1) ? nf_t(0) - phase : phase;
       if (info != 0) {
         sign = nf_t(0);

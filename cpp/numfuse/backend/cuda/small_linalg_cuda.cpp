@@ -269,7 +269,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   p.a = a.data();
   p.out = outs[0].data();
   p.out2 = outs.size() > 1 ? outs[1].data() : nullptr;
-  p.info = infos.data_as<int>();
+  p.info = infos.storage ? infos.data_as<int>() : nullptr;
   p.batch = batch;
   p.n = static_cast<int>(n);
   p.flags = small_linalg_flags(node.spec);

@@ -71,9 +71,11 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n);
 DType small_linalg_compute_dtype(const LinalgNode& node);
 // Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
 // computes in: double precision for a widened single-precision node), each writing its info code
-// into `infos`. Returns the failure word the kernel sets when any matrix failed (pinned host
-// memory, zeroed here: read it after waiting for the stream, then the infos when it is set), or
-// nullptr where nothing can fail (det, slogdet).
+// into `infos` where that is an array (an empty Array: no codes). Returns the failure word the
+// kernel sets when any matrix failed (pinned host memory, zeroed here: read it after waiting for
+// the stream), or nullptr where nothing can fail (det, slogdet). The host runs it without codes
+// and, only when the word is set, again with them: the kernel is deterministic, and its inputs
+// are not its outputs.
 const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
                                       const Array& infos, int64_t batch, int64_t n);
 
