@@ -177,8 +177,8 @@ def solve(a, b):
         raise ValueError("operands could not be broadcast together with remapped shapes "
                          f"[original->remapped]: {oa}->{ra} {ob}->{rb}  and requested shape "
                          f"({n},{b.shape[-1]})") from None
-    a2 = _s.broadcast_to(a, batch + a.shape[-2:])
-    b2 = _s.broadcast_to(b, batch + b.shape[-2:])
+    a2 = a if a.shape[:-2] == batch else _s.broadcast_to(a, batch + a.shape[-2:])
+    b2 = b if b.shape[:-2] == batch else _s.broadcast_to(b, batch + b.shape[-2:])
     return _cast(_run("solve", [a2, b2], t, result_t)[0], result_t)
 
 
