@@ -160,9 +160,11 @@ struct Result {
 
 // The kernel for spec on the stack a (and b), run in emulation; computing in `compute` (a's
 // dtype when Bool: the default) while the arrays stay a's dtype (LinalgSpec::widen).
-// codes false: no info array (p.info null), the host's first run.
+// codes false: no info array (p.info null), the host's first run. constant_sizes: n (when it is
+// the padded size) and solve's nrhs (when 1) compiled in, as the host does for the kernels that
+// compile fast; false: the kernel taking every size from its parameters.
 Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
-                    DType compute = DType::Bool, bool codes = true) {
+                    DType compute = DType::Bool, bool codes = true, bool constant_sizes = true) {
   const int64_t batch = a.shape[0];
   const int n = static_cast<int>(a.shape[1]);
   const DType dt = a.dtype;
@@ -208,7 +210,9 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
   const int N = small_linalg_padded_size(n);  // every size runs here, above the routing bound too
   const std::string entry = small_linalg_entry(spec.op, ct, N);
   const unsigned per_block = small_linalg_matrices_per_block(spec.op, ct, N);
-  test::emulate_launch(small_linalg_body(spec.op, ct, N, dt), "nf_sm_params", {entry}, entry,
+  const std::string body = constant_sizes ? small_linalg_body(spec.op, ct, N, dt, n, p.nrhs)
+                                           : small_linalg_body(spec.op, ct, N, dt);
+  test::emulate_launch(body, "nf_sm_params", {entry}, entry,
                        static_cast<unsigned>((batch + per_block - 1) / per_block),
                        small_linalg_threads(spec.op, ct, N), bytes);
   return r;
@@ -519,6 +523,54 @@ TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
               const bool same = (x == y) || (std::isnan(x.real()) && std::isnan(y.real()));
               EXPECT_TRUE(same) << "output " << o << " matrix " << m << " element " << i << ": "
                                 << x << " vs " << y;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// n == N and solve's single column compile with the sizes as constants (NF_SM_EXACT, NF_SM_NRHS):
+// the same results, bit for bit, and the same codes as the kernel reading them from its
+// parameters, for the one-thread kernels (N = 2, 4, 8) and the group kernel (16), a partial last
+// block included.
+TEST(SmallLinalgEmulation, ConstantSizesSameResults) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  std::vector<Kind> kinds;
+  for (int i = 0; i < 37; ++i) {
+    const Kind pattern[] = {Kind::Random, Kind::Singular, Kind::Random, Kind::IllConditioned};
+    kinds.push_back(pattern[i % 4]);
+  }
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Slogdet, LinalgOp::Cholesky,
+                      LinalgOp::Eigh}) {
+    for (int n : {2, 4, 8, 16}) {
+      if (n == 16 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;
+      for (int nrhs : {1, 3}) {
+        if (nrhs == 3 && op != LinalgOp::Solve) continue;
+        SCOPED_TRACE(std::string(linalg_op_name(op)) + " n=" + std::to_string(n) +
+                     " nrhs=" + std::to_string(nrhs));
+        const LinalgSpec spec = spec_of(op, false);
+        const Array a = make_stack(DType::Float64, n, kinds, op, false, 300u + n);
+        Array b;
+        if (op == LinalgOp::Solve) {
+          b = Array::empty({a.shape[0], n, nrhs}, DType::Float64, Device::cpu());
+          for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.5 * (i % 7) - 1, 0.0));
+        }
+        const Result got = run_emulated(spec, a, b, DType::Bool, true, true);
+        const Result want = run_emulated(spec, a, b, DType::Bool, true, false);
+        EXPECT_EQ(got.info, want.info);
+        EXPECT_EQ(got.failed, want.failed);
+        ASSERT_EQ(got.outs.size(), want.outs.size());
+        for (size_t o = 0; o < got.outs.size(); ++o) {
+          for (int64_t m = 0; m < a.shape[0]; ++m) {
+            if (want.info[m] > 0) continue;  // failed: the host raises or writes NaN
+            const Array g = matrix(got.outs[o], m), w = matrix(want.outs[o], m);
+            for (int64_t i = 0; i < g.size(); ++i) {
+              const C x = get(g, i), y = get(w, i);
+              EXPECT_TRUE(x == y || (std::isnan(x.real()) && std::isnan(y.real())))
+                  << "output " << o << " matrix " << m << " element " << i << ": " << x << " vs "
+                  << y;
             }
           }
         }

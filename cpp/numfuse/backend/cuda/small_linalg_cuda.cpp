@@ -153,8 +153,12 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
-std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n,
+                              int64_t nrhs) {
   const bool group = small_linalg_group(op, dt, N);
+  // Sizes as compile-time constants (small_linalg.cuh: NF_SM_EXACT, NF_SM_NRHS).
+  const std::string sizes = std::string(n == N ? "#define NF_SM_EXACT 1\n" : "") +
+                            (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "");
   auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
@@ -162,7 +166,7 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
          " nf_srt;\n#define NF_SM_N " + std::to_string(N) + "\n#define NF_SM_THREADS " +
          std::to_string(small_linalg_threads(op, dt, N)) + "\n#define NF_SM_OP " +
          std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " + (group ? "1" : "0") + "\n" +
-         kernel_templates::small_linalg + (group ? kernel_templates::small_linalg_group : "");
+         sizes + kernel_templates::small_linalg + (group ? kernel_templates::small_linalg_group : "");
 }
 
 int small_linalg_flags(const LinalgSpec& spec) {
@@ -287,12 +291,24 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   }
   const int dev = node.device.index;
   const char* entry = small_linalg_entry(op, dt, N);
+  // n == N and solve's single column compile their own kernels (sizes as constants), where a
+  // kernel compiles fast: a second build of the slow ones (seconds) would cost more than it saves.
+  // NUMFUSE_SMALL_LINALG_CONSTANT_SIZES=0 turns it off (to measure one against the other).
+  static const bool constant_sizes = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_CONSTANT_SIZES");
+    return !(e && *e == '0');
+  }();
+  const bool fast = constant_sizes && small_linalg_compiles_fast(op, dt, N);
+  const int64_t exact_n = fast && n == N ? n : 0;
+  const int64_t nrhs = fast && op == LinalgOp::Solve ? p.nrhs : 0;
   const std::string key = std::string("small_linalg:") + entry + ':' +
                           std::to_string(kernel_op(op)) + ':' +
                           std::to_string(static_cast<int>(dt)) + ':' +
-                          std::to_string(static_cast<int>(storage)) + ':' + std::to_string(N);
-  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev,
-                               [&] { return small_linalg_body(op, dt, N, storage); });
+                          std::to_string(static_cast<int>(storage)) + ':' + std::to_string(N) +
+                          (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
+  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
+    return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
+  });
   {
     DemandTable& d = demand_table();
     std::lock_guard<std::mutex> lock(d.mutex);

@@ -58,8 +58,11 @@ unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
 // Matrices a block: threads, or threads / N for the group kernels.
 unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
 // The kernel source (without the prelude) and its entry point, for the padded size N: computed
-// in dt, the arrays in memory of `storage` (dt, or its single precision: LinalgSpec::widen).
-std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage);
+// in dt, the arrays in memory of `storage` (dt, or its single precision: LinalgSpec::widen). With
+// n == N the size is a compile-time constant, as solve's nrhs == 1 is (0: sizes from the
+// parameters, any n up to N and any nrhs).
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n = 0,
+                              int64_t nrhs = 0);
 const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
