@@ -156,6 +156,7 @@ struct Result {
   std::vector<Array> outs;
   std::vector<int> info;
   int failed = -7;  // the failure word (host memory on the GPU too)
+  int factored = -7, blocks = -7;  // early completion: the ticket word and the block counter
 };
 
 // The kernel for spec on the stack a (and b), run in emulation; computing in `compute` (a's
@@ -163,14 +164,16 @@ struct Result {
 // codes false: no info array (p.info null), the host's first run. constant_sizes: n (when it is
 // the padded size) and solve's nrhs (when 1) compiled in, as the host does for the kernels that
 // compile fast; false: the kernel taking every size from its parameters.
+// early: the early-completion word and counter passed (ticket 7), as NUMFUSE_SMALL_LINALG_EARLY.
 Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
-                    DType compute = DType::Bool, bool codes = true, bool constant_sizes = true) {
+                    DType compute = DType::Bool, bool codes = true, bool constant_sizes = true,
+                    bool early = false) {
   const int64_t batch = a.shape[0];
   const int n = static_cast<int>(a.shape[1]);
   const DType dt = a.dtype;
   const DType ct = compute == DType::Bool ? dt : compute;
   Result r;
-  r.info.assign(batch, -7);  // every code is written (but det's and slogdet's: none)
+  r.info.assign(batch, -7);   // every code is written (but det's and slogdet's: none)
   r.failed = 0;               // zeroed before the launch, as the host does
   auto out = [&](Shape s, DType d) { r.outs.push_back(Array::empty(s, d, Device::cpu())); };
   switch (spec.op) {
@@ -201,6 +204,13 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
   p.out2 = r.outs.size() > 1 ? r.outs[1].data() : nullptr;
   p.info = codes ? r.info.data() : nullptr;
   p.failed = &r.failed;
+  if (early) {
+    r.factored = 0;
+    r.blocks = 0;
+    p.factored = &r.factored;
+    p.blocks = &r.blocks;
+    p.ticket = 7;
+  }
   p.batch = batch;
   p.n = n;
   p.nrhs = spec.op == LinalgOp::Solve ? static_cast<int>(b.shape[2]) : 0;
@@ -211,7 +221,7 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
   const std::string entry = small_linalg_entry(spec.op, ct, N);
   const unsigned per_block = small_linalg_matrices_per_block(spec.op, ct, N);
   const std::string body = constant_sizes ? small_linalg_body(spec.op, ct, N, dt, n, p.nrhs)
-                                           : small_linalg_body(spec.op, ct, N, dt);
+                                          : small_linalg_body(spec.op, ct, N, dt);
   test::emulate_launch(body, "nf_sm_params", {entry}, entry,
                        static_cast<unsigned>((batch + per_block - 1) / per_block),
                        small_linalg_threads(spec.op, ct, N), bytes);
@@ -427,7 +437,7 @@ TEST(SmallLinalg, SizesAndRouting) {
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 4), 4);
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 5), 0);  // spills: cuSOLVER
   EXPECT_EQ(small_linalg_size(LinalgOp::Svd, DType::Float64, 4), 0);
-  EXPECT_EQ(sizeof(SmallLinalgParams), 72u);  // 6 pointers, batch, 3 ints, padding
+  EXPECT_EQ(sizeof(SmallLinalgParams), 88u);  // 8 pointers, batch, 4 ints
 }
 
 TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
@@ -542,8 +552,8 @@ TEST(SmallLinalgEmulation, ConstantSizesSameResults) {
     const Kind pattern[] = {Kind::Random, Kind::Singular, Kind::Random, Kind::IllConditioned};
     kinds.push_back(pattern[i % 4]);
   }
-  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Slogdet, LinalgOp::Cholesky,
-                      LinalgOp::Eigh}) {
+  for (LinalgOp op :
+       {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Slogdet, LinalgOp::Cholesky, LinalgOp::Eigh}) {
     for (int n : {2, 4, 8, 16}) {
       if (n == 16 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;
       for (int nrhs : {1, 3}) {
@@ -579,13 +589,52 @@ TEST(SmallLinalgEmulation, ConstantSizesSameResults) {
   }
 }
 
+// Early completion: with the ticket word and the block counter, the last block to pass its
+// factorisation writes the ticket and leaves the counter at zero (for the next launch); outputs,
+// codes and the failure word as without them. Several blocks: one-thread kernels (150 matrices,
+// blocks of 64) and the group kernel (n = 12: 8 matrices a block).
+TEST(SmallLinalgEmulation, EarlyCompletionSignalsOnce) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  std::vector<Kind> kinds;
+  for (int i = 0; i < 150; ++i) kinds.push_back(i % 11 == 5 ? Kind::Singular : Kind::Random);
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    for (int n : {8, 12}) {
+      if (n == 12 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;
+      SCOPED_TRACE(std::string(linalg_op_name(op)) + " n=" + std::to_string(n));
+      const LinalgSpec spec = spec_of(op, false);
+      const Array a = make_stack(DType::Float64, n, kinds, op, false, 500u + n);
+      Array b;
+      if (op == LinalgOp::Solve) {
+        b = Array::empty({a.shape[0], n, 1}, DType::Float64, Device::cpu());
+        for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.125 * (i % 9), 0.0));
+      }
+      const Result got = run_emulated(spec, a, b, DType::Bool, true, true, true);
+      const Result want = run_emulated(spec, a, b);
+      EXPECT_EQ(got.factored, 7);
+      EXPECT_EQ(got.blocks, 0);
+      EXPECT_EQ(want.factored, -7) << "no word without early completion";
+      EXPECT_EQ(got.info, want.info);
+      EXPECT_EQ(got.failed, want.failed);
+      for (size_t o = 0; o < got.outs.size(); ++o) {
+        for (int64_t m = 0; m < a.shape[0]; ++m) {
+          if (want.info[m] != 0) continue;
+          const Array g = matrix(got.outs[o], m), w = matrix(want.outs[o], m);
+          for (int64_t i = 0; i < g.size(); ++i)
+            EXPECT_EQ(get(g, i), get(w, i))
+                << "output " << o << " matrix " << m << " element " << i;
+        }
+      }
+    }
+  }
+}
+
 // The host's first run passes no info array (p.info null) and runs the kernel again with one only
 // when the failure word is set: without codes the kernel gives the same outputs and the same word,
 // for the one-thread kernels and the group kernel (n = 12), failing matrices among good ones.
 TEST(SmallLinalgEmulation, NoCodesSameResults) {
   if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
-  const std::vector<Kind> kinds = {Kind::Random, Kind::Singular, Kind::NaN, Kind::Random,
-                                   Kind::IllConditioned, Kind::NotPositive};
+  const std::vector<Kind> kinds = {Kind::Random, Kind::Singular,       Kind::NaN,
+                                   Kind::Random, Kind::IllConditioned, Kind::NotPositive};
   for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Cholesky, LinalgOp::Eigh}) {
     for (int n : {3, 8, 12}) {
       if (n == 12 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;  // group: LU only
@@ -597,8 +646,8 @@ TEST(SmallLinalgEmulation, NoCodesSameResults) {
         b = Array::empty({a.shape[0], n, 1}, DType::Float64, Device::cpu());
         for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.25 * i - 1, 0.0));
       }
-      const Result with = run_emulated(spec, a, b), without = run_emulated(spec, a, b,
-                                                                          DType::Bool, false);
+      const Result with = run_emulated(spec, a, b),
+                   without = run_emulated(spec, a, b, DType::Bool, false);
       EXPECT_EQ(without.info, std::vector<int>(kinds.size(), -7)) << "no code written";
       EXPECT_EQ(without.failed, with.failed);
       int failed = 0;

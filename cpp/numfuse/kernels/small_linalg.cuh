@@ -27,8 +27,10 @@ struct nf_sm_params {
   void* out2;
   int* info;    // one per matrix, or null: no codes (the failure word alone)
   int* failed;  // set to 1 by every failing matrix (all store the same value: no atomics)
+  int* factored;  // null, or pinned host memory set to `ticket` once every matrix is factored
+  int* blocks;    // with factored: a device counter of the blocks past their factorisation (0)
   long long batch;
-  int n, nrhs, flags;
+  int n, nrhs, flags, ticket;
 };
 
 // Sizes known when the kernel is compiled (small_linalg_body): NF_SM_EXACT 1 where every matrix of
@@ -142,8 +144,7 @@ __device__ __forceinline__ unsigned nf_sm_magic(int per) {
   return 0xffffffffu / static_cast<unsigned>(per) + 1u;  // ceil(2^32 / per); unused for odd per
 }
 __device__ __forceinline__ int nf_sm_tile_index(int e, int per, unsigned magic) {
-  return (per & 1) ? e
-                   : e + static_cast<int>((static_cast<unsigned long long>(e) * magic) >> 32);
+  return (per & 1) ? e : e + static_cast<int>((static_cast<unsigned long long>(e) * magic) >> 32);
 }
 
 template <int K, int A>
@@ -288,6 +289,34 @@ __device__ __forceinline__ void nf_sm_report(const nf_sm_params& p, long long m,
   if (info != 0) *p.failed = 1;
 }
 
+// Early completion (p.factored set: NUMFUSE_SMALL_LINALG_EARLY,
+// backend/cuda/small_linalg_cuda.cpp): once every block's matrices are factored, and so every
+// failure stored, the last block to get there writes the call's ticket into the pinned word
+// p.factored; the host, waiting on that word instead of the stream, returns while the blocks still
+// store their results (ordered on the stream before anything that reads them). Called by every
+// thread of the block after its nf_sm_report, the same for the whole grid. The fence of each thread
+// orders its failure-word store before its block's count (the threadFenceReduction pattern, at
+// system scope), and the last block's fence orders every counted block's stores before the ticket.
+// The last block zeroes the counter before the ticket, so nothing of this launch touches it once
+// the host has seen the ticket.
+__device__ __forceinline__ void nf_sm_fence_system() {
+#ifdef __CUDACC_RTC__
+  __threadfence_system();
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+__device__ __forceinline__ void nf_sm_factored(const nf_sm_params& p) {
+  if (!p.factored) return;
+  nf_sm_fence_system();
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(p.blocks, 1) == static_cast<int>(gridDim.x) - 1) {
+    *static_cast<volatile int*>(p.blocks) = 0;
+    nf_sm_fence_system();
+    *static_cast<volatile int*>(p.factored) = p.ticket;
+  }
+}
+
 // An n x n matrix at src (row stride n) into a[][] (the identity beyond n; all of it for n = 0).
 __device__ __forceinline__ void nf_sm_load(const nf_st* src, int n, nf_t (&a)[NF_SM_N][NF_SM_N]) {
 #pragma unroll
@@ -398,6 +427,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const
   nf_sm_load(nf_sm_item(blk, p.a, nn), blk.live ? n : 0, a);
   const int info = nf_sm_lu(a, piv, rd);
   if (blk.live) nf_sm_report(p, blk.m, info);  // nonzero: the host raises, or writes NaN
+  nf_sm_factored(p);
 #if NF_SM_OP == NF_SM_INV
   int pos[NF_SM_N];
 #pragma unroll
@@ -530,8 +560,9 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS)
       a[i][j] = s * r;
     }
   }
+  if (blk.live) nf_sm_report(p, blk.m, info);
+  nf_sm_factored(p);
   if (blk.live) {
-    nf_sm_report(p, blk.m, info);
     nf_st* out = nf_sm_item(blk, p.out, nn);
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {
@@ -666,6 +697,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_eigh(const 
     }
   }
   if (blk.live) nf_sm_report(p, blk.m, info);
+  nf_sm_factored(p);
   if (!(total < nf::m::inf(total))) {  // NaN or inf in the matrix: no rotation is meaningful
 #pragma unroll
     for (int i = 0; i < NF_SM_N; ++i) {

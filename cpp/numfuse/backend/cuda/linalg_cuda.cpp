@@ -302,10 +302,11 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
                              cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n),
                              batch)) {
     if (const volatile int* failed = cuda::eval_small_linalg(node, outs, Array(), batch, n)) {
-      cuda::enqueue_stream(dev).synchronize();  // armed for Ctrl-C where the caller is
+      cuda::small_linalg_wait(dev);  // armed for Ctrl-C where the caller is
       if (*failed != 0) {
         Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
         cuda::eval_small_linalg(node, outs, infos, batch, n);
+        cuda::small_linalg_wait(dev);
         raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
       }
     }

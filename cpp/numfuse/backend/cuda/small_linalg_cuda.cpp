@@ -5,6 +5,7 @@
 #include "numfuse/backend/cuda/small_linalg_cuda.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -15,6 +16,8 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/launch.h"
+#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/backend/cuda/stream.h"
 
 namespace nf::cuda {
 
@@ -166,7 +169,8 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64
          " nf_srt;\n#define NF_SM_N " + std::to_string(N) + "\n#define NF_SM_THREADS " +
          std::to_string(small_linalg_threads(op, dt, N)) + "\n#define NF_SM_OP " +
          std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " + (group ? "1" : "0") + "\n" +
-         sizes + kernel_templates::small_linalg + (group ? kernel_templates::small_linalg_group : "");
+         sizes + kernel_templates::small_linalg +
+         (group ? kernel_templates::small_linalg_group : "");
 }
 
 int small_linalg_flags(const LinalgSpec& spec) {
@@ -228,7 +232,80 @@ int* failure_word(int device) {
   return word;
 }
 
+// Early completion (NUMFUSE_SMALL_LINALG_EARLY=1; small_linalg.cuh's nf_sm_factored): the host
+// waits for the word after the failure word (the same pinned page), which the kernel's last
+// block sets to the call's ticket once every matrix is factored, and returns while the blocks
+// still store their results. Off by default until measured on a GPU.
+bool early_completion() {
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_EARLY");
+    return e && *e == '1';
+  }();
+  return on;
+}
+
+// This thread's early-completion state: the ticket of its last launch (0: it waits for the
+// stream) and, per device, the kernels' block counter (device memory, zero between launches,
+// kept for the thread's life). A wait given up (Ctrl-C) leaves its kernel counting: the counter
+// is then dropped (4 bytes kept) and a fresh one zeroed for the next call.
+struct EarlyState {
+  int ticket = 0;
+  CUstream stream = nullptr;
+  std::map<int, int*> counters;
+};
+EarlyState& early_state() {
+  thread_local EarlyState state;
+  return state;
+}
+
+int* block_counter(int device) {
+  int*& c = early_state().counters[device];
+  if (!c) {
+    const Stream s = enqueue_stream(device);
+    const CUdeviceptr p = device_malloc(sizeof(int), s);
+    check(driver().MemsetD8Async(p, 0, sizeof(int), s.handle()), "cuMemsetD8Async");
+    c = reinterpret_cast<int*>(p);
+  }
+  return c;
+}
+
+struct EarlyWait {
+  const volatile int* word;
+  int ticket;
+  CUstream stream;
+  unsigned polls;
+};
+// Done when the word holds the ticket, or when the stream has finished (every few polls: a
+// kernel that failed, or a word never written, ends the wait through the stream's status).
+CUresult query_early(void* h) {
+  EarlyWait& w = *static_cast<EarlyWait*>(h);
+  if (*w.word == w.ticket) return CUDA_SUCCESS;
+  if (++w.polls % 16 != 0) return CUDA_ERROR_NOT_READY;
+  return driver().StreamQuery(w.stream);
+}
+CUresult block_early(void* h) {  // unarmed: the stream's blocking wait
+  return driver().StreamSynchronize(static_cast<EarlyWait*>(h)->stream);
+}
+
 }  // namespace
+
+void small_linalg_wait(int device) {
+  EarlyState& st = early_state();
+  const int ticket = st.ticket;
+  st.ticket = 0;
+  if (ticket == 0) {
+    enqueue_stream(device).synchronize();  // armed for Ctrl-C where the caller is
+    return;
+  }
+  activate(device);
+  EarlyWait w{failure_word(device) + 1, ticket, st.stream, 0};
+  try {
+    wait_interruptible(query_early, block_early, &w, "cuStreamSynchronize");
+  } catch (...) {
+    st.counters.erase(device);  // its kernel may still count
+    throw;
+  }
+}
 
 bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
   if (is_complex(dt)) return false;
@@ -284,10 +361,22 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   }
   const bool can_fail = op != LinalgOp::Det && op != LinalgOp::Slogdet;
   volatile int* failed = nullptr;
+  EarlyState& early = early_state();
+  early.ticket = 0;
   if (can_fail) {
     p.failed = failure_word(node.device.index);
     failed = p.failed;
     *failed = 0;  // before the launch: the kernel's stores come after it
+    if (early_completion()) {
+      static std::atomic<int> tickets{0};
+      int t = tickets.fetch_add(1) + 1;
+      if (t <= 0) t = tickets = 1;  // never 0 (no ticket) nor negative after a wrap
+      p.factored = p.failed + 1;
+      p.blocks = block_counter(node.device.index);
+      p.ticket = t;
+      early.ticket = t;
+      early.stream = enqueue_stream(node.device.index).handle();
+    }
   }
   const int dev = node.device.index;
   const char* entry = small_linalg_entry(op, dt, N);
@@ -301,11 +390,10 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   const bool fast = constant_sizes && small_linalg_compiles_fast(op, dt, N);
   const int64_t exact_n = fast && n == N ? n : 0;
   const int64_t nrhs = fast && op == LinalgOp::Solve ? p.nrhs : 0;
-  const std::string key = std::string("small_linalg:") + entry + ':' +
-                          std::to_string(kernel_op(op)) + ':' +
-                          std::to_string(static_cast<int>(dt)) + ':' +
-                          std::to_string(static_cast<int>(storage)) + ':' + std::to_string(N) +
-                          (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
+  const std::string key =
+      std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
+      std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) + ':' +
+      std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
   CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
     return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
   });

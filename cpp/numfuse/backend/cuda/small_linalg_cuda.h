@@ -21,8 +21,10 @@ struct SmallLinalgParams {
   void* out2;
   int* info;
   int* failed;
+  int* factored;
+  int* blocks;
   long long batch;
-  int n, nrhs, flags;
+  int n, nrhs, flags, ticket;
 };
 
 // The padded size (2, 4, 8 or 16) the kernel for `op` on n x n matrices of `dt` runs at, or 0
@@ -81,5 +83,9 @@ DType small_linalg_compute_dtype(const LinalgNode& node);
 // are not its outputs.
 const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
                                       const Array& infos, int64_t batch, int64_t n);
+// Waits until the failure word of this thread's last eval_small_linalg may be read: for the
+// stream, or (NUMFUSE_SMALL_LINALG_EARLY=1) only until every matrix is factored, the kernel still
+// storing its results (stream-ordered before any reader). Armed for Ctrl-C where the caller is.
+void small_linalg_wait(int device);
 
 }  // namespace nf::cuda
