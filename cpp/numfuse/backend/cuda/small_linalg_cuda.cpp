@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <tuple>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
@@ -18,6 +20,7 @@
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/stream.h"
+#include "numfuse/core/interrupt.h"
 
 namespace nf::cuda {
 
@@ -271,19 +274,22 @@ int* block_counter(int device) {
 
 struct EarlyWait {
   const volatile int* word;
-  int ticket;
+  int ticket;  // 0: the stream alone
   CUstream stream;
   unsigned polls;
 };
-// Done when the word holds the ticket, or when the stream has finished (every few polls: a
-// kernel that failed, or a word never written, ends the wait through the stream's status).
-CUresult query_early(void* h) {
+// Done when the word holds the ticket, or when the stream has finished (every poll without a
+// ticket, every 16th with one: a kernel that failed, or a word never written, ends the wait
+// through the stream's status).
+CUresult query_call(void* h) {
   EarlyWait& w = *static_cast<EarlyWait*>(h);
-  if (*w.word == w.ticket) return CUDA_SUCCESS;
-  if (++w.polls % 16 != 0) return CUDA_ERROR_NOT_READY;
+  if (w.ticket != 0) {
+    if (*w.word == w.ticket) return CUDA_SUCCESS;
+    if (++w.polls % 16 != 0) return CUDA_ERROR_NOT_READY;
+  }
   return driver().StreamQuery(w.stream);
 }
-CUresult block_early(void* h) {  // unarmed: the stream's blocking wait
+CUresult block_call(void* h) {  // unarmed: the stream's blocking wait
   return driver().StreamSynchronize(static_cast<EarlyWait*>(h)->stream);
 }
 
@@ -291,18 +297,28 @@ CUresult block_early(void* h) {  // unarmed: the stream's blocking wait
 
 void small_linalg_wait(int device) {
   EarlyState& st = early_state();
-  const int ticket = st.ticket;
-  st.ticket = 0;
-  if (ticket == 0) {
-    enqueue_stream(device).synchronize();  // armed for Ctrl-C where the caller is
-    return;
-  }
   activate(device);
-  EarlyWait w{failure_word(device) + 1, ticket, st.stream, 0};
+  EarlyWait w{failure_word(device) + 1, st.ticket,
+              st.ticket != 0 ? st.stream : enqueue_stream(device).handle(), 0};
+  st.ticket = 0;
   try {
-    wait_interruptible(query_early, block_early, &w, "cuStreamSynchronize");
+    // Armed (Ctrl-C can end it), wait_interruptible spins 200 us and then sleeps, which a large
+    // stack's kernel outlasts (eigh of 100,000 8x8 float64: a 380 us kernel, the call ~170 us
+    // longer on the H100): these kernels are short, so spin (yielding) up to 2 ms first.
+    if (interrupt_flag()) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+      for (;;) {
+        const CUresult r = query_call(&w);
+        if (r == CUDA_SUCCESS) return;
+        if (r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
+        check_interrupt();
+        if (std::chrono::steady_clock::now() >= until) break;
+        std::this_thread::yield();
+      }
+    }
+    wait_interruptible(query_call, block_call, &w, "cuStreamSynchronize");
   } catch (...) {
-    st.counters.erase(device);  // its kernel may still count
+    if (w.ticket != 0) st.counters.erase(device);  // its kernel may still count
     throw;
   }
 }
