@@ -8,8 +8,9 @@ for the same inputs when it is installed.
     PYTHONPATH=python python bench/small_linalg_gpu_breakdown.py [--no-cupy] [--only=WORD,...]
 
 The last rows are floors of any synchronised call: numfuse's evaluation of a one-element add
-(its fixed cost for any op that waits), and CuPy's empty kernel launched and waited for (the
-driver's).
+(its fixed cost for any op that waits), an uninitialised array of the stack's size (the
+allocation and the free every call's result pays), and CuPy's empty kernel launched and waited
+for (the driver's).
 
 NUMFUSE_SMALL_LINALG_CONSTANT_SIZES=0 runs the kernels that read n from their parameters
 (instead of the ones compiled for n == 8), to compare the two.
@@ -37,7 +38,9 @@ def calls(xp, put, h):
     a, b1, b8, s, one = (put(h[k]) for k in ("a", "b1", "b8", "s", "one"))
     return [("inv", lambda: xp.linalg.inv(a)), ("solve b 8x1", lambda: xp.linalg.solve(a, b1)),
             ("solve b 8x8", lambda: xp.linalg.solve(a, b8)), ("eigh", lambda: xp.linalg.eigh(s)),
-            ("inv 1 x 8x8", lambda: xp.linalg.inv(one)), ("x + 1, 1 element", lambda: one[0, 0, :1] + 1)]
+            ("inv 1 x 8x8", lambda: xp.linalg.inv(one)),
+            ("x + 1, 1 element", lambda: one[0, 0, :1] + 1),
+            ("empty like a", lambda: xp.empty(a.shape, a.dtype))]
 
 
 def walls(run, sync, n=40):
