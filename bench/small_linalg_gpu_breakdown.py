@@ -83,8 +83,8 @@ def kernels(run, sync, n=8):
     names = {}
     for s, e, name in ks:
         names.setdefault(name[:40], []).append(e - s)
-    return (f"kernels a call {busy:6.1f} us, GPU idle a call {period - busy:6.1f} us (profiled) | "
-            + "; ".join(f"{k} x{len(v) / n:g} {statistics.median(v):.1f} us" for k, v in names.items()))
+    each = "; ".join(f"{k} x{len(v) / n:g} {statistics.median(v):.1f} us" for k, v in names.items())
+    return f"kernels a call {busy:6.1f} us, GPU idle a call {period - busy:6.1f} us (profiled) | {each}"
 
 
 def main():
@@ -109,8 +109,8 @@ def main():
                 continue
             run = wrap(f)
             med, best, b2b = walls(run, sync)
-            print(f"{lib:8s} {name:12s} wall {med:7.1f} (best {best:7.1f}) back to back {b2b:7.1f} us"
-                  f"  {kernels(run, sync)}", flush=True)
+            print(f"{lib:8s} {name:12s} wall {med:7.1f} (best {best:7.1f}) back to back "
+                  f"{b2b:7.1f} us  {kernels(run, sync)}", flush=True)
         if lib == "cupy" and not only:
             empty = xp.RawKernel('extern "C" __global__ void nf_empty() {}', "nf_empty")
             med, best, b2b = walls(lambda: empty((1,), (32,), ()), sync)
