@@ -84,7 +84,8 @@ def kernels(run, sync, n=8):
     for s, e, name in ks:
         names.setdefault(name[:40], []).append(e - s)
     each = "; ".join(f"{k} x{len(v) / n:g} {statistics.median(v):.1f} us" for k, v in names.items())
-    return f"kernels a call {busy:6.1f} us, GPU idle a call {period - busy:6.1f} us (profiled) | {each}"
+    idle = period - busy
+    return f"kernels a call {busy:6.1f} us, GPU idle a call {idle:6.1f} us (profiled) | {each}"
 
 
 def main():
