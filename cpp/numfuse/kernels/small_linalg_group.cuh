@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_group(const
     return;  // no barrier follows
   }
   if (live && r == 0) nf_sm_report(p, m, info);
-  nf_sm_factored(p);
+  nf_sm_factored(p, live && r == 0 && info != 0);
   const int ow = kSolve ? ws : rs;  // the right-hand part's rows in the tile
   if (live && r < n) {
 #pragma unroll
