@@ -19,6 +19,7 @@
 #include "numfuse/backend/cuda/linalg_run_cuda.h"
 #include "numfuse/backend/cuda/small_linalg_cuda.h"
 #include "numfuse/backend/cuda/triangle_copy_cuda.h"
+#include "numfuse/core/stage_trace.h"
 
 namespace nf::cuda::linalg_run {
 
@@ -280,6 +281,7 @@ using cuda::linalg_run::read_info_codes;
 using cuda::linalg_run::Run;
 
 void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
+  stage_mark("eval_linalg");
   const LinalgOp op = node.spec.op;
   std::string why;
   if ((op == LinalgOp::Eig || op == LinalgOp::Eigvals) && !cuda::xgeev_api(&why)) {
@@ -303,6 +305,7 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
                              batch)) {
     if (const volatile int* failed = cuda::eval_small_linalg(node, outs, Array(), batch, n)) {
       cuda::small_linalg_wait(dev);  // armed for Ctrl-C where the caller is
+      stage_mark("wait done");
       if (*failed != 0) {
         Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
         cuda::eval_small_linalg(node, outs, infos, batch, n);

@@ -21,6 +21,7 @@
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/stream.h"
 #include "numfuse/core/interrupt.h"
+#include "numfuse/core/stage_trace.h"
 
 namespace nf::cuda {
 
@@ -375,6 +376,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
     p.nrhs = static_cast<int>(b.shape.back());
     if (p.nrhs == 0) return nullptr;
   }
+  stage_mark("params");
   const bool can_fail = op != LinalgOp::Det && op != LinalgOp::Slogdet;
   volatile int* failed = nullptr;
   EarlyState& early = early_state();
@@ -418,9 +420,11 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
     std::lock_guard<std::mutex> lock(d.mutex);
     d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
   }
+  stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
   launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);
+  stage_mark("launched");
   return failed;
 }
 
