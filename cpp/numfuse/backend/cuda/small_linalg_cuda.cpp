@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <tuple>
 
@@ -294,6 +295,40 @@ CUresult block_call(void* h) {  // unarmed: the stream's blocking wait
   return driver().StreamSynchronize(static_cast<EarlyWait*>(h)->stream);
 }
 
+// A call's kernel, by what selects it: this thread's last few, looked up before the kernel cache
+// (whose key is a string of ~40 characters built with five to_string, its options a vector built
+// each call, its body a std::function) and the demand table's lock, none of which a loop of one
+// operation needs after its first call.
+struct KernelChoice {
+  const char* entry;  // one of small_linalg_entry's literals
+  int op, dt, storage, N;
+  bool exact, nrhs1;
+  int device;
+  bool operator==(const KernelChoice& o) const {
+    return entry == o.entry && op == o.op && dt == o.dt && storage == o.storage && N == o.N &&
+           exact == o.exact && nrhs1 == o.nrhs1 && device == o.device;
+  }
+};
+struct RecentKernels {
+  KernelChoice choice[4];
+  CUfunction fn[4] = {};
+  unsigned next = 0;
+};
+thread_local RecentKernels t_recent;
+
+CUfunction recent_kernel(const KernelChoice& c) {
+  for (int i = 0; i < 4; ++i) {
+    if (t_recent.fn[i] && t_recent.choice[i] == c) return t_recent.fn[i];
+  }
+  return nullptr;
+}
+
+void remember_kernel(const KernelChoice& c, CUfunction fn) {
+  const unsigned i = t_recent.next++ % 4;
+  t_recent.choice[i] = c;
+  t_recent.fn[i] = fn;
+}
+
 }  // namespace
 
 void small_linalg_wait(int device) {
@@ -306,6 +341,22 @@ void small_linalg_wait(int device) {
     // Armed (Ctrl-C can end it), wait_interruptible spins 200 us and then sleeps, which a large
     // stack's kernel outlasts (eigh of 100,000 8x8 float64: a 380 us kernel, the call ~170 us
     // longer on the H100): these kernels are short, so spin (yielding) up to 2 ms first.
+    // NUMFUSE_SMALL_LINALG_WAIT (to measure the wait's share of a call's fixed cost on a GPU):
+    // "spin" polls without yielding, "block" is the driver's blocking wait (not interruptible).
+    static const int mode = [] {
+      const char* e = std::getenv("NUMFUSE_SMALL_LINALG_WAIT");
+      const std::string m = e ? e : "";
+      return m == "spin" ? 1 : m == "block" ? 2 : 0;
+    }();
+    if (mode == 2) {
+      while (w.ticket != 0) {  // the word, then the stream (its stores)
+        const CUresult r = query_call(&w);
+        if (r == CUDA_SUCCESS) return;
+        if (r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
+      }
+      check(block_call(&w), "cuStreamSynchronize");
+      return;
+    }
     if (interrupt_flag()) {
       const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
       for (;;) {
@@ -314,7 +365,7 @@ void small_linalg_wait(int device) {
         if (r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
         check_interrupt();
         if (std::chrono::steady_clock::now() >= until) break;
-        std::this_thread::yield();
+        if (mode == 0) std::this_thread::yield();
       }
     }
     wait_interruptible(query_call, block_call, &w, "cuStreamSynchronize");
@@ -408,17 +459,23 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   const bool fast = constant_sizes && small_linalg_compiles_fast(op, dt, N);
   const int64_t exact_n = fast && n == N ? n : 0;
   const int64_t nrhs = fast && op == LinalgOp::Solve ? p.nrhs : 0;
-  const std::string key =
-      std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
-      std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) + ':' +
-      std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
-  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
-    return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
-  });
-  {
-    DemandTable& d = demand_table();
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
+  const KernelChoice choice{entry, kernel_op(op), static_cast<int>(dt), static_cast<int>(storage),
+                            N, exact_n != 0, nrhs == 1, dev};
+  CUfunction fn = recent_kernel(choice);
+  if (!fn) {
+    const std::string key =
+        std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
+        std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
+        ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
+    fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
+      return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
+    });
+    {
+      DemandTable& d = demand_table();
+      std::lock_guard<std::mutex> lock(d.mutex);
+      d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
+    }
+    remember_kernel(choice, fn);
   }
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
