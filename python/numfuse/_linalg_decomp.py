@@ -153,10 +153,24 @@ def inv(a):
     return _cast(_run("inv", [a], t, result_t)[0], result_t)
 
 
-@follows_operands
 def solve(a, b):
     """numpy.linalg.solve: b is a vector only when it is 1-D (NumPy 2's rule); batch dims of a
     and b broadcast."""
+    # The common call, float64 numfuse stacks of one batch shape on one device, straight to the
+    # node (what the general path computes for them, without its ~2 us of checks, dtype resolution
+    # and device scope: issue 13).
+    if type(a) is ndarray and type(b) is ndarray and a.dtype == _FLOAT64 and b.dtype == _FLOAT64:
+        sa, sb = a.shape, b.shape
+        if (len(sa) >= 2 and len(sb) == len(sa) and sa[-1] == sa[-2] == sb[-2]
+                and sa[:-2] == sb[:-2] and a.device == b.device):
+            outs = _core.linalg_decomp("solve", [a, b])
+            _core.eval(*outs)
+            return outs[0]
+    return _solve_general(a, b)
+
+
+@follows_operands
+def _solve_general(a, b):
     a = _arr(a)
     _assert_stacked_square(a)
     b = _arr(b)
