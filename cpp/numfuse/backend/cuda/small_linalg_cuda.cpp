@@ -255,7 +255,8 @@ bool early_completion() {
 // is then dropped (4 bytes kept) and a fresh one zeroed for the next call.
 struct EarlyState {
   int ticket = 0;
-  CUstream stream = nullptr;
+  CUstream stream = nullptr;  // the stream of this thread's last launch
+  bool launched = false;      // stream is set: the wait needs no enqueue_stream of its own
   std::map<int, int*> counters;
 };
 EarlyState& early_state() {
@@ -335,8 +336,9 @@ void small_linalg_wait(int device) {
   EarlyState& st = early_state();
   activate(device);
   EarlyWait w{failure_word(device) + 1, st.ticket,
-              st.ticket != 0 ? st.stream : enqueue_stream(device).handle(), 0};
+              st.launched ? st.stream : enqueue_stream(device).handle(), 0};
   st.ticket = 0;
+  st.launched = false;
   try {
     // Armed (Ctrl-C can end it), wait_interruptible spins 200 us and then sleeps, which a large
     // stack's kernel outlasts (eigh of 100,000 8x8 float64: a 380 us kernel, the call ~170 us
@@ -432,6 +434,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   volatile int* failed = nullptr;
   EarlyState& early = early_state();
   early.ticket = 0;
+  early.launched = false;
   if (can_fail) {
     p.failed = failure_word(node.device.index);
     failed = p.failed;
@@ -444,7 +447,6 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
       p.blocks = block_counter(node.device.index);
       p.ticket = t;
       early.ticket = t;
-      early.stream = enqueue_stream(node.device.index).handle();
     }
   }
   const int dev = node.device.index;
@@ -480,7 +482,14 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
-  launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);
+  // launch()'s work, with the stream kept for the wait (one enqueue_stream a call, not two).
+  const Stream stream = enqueue_stream(dev);
+  void* args[] = {&p};
+  check(driver().LaunchKernel(fn, grid, 1, 1, small_linalg_threads(op, dt, N), 1, 1, 0,
+                              stream.handle(), args, nullptr),
+        "cuLaunchKernel");
+  early.stream = stream.handle();
+  early.launched = true;
   stage_mark("launched");
   return failed;
 }
