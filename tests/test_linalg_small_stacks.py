@@ -229,3 +229,22 @@ def test_failures_do_not_carry_into_the_next_call(name, device):
     worker.start()
     worker.join()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("n", [3, 8])
+def test_cond_of_stack_with_singular_members(n, device):
+    """cond(x, 1) inverts without raising (NaN for a singular member, then inf): on CUDA the
+    kernel's first run writes no info codes, and runs again writing them only when its failure
+    word is set; the codes pick out exactly the singular members."""
+    a = _rand((BATCH, n, n), "float64", 20 + n, shift=3.0)
+    a[5, :, 0] = 0  # a zero column
+    a[BATCH - 2, 1] = 0  # a zero row, in the last block
+
+    @oracle(rtol=1e-8)
+    def body(xp):
+        return xp.linalg.cond(xp.asarray(a), 1)
+    body(device=device)
+    nf = numfuse_module()
+    got = nf.asnumpy(nf.linalg.cond(nf.asarray(a, device=device), 1))
+    bad = [5, BATCH - 2]
+    assert numpy.isinf(got[bad]).all() and numpy.isfinite(numpy.delete(got, bad)).all()

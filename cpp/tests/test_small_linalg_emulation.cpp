@@ -156,18 +156,24 @@ struct Result {
   std::vector<Array> outs;
   std::vector<int> info;
   int failed = -7;  // the failure word (host memory on the GPU too)
+  int factored = -7, blocks = -7;  // early completion: the ticket word and the block counter
 };
 
 // The kernel for spec on the stack a (and b), run in emulation; computing in `compute` (a's
 // dtype when Bool: the default) while the arrays stay a's dtype (LinalgSpec::widen).
+// codes false: no info array (p.info null), the host's first run. constant_sizes: n (when it is
+// the padded size) and solve's nrhs (when 1) compiled in, as the host does for the kernels that
+// compile fast; false: the kernel taking every size from its parameters.
+// early: the early-completion word and counter passed (ticket 7), as NUMFUSE_SMALL_LINALG_EARLY.
 Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
-                    DType compute = DType::Bool) {
+                    DType compute = DType::Bool, bool codes = true, bool constant_sizes = true,
+                    bool early = false) {
   const int64_t batch = a.shape[0];
   const int n = static_cast<int>(a.shape[1]);
   const DType dt = a.dtype;
   const DType ct = compute == DType::Bool ? dt : compute;
   Result r;
-  r.info.assign(batch, -7);  // every code is written
+  r.info.assign(batch, -7);   // every code is written (but det's and slogdet's: none)
   r.failed = 0;               // zeroed before the launch, as the host does
   auto out = [&](Shape s, DType d) { r.outs.push_back(Array::empty(s, d, Device::cpu())); };
   switch (spec.op) {
@@ -196,8 +202,15 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
   p.b = b.storage ? b.data() : nullptr;
   p.out = r.outs[0].data();
   p.out2 = r.outs.size() > 1 ? r.outs[1].data() : nullptr;
-  p.info = r.info.data();
+  p.info = codes ? r.info.data() : nullptr;
   p.failed = &r.failed;
+  if (early) {
+    r.factored = 0;
+    r.blocks = 0;
+    p.factored = &r.factored;
+    p.blocks = &r.blocks;
+    p.ticket = 7;
+  }
   p.batch = batch;
   p.n = n;
   p.nrhs = spec.op == LinalgOp::Solve ? static_cast<int>(b.shape[2]) : 0;
@@ -207,7 +220,9 @@ Result run_emulated(const LinalgSpec& spec, const Array& a, const Array& b,
   const int N = small_linalg_padded_size(n);  // every size runs here, above the routing bound too
   const std::string entry = small_linalg_entry(spec.op, ct, N);
   const unsigned per_block = small_linalg_matrices_per_block(spec.op, ct, N);
-  test::emulate_launch(small_linalg_body(spec.op, ct, N, dt), "nf_sm_params", {entry}, entry,
+  const std::string body = constant_sizes ? small_linalg_body(spec.op, ct, N, dt, n, p.nrhs)
+                                          : small_linalg_body(spec.op, ct, N, dt);
+  test::emulate_launch(body, "nf_sm_params", {entry}, entry,
                        static_cast<unsigned>((batch + per_block - 1) / per_block),
                        small_linalg_threads(spec.op, ct, N), bytes);
   return r;
@@ -261,6 +276,8 @@ void check_case(LinalgOp op, DType dt, int n, bool upper) {
     if (can_fail) {
       ASSERT_EQ(r.info[m] != 0, fails) << "info " << r.info[m];
       failures += fails;
+    } else if (op == LinalgOp::Det || op == LinalgOp::Slogdet) {
+      ASSERT_EQ(r.info[m], -7) << "det never fails: no code written";
     } else {
       ASSERT_EQ(r.info[m], 0);
     }
@@ -420,7 +437,7 @@ TEST(SmallLinalg, SizesAndRouting) {
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 4), 4);
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 5), 0);  // spills: cuSOLVER
   EXPECT_EQ(small_linalg_size(LinalgOp::Svd, DType::Float64, 4), 0);
-  EXPECT_EQ(sizeof(SmallLinalgParams), 72u);  // 6 pointers, batch, 3 ints, padding
+  EXPECT_EQ(sizeof(SmallLinalgParams), 88u);  // 8 pointers, batch, 4 ints
 }
 
 TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
@@ -517,6 +534,135 @@ TEST(SmallLinalgEmulation, WidenedIsDoubleRounded) {
               EXPECT_TRUE(same) << "output " << o << " matrix " << m << " element " << i << ": "
                                 << x << " vs " << y;
             }
+          }
+        }
+      }
+    }
+  }
+}
+
+// n == N and solve's single column compile with the sizes as constants (NF_SM_EXACT, NF_SM_NRHS):
+// the same results, bit for bit, and the same codes as the kernel reading them from its
+// parameters, for the one-thread kernels (N = 2, 4, 8) and the group kernel (16), a partial last
+// block included.
+TEST(SmallLinalgEmulation, ConstantSizesSameResults) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  std::vector<Kind> kinds;
+  for (int i = 0; i < 37; ++i) {
+    const Kind pattern[] = {Kind::Random, Kind::Singular, Kind::Random, Kind::IllConditioned};
+    kinds.push_back(pattern[i % 4]);
+  }
+  for (LinalgOp op :
+       {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Slogdet, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    for (int n : {2, 4, 8, 16}) {
+      if (n == 16 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;
+      for (int nrhs : {1, 3}) {
+        if (nrhs == 3 && op != LinalgOp::Solve) continue;
+        SCOPED_TRACE(std::string(linalg_op_name(op)) + " n=" + std::to_string(n) +
+                     " nrhs=" + std::to_string(nrhs));
+        const LinalgSpec spec = spec_of(op, false);
+        const Array a = make_stack(DType::Float64, n, kinds, op, false, 300u + n);
+        Array b;
+        if (op == LinalgOp::Solve) {
+          b = Array::empty({a.shape[0], n, nrhs}, DType::Float64, Device::cpu());
+          for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.5 * (i % 7) - 1, 0.0));
+        }
+        const Result got = run_emulated(spec, a, b, DType::Bool, true, true);
+        const Result want = run_emulated(spec, a, b, DType::Bool, true, false);
+        EXPECT_EQ(got.info, want.info);
+        EXPECT_EQ(got.failed, want.failed);
+        ASSERT_EQ(got.outs.size(), want.outs.size());
+        for (size_t o = 0; o < got.outs.size(); ++o) {
+          for (int64_t m = 0; m < a.shape[0]; ++m) {
+            if (want.info[m] > 0) continue;  // failed: the host raises or writes NaN
+            const Array g = matrix(got.outs[o], m), w = matrix(want.outs[o], m);
+            for (int64_t i = 0; i < g.size(); ++i) {
+              const C x = get(g, i), y = get(w, i);
+              EXPECT_TRUE(x == y || (std::isnan(x.real()) && std::isnan(y.real())))
+                  << "output " << o << " matrix " << m << " element " << i << ": " << x << " vs "
+                  << y;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Early completion: with the ticket word and the block counter, the last block to pass its
+// factorisation writes the ticket and leaves the counter at zero (for the next launch); outputs,
+// codes and the failure word as without them. Several blocks: one-thread kernels (150 matrices,
+// blocks of 64) and the group kernel (n = 12: 8 matrices a block).
+TEST(SmallLinalgEmulation, EarlyCompletionSignalsOnce) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  std::vector<Kind> kinds;
+  for (int i = 0; i < 150; ++i) kinds.push_back(i % 11 == 5 ? Kind::Singular : Kind::Random);
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    for (int n : {8, 12}) {
+      if (n == 12 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;
+      SCOPED_TRACE(std::string(linalg_op_name(op)) + " n=" + std::to_string(n));
+      const LinalgSpec spec = spec_of(op, false);
+      const Array a = make_stack(DType::Float64, n, kinds, op, false, 500u + n);
+      Array b;
+      if (op == LinalgOp::Solve) {
+        b = Array::empty({a.shape[0], n, 1}, DType::Float64, Device::cpu());
+        for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.125 * (i % 9), 0.0));
+      }
+      const Result got = run_emulated(spec, a, b, DType::Bool, true, true, true);
+      const Result want = run_emulated(spec, a, b);
+      EXPECT_EQ(got.factored, 7);
+      EXPECT_EQ(got.blocks, 0);
+      EXPECT_EQ(want.factored, -7) << "no word without early completion";
+      EXPECT_EQ(got.info, want.info);
+      EXPECT_EQ(got.failed, want.failed);
+      for (size_t o = 0; o < got.outs.size(); ++o) {
+        for (int64_t m = 0; m < a.shape[0]; ++m) {
+          if (want.info[m] != 0) continue;
+          const Array g = matrix(got.outs[o], m), w = matrix(want.outs[o], m);
+          for (int64_t i = 0; i < g.size(); ++i)
+            EXPECT_EQ(get(g, i), get(w, i))
+                << "output " << o << " matrix " << m << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+// The host's first run passes no info array (p.info null) and runs the kernel again with one only
+// when the failure word is set: without codes the kernel gives the same outputs and the same word,
+// for the one-thread kernels and the group kernel (n = 12), failing matrices among good ones.
+TEST(SmallLinalgEmulation, NoCodesSameResults) {
+  if (test::emulation_root().empty()) GTEST_SKIP() << "set NUMFUSE_EMULATE_CUDA=<repository root>";
+  const std::vector<Kind> kinds = {Kind::Random, Kind::Singular,       Kind::NaN,
+                                   Kind::Random, Kind::IllConditioned, Kind::NotPositive};
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve, LinalgOp::Cholesky, LinalgOp::Eigh}) {
+    for (int n : {3, 8, 12}) {
+      if (n == 12 && op != LinalgOp::Inv && op != LinalgOp::Solve) continue;  // group: LU only
+      SCOPED_TRACE(std::string(linalg_op_name(op)) + " n=" + std::to_string(n));
+      const LinalgSpec spec = spec_of(op, false);
+      const Array a = make_stack(DType::Float64, n, kinds, op, false, 91u + n);
+      Array b;
+      if (op == LinalgOp::Solve) {
+        b = Array::empty({a.shape[0], n, 1}, DType::Float64, Device::cpu());
+        for (int64_t i = 0; i < b.size(); ++i) set(b, i, C(0.25 * i - 1, 0.0));
+      }
+      const Result with = run_emulated(spec, a, b),
+                   without = run_emulated(spec, a, b, DType::Bool, false);
+      EXPECT_EQ(without.info, std::vector<int>(kinds.size(), -7)) << "no code written";
+      EXPECT_EQ(without.failed, with.failed);
+      int failed = 0;
+      for (int code : with.info) failed += code != 0;
+      EXPECT_EQ(with.failed, failed > 0 ? 1 : 0);
+      if (op != LinalgOp::Eigh) EXPECT_GT(failed, 0) << "the stack holds a failing matrix";
+      ASSERT_EQ(without.outs.size(), with.outs.size());
+      for (size_t o = 0; o < with.outs.size(); ++o) {
+        for (int64_t m = 0; m < a.shape[0]; ++m) {
+          if (with.info[m] != 0) continue;  // not written, or written and replaced by the host
+          const Array g = matrix(without.outs[o], m), w = matrix(with.outs[o], m);
+          for (int64_t i = 0; i < g.size(); ++i) {
+            const C x = get(g, i), y = get(w, i);
+            EXPECT_TRUE(x == y || (std::isnan(x.real()) && std::isnan(y.real())))
+                << "output " << o << " matrix " << m << " element " << i;
           }
         }
       }

@@ -116,13 +116,13 @@ def _run(op, inputs, t, result_t=None, **spec):
         outs = _core.linalg_decomp(op, list(inputs), widen=True, **spec)
         _core.eval(*outs)
         return outs
-    outs = _core.linalg_decomp(op, [x.astype(t, copy=False) for x in inputs], **spec)
+    outs = _core.linalg_decomp(op, [x if x.dtype == t else x.astype(t) for x in inputs], **spec)
     _core.eval(*outs)
     return outs
 
 
 def _cast(x, dt):
-    return x.astype(dt, copy=False)
+    return x if x.dtype == dt else x.astype(dt)  # the call alone costs ~0.4 us
 
 
 def transpose(a):
@@ -134,18 +134,43 @@ def transpose(a):
 
 # ---- solves and inverses -----------------------------------------------------------------------
 
+_FLOAT64 = _np.dtype(_np.float64)
+
+
 def inv(a):
     """numpy.linalg.inv: the inverse of each matrix of the stack (LAPACK gesv against I)."""
+    # The common call, a float64 numfuse stack of square matrices, straight to the node: the
+    # general path's checks and dtype resolution cost ~1 us of a small stack's call (issue 13).
+    if type(a) is ndarray and a.dtype == _FLOAT64:
+        s = a.shape
+        if len(s) >= 2 and s[-1] == s[-2]:
+            outs = _core.linalg_decomp("inv", [a])
+            _core.eval(*outs)
+            return outs[0]
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
     return _cast(_run("inv", [a], t, result_t)[0], result_t)
 
 
-@follows_operands
 def solve(a, b):
     """numpy.linalg.solve: b is a vector only when it is 1-D (NumPy 2's rule); batch dims of a
     and b broadcast."""
+    # The common call, float64 numfuse stacks of one batch shape on one device, straight to the
+    # node (what the general path computes for them, without its ~2 us of checks, dtype resolution
+    # and device scope: issue 13).
+    if type(a) is ndarray and type(b) is ndarray and a.dtype == _FLOAT64 and b.dtype == _FLOAT64:
+        sa, sb = a.shape, b.shape
+        if (len(sa) >= 2 and len(sb) == len(sa) and sa[-1] == sa[-2] == sb[-2]
+                and sa[:-2] == sb[:-2] and a.device == b.device):
+            outs = _core.linalg_decomp("solve", [a, b])
+            _core.eval(*outs)
+            return outs[0]
+    return _solve_general(a, b)
+
+
+@follows_operands
+def _solve_general(a, b):
     a = _arr(a)
     _assert_stacked_square(a)
     b = _arr(b)
@@ -165,6 +190,8 @@ def solve(a, b):
         raise ValueError("solve: Input operand 1 has a mismatch in its core dimension 0, with "
                          f"gufunc signature (m,m),(m,n)->(m,n) (size {b.shape[-2]} is different "
                          f"from {n})")
+    if a.shape[:-2] == b.shape[:-2]:  # nothing to broadcast: broadcast_to and broadcast_shapes
+        return _cast(_run("solve", [a, b], t, result_t)[0], result_t)  # cost ~10 us a call
     try:
         batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
@@ -175,8 +202,8 @@ def solve(a, b):
         raise ValueError("operands could not be broadcast together with remapped shapes "
                          f"[original->remapped]: {oa}->{ra} {ob}->{rb}  and requested shape "
                          f"({n},{b.shape[-1]})") from None
-    a2 = _s.broadcast_to(a, batch + a.shape[-2:])
-    b2 = _s.broadcast_to(b, batch + b.shape[-2:])
+    a2 = a if a.shape[:-2] == batch else _s.broadcast_to(a, batch + a.shape[-2:])
+    b2 = b if b.shape[:-2] == batch else _s.broadcast_to(b, batch + b.shape[-2:])
     return _cast(_run("solve", [a2, b2], t, result_t)[0], result_t)
 
 

@@ -4,6 +4,7 @@
 #include "bindings.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/stage_trace.h"
 #include "numfuse/graph/eval.h"
 #include "numfuse/ir/node.h"
 #include "numfuse/ops/creation.h"
@@ -69,12 +70,14 @@ void bind_creation(nb::module_& m) {
                device_arg(device));
   }, nb::arg("n"), nb::arg("m"), nb::arg("k"), nb::arg("dtype"), nb::arg("device").none());
   m.def("eval", [](nb::args arrays) {
+    stage_mark("eval binding");
     // The common call, one small array: no vector, no GIL release (it would cost more than it saves).
     if (arrays.size() == 1 && nb::isinstance<Array>(arrays[0])) {
       const Array& a = nb::cast<const Array&>(arrays[0]);
       if (!a.pending()) return;
       if (a.size() <= 4096) {
         eval(a, FlushReason::Explicit);
+        stage_trace_end("eval returned");
         return;
       }
     }
@@ -83,6 +86,7 @@ void bind_creation(nb::module_& m) {
       if (nb::isinstance<Array>(h)) list.push_back(nb::cast<const Array&>(h));
     }
     eval(list, FlushReason::Explicit);  // releases the GIL itself when long, and sees Ctrl-C
+    stage_trace_end("eval returned");
   }, "Evaluates pending arrays now: their values are computed; nothing is returned.");
   // The Python modules' integer arguments through the one checked conversion (convert.cpp): a
   // shape as NumPy's PyArray_IntpConverter reads it, an axis as its PyArray_AxisConverter does.

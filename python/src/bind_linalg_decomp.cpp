@@ -5,6 +5,7 @@
 
 #include "bindings.h"
 #include "numfuse/core/error.h"
+#include "numfuse/core/stage_trace.h"
 #include "numfuse/ops/linalg_decomp.h"
 
 namespace nf::py {
@@ -29,6 +30,7 @@ void bind_linalg_decomp(nb::module_& m) {
       "linalg_decomp",
       [](const std::string& op, const std::vector<Array>& inputs, bool upper, bool full_matrices,
          int64_t cols, bool raise_on_failure, bool widen) {
+        stage_trace_begin("binding");
         LinalgSpec spec;
         spec.op = op_from_name(op);
         spec.upper = upper;
@@ -36,7 +38,9 @@ void bind_linalg_decomp(nb::module_& m) {
         spec.cols = cols;
         spec.raise_on_failure = raise_on_failure;
         spec.widen = widen;
-        return linalg_decomp(spec, inputs);
+        std::vector<Array> outs = linalg_decomp(spec, inputs);
+        stage_mark("node built");
+        return outs;
       },
       nb::arg("op"), nb::arg("inputs"), nb::arg("upper") = false,
       nb::arg("full_matrices") = false, nb::arg("cols") = 0, nb::arg("raise_on_failure") = true,

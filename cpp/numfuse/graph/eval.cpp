@@ -17,6 +17,7 @@
 #include "numfuse/core/fp_status.h"
 #include "numfuse/core/interrupt.h"
 #include "numfuse/core/iteration.h"
+#include "numfuse/core/stage_trace.h"
 #include "numfuse/graph/fork.h"
 #include "numfuse/graph/planner.h"
 #include "numfuse/graph/program_builder.h"
@@ -242,6 +243,7 @@ void attach_buffer(Storage* storage, const decltype(Storage::buffer)& buffer) {
 }
 
 void run_node(Node* node) {
+  stage_mark("run_node");
   std::vector<Array> outs(node->outputs.size());
   std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
   const WriteRedirect& redirect = write_redirect();
@@ -256,8 +258,11 @@ void run_node(Node* node) {
     if (keep[i]) attach_buffer(keep[i].get(), out.storage->buffer);
     outs[i] = std::move(out);
   }
+  stage_mark("outputs allocated");
   backend_for(node->device).eval_node(*node, outs);
+  stage_mark("backend returned");
   detach(node);
+  stage_mark("detached");
 }
 
 // Marks the first `count` nodes of a group evaluated, but for the generators the program left

@@ -19,8 +19,8 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_group(const
   constexpr int G = NF_SM_N, MB = NF_SM_THREADS / NF_SM_N;  // threads a matrix, matrices a block
   constexpr bool kDet = NF_SM_OP == NF_SM_DET, kSolve = NF_SM_OP == NF_SM_SOLVE;
   __shared__ nf_t prow[MB][2 * G];  // the step's pivot row, [a | right-hand part]
-  const int n = p.n, nn = n * n, rs = n | 1;  // rows at an odd stride in the tile
-  const int w = kSolve ? p.nrhs : kDet ? 0 : n;  // right-hand columns
+  const int n = nf_sm_n(p), nn = n * n, rs = n | 1;     // rows at an odd stride in the tile
+  const int w = kSolve ? nf_sm_nrhs(p) : kDet ? 0 : n;  // right-hand columns
   const int g = threadIdx.x / G, r = threadIdx.x % G;
   const long long first = static_cast<long long>(blockIdx.x) * MB, m = first + g;
   const long long left = p.batch - first;
@@ -103,7 +103,6 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_group(const
   }
   if (kDet) {  // det never fails: a zero pivot gives 0 (sign 0, logabsdet -inf), as NumPy's
     if (live && r == 0) {
-      p.info[m] = 0;
       nf_t sign = (swaps & 1) ? nf_t(0) - phase : phase;
       if (info != 0) {
         sign = nf_t(0);
@@ -119,6 +118,7 @@ extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_group(const
     return;  // no barrier follows
   }
   if (live && r == 0) nf_sm_report(p, m, info);
+  nf_sm_factored(p, live && r == 0 && info != 0);
   const int ow = kSolve ? ws : rs;  // the right-hand part's rows in the tile
   if (live && r < n) {
 #pragma unroll

@@ -19,6 +19,7 @@
 #include "numfuse/backend/cuda/linalg_run_cuda.h"
 #include "numfuse/backend/cuda/small_linalg_cuda.h"
 #include "numfuse/backend/cuda/triangle_copy_cuda.h"
+#include "numfuse/core/stage_trace.h"
 
 namespace nf::cuda::linalg_run {
 
@@ -280,6 +281,7 @@ using cuda::linalg_run::read_info_codes;
 using cuda::linalg_run::Run;
 
 void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
+  stage_mark("eval_linalg");
   const LinalgOp op = node.spec.op;
   std::string why;
   if ((op == LinalgOp::Eig || op == LinalgOp::Eigvals) && !cuda::xgeev_api(&why)) {
@@ -292,22 +294,29 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   for (int d = 0; d < a.ndim() - 2; ++d) batch *= a.shape[d];
   if (batch == 0) return;
   const int dev = node.device.index;
-  // One code per matrix.
-  Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
   // Small matrices: one NVRTC kernel, a thread per matrix (small_linalg_cuda.h), no cuSOLVER;
-  // every matrix writes its own info code, and a failing one sets a word of pinned host memory:
-  // after the wait for the stream the host reads that word, and the codes only when it is set.
+  // a failing matrix sets a word of pinned host memory, read after the wait for the stream. Only
+  // when it is set does the kernel run again, writing every matrix's info code: the codes array
+  // (an allocation and a free a call, ~2 us of host time) is needed on the error path alone.
   // (The kernels that compile slowly wait for a stack, or a loop, worth their compile.)
   if (m == n && cuda::small_linalg_covers(node, n) &&
       cuda::small_linalg_now(op, cuda::small_linalg_compute_dtype(node),
                              cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n),
                              batch)) {
-    if (const volatile int* failed = cuda::eval_small_linalg(node, outs, infos, batch, n)) {
-      cuda::enqueue_stream(dev).synchronize();  // armed for Ctrl-C where the caller is
-      if (*failed != 0) raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
+    if (const volatile int* failed = cuda::eval_small_linalg(node, outs, Array(), batch, n)) {
+      cuda::small_linalg_wait(dev);  // armed for Ctrl-C where the caller is
+      stage_mark("wait done");
+      if (*failed != 0) {
+        Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
+        cuda::eval_small_linalg(node, outs, infos, batch, n);
+        cuda::small_linalg_wait(dev);
+        raise_or_nan_outputs(node, outs, read_info_codes(infos, batch, dev), batch);
+      }
     }
     return;
   }
+  // One code per matrix.
+  Array infos = Array::empty(Shape{batch}, DType::Int32, node.device);
   if (node.spec.widen && cuda::small_linalg_compute_dtype(node) != a.dtype) {
     eval_widened(node, outs, [](const Array& a, const Array& b) { cuda::copy_on_device(a, b); },
                  cuda::eval_linalg);

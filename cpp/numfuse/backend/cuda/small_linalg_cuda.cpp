@@ -5,9 +5,13 @@
 #include "numfuse/backend/cuda/small_linalg_cuda.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <tuple>
 
 #include "numfuse/backend/cuda/codegen_elementwise.h"
@@ -15,6 +19,10 @@
 #include "numfuse/backend/cuda/fused_cuda.h"
 #include "numfuse/backend/cuda/kernel_templates.h"
 #include "numfuse/backend/cuda/launch.h"
+#include "numfuse/backend/cuda/memory.h"
+#include "numfuse/backend/cuda/stream.h"
+#include "numfuse/core/interrupt.h"
+#include "numfuse/core/stage_trace.h"
 
 namespace nf::cuda {
 
@@ -153,8 +161,12 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
-std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n,
+                              int64_t nrhs) {
   const bool group = small_linalg_group(op, dt, N);
+  // Sizes as compile-time constants (small_linalg.cuh: NF_SM_EXACT, NF_SM_NRHS).
+  const std::string sizes = std::string(n == N ? "#define NF_SM_EXACT 1\n" : "") +
+                            (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "");
   auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
@@ -162,7 +174,8 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage) {
          " nf_srt;\n#define NF_SM_N " + std::to_string(N) + "\n#define NF_SM_THREADS " +
          std::to_string(small_linalg_threads(op, dt, N)) + "\n#define NF_SM_OP " +
          std::to_string(kernel_op(op)) + "\n#define NF_SM_GROUP " + (group ? "1" : "0") + "\n" +
-         kernel_templates::small_linalg + (group ? kernel_templates::small_linalg_group : "");
+         sizes + kernel_templates::small_linalg +
+         (group ? kernel_templates::small_linalg_group : "");
 }
 
 int small_linalg_flags(const LinalgSpec& spec) {
@@ -224,7 +237,145 @@ int* failure_word(int device) {
   return word;
 }
 
+// Early completion (NUMFUSE_SMALL_LINALG_EARLY=1; small_linalg.cuh's nf_sm_factored): the host
+// waits for the word after the failure word (the same pinned page), which the kernel's last
+// block sets to the call's ticket once every matrix is factored, and returns while the blocks
+// still store their results. Off by default until measured on a GPU.
+bool early_completion() {
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_EARLY");
+    return e && *e == '1';
+  }();
+  return on;
+}
+
+// This thread's early-completion state: the ticket of its last launch (0: it waits for the
+// stream) and, per device, the kernels' block counter (device memory, zero between launches,
+// kept for the thread's life). A wait given up (Ctrl-C) leaves its kernel counting: the counter
+// is then dropped (4 bytes kept) and a fresh one zeroed for the next call.
+struct EarlyState {
+  int ticket = 0;
+  CUstream stream = nullptr;  // the stream of this thread's last launch
+  bool launched = false;      // stream is set: the wait needs no enqueue_stream of its own
+  std::map<int, int*> counters;
+};
+EarlyState& early_state() {
+  thread_local EarlyState state;
+  return state;
+}
+
+int* block_counter(int device) {
+  int*& c = early_state().counters[device];
+  if (!c) {
+    const Stream s = enqueue_stream(device);
+    const CUdeviceptr p = device_malloc(sizeof(int), s);
+    check(driver().MemsetD8Async(p, 0, sizeof(int), s.handle()), "cuMemsetD8Async");
+    c = reinterpret_cast<int*>(p);
+  }
+  return c;
+}
+
+struct EarlyWait {
+  const volatile int* word;
+  int ticket;  // 0: the stream alone
+  CUstream stream;
+  unsigned polls;
+};
+// Done when the word holds the ticket, or when the stream has finished (every poll without a
+// ticket, every 16th with one: a kernel that failed, or a word never written, ends the wait
+// through the stream's status).
+CUresult query_call(void* h) {
+  EarlyWait& w = *static_cast<EarlyWait*>(h);
+  if (w.ticket != 0) {
+    if (*w.word == w.ticket) return CUDA_SUCCESS;
+    if (++w.polls % 16 != 0) return CUDA_ERROR_NOT_READY;
+  }
+  return driver().StreamQuery(w.stream);
+}
+CUresult block_call(void* h) {  // unarmed: the stream's blocking wait
+  return driver().StreamSynchronize(static_cast<EarlyWait*>(h)->stream);
+}
+
+// A call's kernel, by what selects it: this thread's last few, looked up before the kernel cache
+// (whose key is a string of ~40 characters built with five to_string, its options a vector built
+// each call, its body a std::function) and the demand table's lock, none of which a loop of one
+// operation needs after its first call.
+struct KernelChoice {
+  const char* entry;  // one of small_linalg_entry's literals
+  int op, dt, storage, N;
+  bool exact, nrhs1;
+  int device;
+  bool operator==(const KernelChoice& o) const {
+    return entry == o.entry && op == o.op && dt == o.dt && storage == o.storage && N == o.N &&
+           exact == o.exact && nrhs1 == o.nrhs1 && device == o.device;
+  }
+};
+struct RecentKernels {
+  KernelChoice choice[4];
+  CUfunction fn[4] = {};
+  unsigned next = 0;
+};
+thread_local RecentKernels t_recent;
+
+CUfunction recent_kernel(const KernelChoice& c) {
+  for (int i = 0; i < 4; ++i) {
+    if (t_recent.fn[i] && t_recent.choice[i] == c) return t_recent.fn[i];
+  }
+  return nullptr;
+}
+
+void remember_kernel(const KernelChoice& c, CUfunction fn) {
+  const unsigned i = t_recent.next++ % 4;
+  t_recent.choice[i] = c;
+  t_recent.fn[i] = fn;
+}
+
 }  // namespace
+
+void small_linalg_wait(int device) {
+  EarlyState& st = early_state();
+  activate(device);
+  EarlyWait w{failure_word(device) + 1, st.ticket,
+              st.launched ? st.stream : enqueue_stream(device).handle(), 0};
+  st.ticket = 0;
+  st.launched = false;
+  try {
+    // Armed (Ctrl-C can end it), wait_interruptible spins 200 us and then sleeps, which a large
+    // stack's kernel outlasts (eigh of 100,000 8x8 float64: a 380 us kernel, the call ~170 us
+    // longer on the H100): these kernels are short, so spin (yielding) up to 2 ms first.
+    // NUMFUSE_SMALL_LINALG_WAIT (to measure the wait's share of a call's fixed cost on a GPU):
+    // "spin" polls without yielding, "block" is the driver's blocking wait (not interruptible).
+    static const int mode = [] {
+      const char* e = std::getenv("NUMFUSE_SMALL_LINALG_WAIT");
+      const std::string m = e ? e : "";
+      return m == "spin" ? 1 : m == "block" ? 2 : 0;
+    }();
+    if (mode == 2) {
+      while (w.ticket != 0) {  // the word, then the stream (its stores)
+        const CUresult r = query_call(&w);
+        if (r == CUDA_SUCCESS) return;
+        if (r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
+      }
+      check(block_call(&w), "cuStreamSynchronize");
+      return;
+    }
+    if (interrupt_flag()) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+      for (;;) {
+        const CUresult r = query_call(&w);
+        if (r == CUDA_SUCCESS) return;
+        if (r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
+        check_interrupt();
+        if (std::chrono::steady_clock::now() >= until) break;
+        if (mode == 0) std::this_thread::yield();
+      }
+    }
+    wait_interruptible(query_call, block_call, &w, "cuStreamSynchronize");
+  } catch (...) {
+    if (w.ticket != 0) st.counters.erase(device);  // its kernel may still count
+    throw;
+  }
+}
 
 bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
   if (is_complex(dt)) return false;
@@ -269,7 +420,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   p.a = a.data();
   p.out = outs[0].data();
   p.out2 = outs.size() > 1 ? outs[1].data() : nullptr;
-  p.info = infos.data_as<int>();
+  p.info = infos.storage ? infos.data_as<int>() : nullptr;
   p.batch = batch;
   p.n = static_cast<int>(n);
   p.flags = small_linalg_flags(node.spec);
@@ -278,29 +429,68 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
     p.nrhs = static_cast<int>(b.shape.back());
     if (p.nrhs == 0) return nullptr;
   }
+  stage_mark("params");
   const bool can_fail = op != LinalgOp::Det && op != LinalgOp::Slogdet;
   volatile int* failed = nullptr;
+  EarlyState& early = early_state();
+  early.ticket = 0;
+  early.launched = false;
   if (can_fail) {
     p.failed = failure_word(node.device.index);
     failed = p.failed;
     *failed = 0;  // before the launch: the kernel's stores come after it
+    if (early_completion()) {
+      static std::atomic<int> tickets{0};
+      int t = tickets.fetch_add(1) + 1;
+      if (t <= 0) t = tickets = 1;  // never 0 (no ticket) nor negative after a wrap
+      p.factored = p.failed + 1;
+      p.blocks = block_counter(node.device.index);
+      p.ticket = t;
+      early.ticket = t;
+    }
   }
   const int dev = node.device.index;
   const char* entry = small_linalg_entry(op, dt, N);
-  const std::string key = std::string("small_linalg:") + entry + ':' +
-                          std::to_string(kernel_op(op)) + ':' +
-                          std::to_string(static_cast<int>(dt)) + ':' +
-                          std::to_string(static_cast<int>(storage)) + ':' + std::to_string(N);
-  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev,
-                               [&] { return small_linalg_body(op, dt, N, storage); });
-  {
-    DemandTable& d = demand_table();
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
+  // n == N and solve's single column compile their own kernels (sizes as constants), where a
+  // kernel compiles fast: a second build of the slow ones (seconds) would cost more than it saves.
+  // NUMFUSE_SMALL_LINALG_CONSTANT_SIZES=0 turns it off (to measure one against the other).
+  static const bool constant_sizes = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_CONSTANT_SIZES");
+    return !(e && *e == '0');
+  }();
+  const bool fast = constant_sizes && small_linalg_compiles_fast(op, dt, N);
+  const int64_t exact_n = fast && n == N ? n : 0;
+  const int64_t nrhs = fast && op == LinalgOp::Solve ? p.nrhs : 0;
+  const KernelChoice choice{entry, kernel_op(op), static_cast<int>(dt), static_cast<int>(storage),
+                            N, exact_n != 0, nrhs == 1, dev};
+  CUfunction fn = recent_kernel(choice);
+  if (!fn) {
+    const std::string key =
+        std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
+        std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
+        ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
+    fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
+      return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
+    });
+    {
+      DemandTable& d = demand_table();
+      std::lock_guard<std::mutex> lock(d.mutex);
+      d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
+    }
+    remember_kernel(choice, fn);
   }
+  stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
-  launch(fn, dev, grid, small_linalg_threads(op, dt, N), &p);
+  // launch()'s work, with the stream kept for the wait (one enqueue_stream a call, not two).
+  const Stream stream = enqueue_stream(dev);
+  void* args[] = {&p};
+  check(driver().LaunchKernel(fn, grid, 1, 1, small_linalg_threads(op, dt, N), 1, 1, 0,
+                              stream.handle(), args, nullptr),
+        "cuLaunchKernel");
+  early.stream = stream.handle();
+  early.launched = true;
+  stage_mark("launched");
   return failed;
 }
 

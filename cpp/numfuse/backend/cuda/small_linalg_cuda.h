@@ -21,8 +21,10 @@ struct SmallLinalgParams {
   void* out2;
   int* info;
   int* failed;
+  int* factored;
+  int* blocks;
   long long batch;
-  int n, nrhs, flags;
+  int n, nrhs, flags, ticket;
 };
 
 // The padded size (2, 4, 8 or 16) the kernel for `op` on n x n matrices of `dt` runs at, or 0
@@ -58,8 +60,11 @@ unsigned small_linalg_threads(LinalgOp op, DType dt, int N);
 // Matrices a block: threads, or threads / N for the group kernels.
 unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
 // The kernel source (without the prelude) and its entry point, for the padded size N: computed
-// in dt, the arrays in memory of `storage` (dt, or its single precision: LinalgSpec::widen).
-std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage);
+// in dt, the arrays in memory of `storage` (dt, or its single precision: LinalgSpec::widen). With
+// n == N the size is a compile-time constant, as solve's nrhs == 1 is (0: sizes from the
+// parameters, any n up to N and any nrhs).
+std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n = 0,
+                              int64_t nrhs = 0);
 const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
@@ -71,10 +76,16 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n);
 DType small_linalg_compute_dtype(const LinalgNode& node);
 // Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
 // computes in: double precision for a widened single-precision node), each writing its info code
-// into `infos`. Returns the failure word the kernel sets when any matrix failed (pinned host
-// memory, zeroed here: read it after waiting for the stream, then the infos when it is set), or
-// nullptr where nothing can fail (det, slogdet).
+// into `infos` where that is an array (an empty Array: no codes). Returns the failure word the
+// kernel sets when any matrix failed (pinned host memory, zeroed here: read it after waiting for
+// the stream), or nullptr where nothing can fail (det, slogdet). The host runs it without codes
+// and, only when the word is set, again with them: the kernel is deterministic, and its inputs
+// are not its outputs.
 const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
                                       const Array& infos, int64_t batch, int64_t n);
+// Waits until the failure word of this thread's last eval_small_linalg may be read: for the
+// stream, or (NUMFUSE_SMALL_LINALG_EARLY=1) only until every matrix is factored, the kernel still
+// storing its results (stream-ordered before any reader). Armed for Ctrl-C where the caller is.
+void small_linalg_wait(int device);
 
 }  // namespace nf::cuda
