@@ -112,7 +112,7 @@ Array to_device(const Array& a, Device device);
 // owner of that memory as its base (view_base.cpp), as NumPy's ndarray.base does.
 Array as_view_of(nb::handle self, Array r);
 // A reference to array object `self`, held as the base of views of its memory (view_base.cpp).
-std::shared_ptr<void> base_reference(nb::handle self);
+BaseRef base_reference(nb::handle self);
 // A new ndarray object: the view (shape, strides, byte_offset) of array object `self`'s memory,
 // with `self` (or its own base) as its base.
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset);

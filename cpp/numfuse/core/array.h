@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "numfuse/core/base_ref.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/buffer.h"
 #include "numfuse/core/dtype.h"
@@ -47,7 +48,9 @@ class Array {
   bool is_view = false;     // NumPy's OWNDATA is !is_view
   // The front end's object whose memory a view shows (ndarray.base), opaque to the core and
   // empty for arrays that own their memory; views made from a view keep the same one.
-  std::shared_ptr<void> base;
+  BaseRef base;
+  // When this Array is a front-end object's own: the link its views' `base` share (not copied).
+  OwnerLink owner_link;
 
   int ndim() const { return static_cast<int>(shape.size()); }
   int64_t size() const { return numel(shape); }
