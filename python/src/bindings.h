@@ -118,6 +118,11 @@ BaseRef base_reference(nb::handle self);
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset);
 // The type's getset table (ndarray.T), a slot of the ndarray type (slots.cpp).
 PyGetSetDef* array_getset();
+// numfuse.ndarray as no GC type with weak references of its own (untracked_arrays.cpp): called
+// once on the type, bound without nb::is_weak_referenceable, before any instance exists.
+void untrack_array_type(nb::handle type);
+// __init__'s Array, a copy of `contents`, built in the new instance whose payload is `payload`.
+void build_in_new_object(Array* payload, const Array& contents);
 // ndarray.base: the owner object of a view's memory, None for an array that owns its memory.
 nb::object base_of(const Array& a);
 
