@@ -56,9 +56,9 @@ void array_dealloc(PyObject* self) {
 
 void untrack_array_type(nb::handle type) {
   auto* t = reinterpret_cast<PyTypeObject*>(type.ptr());
-  if (PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC) || t->tp_weaklistoffset != 0) {
-    throw std::logic_error("untrack_array_type: bind ndarray without nb::is_weak_referenceable");
-  }
+  // Bound with nanobind's weak references after all (another binding's choice): nothing to add.
+  // A GC type (a nanobind that makes every type one) is slower, not wrong: the list is ours.
+  if (t->tp_weaklistoffset != 0) return;
   {
     // Where an instance's Array lies: nanobind's layout, read from one instance (its Array is
     // never built; it goes back to nanobind's pool as it came).
@@ -82,12 +82,17 @@ void untrack_array_type(nb::handle type) {
 }
 
 void build_in_new_object(Array* payload, const Array& contents) {
+  if (g_list_offset == 0) {  // the type's weak references are nanobind's
+    new (payload) Array(contents);
+    return;
+  }
   PyObject* self = reinterpret_cast<PyObject*>(reinterpret_cast<char*>(payload) - g_payload_offset);
-  // Weak references taken between tp_new and __init__ stay the object's.
-  PyObject* list = *list_of(self);
+  // Weak references taken between tp_new and __init__ stay the object's. An instance neither
+  // made by tp_new nor built yet (a type call that bypassed tp_new) has no list to read.
+  const bool made_by_new = g_made_by_new->erase(self) > 0;
+  PyObject* list = made_by_new || nb::inst_ready(nb::handle(self)) ? *list_of(self) : nullptr;
   new (payload) Array(contents);
   payload->weak_list.value = list;
-  g_made_by_new->erase(self);
 }
 
 }  // namespace nf::py
