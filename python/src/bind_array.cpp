@@ -198,8 +198,10 @@ using Self = nb::pointer_and_handle<Array>;
 
 void bind_array(nb::module_& m) {
   // Operators are raw slots of the type (bind_operators.cpp).
-  nb::class_<Array> cls(m, "ndarray", nb::is_weak_referenceable(), nb::type_slots(array_operator_slots())
+  // Weak references are the type's own (untracked_arrays.cpp), not nanobind's.
+  nb::class_<Array> cls(m, "ndarray", nb::type_slots(array_operator_slots())
                         NF_ARRAY_POOL, "An N-dimensional array on the CPU or a GPU, evaluated lazily.");
+  untrack_array_type(cls);
   cls.def_prop_rw(
          "shape", [](const Array& a) { return to_tuple(a.shape); },
          [](Array& a, nb::handle shape) {

@@ -75,7 +75,7 @@ void bind_construction(nb::module_& m) {
         nb::object made =
             nb::module_::import_("numfuse._construction").attr("ndarray_new")(*args, **kwargs);
         if (!is_array(made.ptr())) throw TypeError("ndarray_new did not return an array");
-        new (self) Array(*nb::inst_ptr<Array>(made));
+        build_in_new_object(self, *nb::inst_ptr<Array>(made));
       },
       nb::scope(nb::type<Array>()), nb::name("__init__"), nb::is_method(),
       "ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None)");

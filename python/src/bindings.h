@@ -113,12 +113,17 @@ Array to_device(const Array& a, Device device);
 // owner of that memory as its base (view_base.cpp), as NumPy's ndarray.base does.
 Array as_view_of(nb::handle self, Array r);
 // A reference to array object `self`, held as the base of views of its memory (view_base.cpp).
-std::shared_ptr<void> base_reference(nb::handle self);
+BaseRef base_reference(nb::handle self);
 // A new ndarray object: the view (shape, strides, byte_offset) of array object `self`'s memory,
 // with `self` (or its own base) as its base.
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset);
 // The type's getset table (ndarray.T), a slot of the ndarray type (slots.cpp).
 PyGetSetDef* array_getset();
+// numfuse.ndarray as no GC type with weak references of its own (untracked_arrays.cpp): called
+// once on the type, bound without nb::is_weak_referenceable, before any instance exists.
+void untrack_array_type(nb::handle type);
+// __init__'s Array, a copy of `contents`, built in the new instance whose payload is `payload`.
+void build_in_new_object(Array* payload, const Array& contents);
 // ndarray.base: the owner object of a view's memory, None for an array that owns its memory.
 nb::object base_of(const Array& a);
 

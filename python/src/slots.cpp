@@ -72,14 +72,9 @@ namespace {
 PyObject* transpose_getter(PyObject* self, void*) {
   try {
     const Array& a = *nb::inst_ptr<Array>(self);
-    const int n = a.ndim();
-    Shape shape(n);
-    Strides strides(n);
-    for (int i = 0; i < n; ++i) {
-      shape[i] = a.shape[n - 1 - i];
-      strides[i] = a.strides[n - 1 - i];
-    }
-    return new_view_object(self, std::move(shape), std::move(strides), a.byte_offset);
+    // Copied reversed, not sized first (`Shape shape(n)` zeroed them with a call to memset).
+    return new_view_object(self, Shape(a.shape.rbegin(), a.shape.rend()),
+                           Strides(a.strides.rbegin(), a.strides.rend()), a.byte_offset);
   } catch (...) {
     return raise_from_slot(std::current_exception());
   }

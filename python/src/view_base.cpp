@@ -6,7 +6,6 @@
 #include <mutex>
 
 #include "bindings.h"
-#include "numfuse/core/block_pool.h"
 
 namespace nf::py {
 
@@ -43,13 +42,16 @@ void release_ref(PyObject* o) {
 
 }  // namespace
 
-std::shared_ptr<void> base_reference(nb::handle self) {
+BaseRef base_reference(nb::handle self) {
   static const bool at_exit_registered = Py_AtExit([] { g_python_gone = true; }) == 0;
   (void)at_exit_registered;
-  Py_INCREF(self.ptr());
-  // The control block from the core's block pool: a view per a[i] must stay cheap.
-  return std::shared_ptr<void>(self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); },
-                               PoolAllocator<char>());
+  // One link per owner object, kept by its Array: a view per a[i] allocates nothing.
+  BaseLink* link = nb::inst_ptr<Array>(self)->owner_link.get_or_make(
+      self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); });
+  bool first = false;
+  BaseRef r = BaseRef::acquire(link, &first);
+  if (first) Py_INCREF(self.ptr());  // held for all the views together, released by the last
+  return r;
 }
 
 Array as_view_of(nb::handle self, Array r) {

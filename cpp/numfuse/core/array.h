@@ -3,8 +3,10 @@
 #pragma once
 #include <atomic>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "numfuse/core/base_ref.h"
 #include "numfuse/core/block_pool.h"
 #include "numfuse/core/buffer.h"
 #include "numfuse/core/dtype.h"
@@ -36,6 +38,18 @@ struct Storage {
   ~Storage();
 };
 
+// A pointer that belongs to the front-end object holding an Array (CPython's list of the
+// object's weak references, found through the type's tp_weaklistoffset): null in every new
+// Array, not copied with it, kept when another Array is assigned into the object.
+struct ObjectSlot {
+  void* value = nullptr;
+  ObjectSlot() = default;
+  ObjectSlot(const ObjectSlot&) noexcept {}
+  ObjectSlot(ObjectSlot&&) noexcept {}
+  ObjectSlot& operator=(const ObjectSlot&) noexcept { return *this; }
+  ObjectSlot& operator=(ObjectSlot&&) noexcept { return *this; }
+};
+
 class Array {
  public:
   DType dtype = DType::Float64;
@@ -47,7 +61,10 @@ class Array {
   bool is_view = false;     // NumPy's OWNDATA is !is_view
   // The front end's object whose memory a view shows (ndarray.base), opaque to the core and
   // empty for arrays that own their memory; views made from a view keep the same one.
-  std::shared_ptr<void> base;
+  BaseRef base;
+  // When this Array is a front-end object's own: the link its views' `base` share (not copied).
+  OwnerLink owner_link;
+  ObjectSlot weak_list;  // the object's weak references (python/src/untracked_arrays.cpp)
 
   int ndim() const { return static_cast<int>(shape.size()); }
   int64_t size() const { return numel(shape); }
@@ -71,5 +88,8 @@ class Array {
   // A materialised 0-d host array holding one value (itemsize bytes copied from `value`).
   static Array scalar(const void* value, DType dtype, Device device = Device::cpu());
 };
+// Containers of Arrays move them when they grow, never copy them.
+static_assert(std::is_nothrow_move_constructible_v<Array> &&
+              std::is_nothrow_move_assignable_v<Array>);
 
 }  // namespace nf
