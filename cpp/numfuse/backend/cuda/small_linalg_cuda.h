@@ -83,9 +83,9 @@ DType small_linalg_compute_dtype(const LinalgNode& node);
 // are not its outputs.
 const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
                                       const Array& infos, int64_t batch, int64_t n);
-// Waits until the failure word of this thread's last eval_small_linalg may be read: for the
-// stream, or (NUMFUSE_SMALL_LINALG_EARLY=1) only until every matrix is factored, the kernel still
-// storing its results (stream-ordered before any reader). Armed for Ctrl-C where the caller is.
+// Waits until the failure word of this thread's last eval_small_linalg may be read: only until
+// every matrix is factored, the kernel still storing its results (stream-ordered before any
+// reader), or (NUMFUSE_SMALL_LINALG_EARLY=0) for the stream. Armed for Ctrl-C where the caller is.
 void small_linalg_wait(int device);
 
 }  // namespace nf::cuda
