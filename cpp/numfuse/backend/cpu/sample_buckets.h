@@ -15,6 +15,19 @@
 
 namespace nf::cpu {
 
+// How finely a long line's sample sort cuts its work. Both passes and the bucket sorts are claimed
+// dynamically by the threads (parallel_for), so that a thread which loses its core to another
+// process (this machine's 2 cores are shared) leaves its unclaimed share to the others instead of
+// making them wait: many small buckets and several ranges per thread, not one each.
+inline int sample_sort_buckets(int threads) {
+  int buckets = 2;
+  while (buckets < threads * 16 && buckets < 128) buckets *= 2;
+  return buckets;
+}
+inline int sample_sort_parts(int64_t n, int threads) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads * 8, n / 65536)));
+}
+
 // Scatters the n elements in[i * si] into `buckets` (at most 256) ordered buckets, handing each over as
 // put(position, i). Returns the buckets' starts (buckets + 1 of them, the last n). Meant for
 // lines of many thousands of elements (the sample takes 64 per bucket).
