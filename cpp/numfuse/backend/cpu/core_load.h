@@ -17,11 +17,9 @@ namespace nf::cpu {
 // the count cannot be read (not Linux) or NUMFUSE_IGNORE_LOAD=1 asks for every thread.
 inline int cores_free_now(int threads) {
   if (threads <= 1) return threads;
-  static const bool ignore = [] {
-    const char* v = std::getenv("NUMFUSE_IGNORE_LOAD");
-    return v && v[0] == '1';
-  }();
-  if (ignore) return threads;
+  // Read at every call (tests switch it to reach the threaded paths on a busy machine).
+  const char* ignore = std::getenv("NUMFUSE_IGNORE_LOAD");
+  if (ignore && ignore[0] == '1') return threads;
   int others = 1 << 20;
   // The smallest of three readings: a task that is runnable for an instant (a shell, a short
   // compiler step) should not turn the threads off.
