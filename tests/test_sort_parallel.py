@@ -102,3 +102,17 @@ def test_long_sort_of_2d_rows(threaded):
     h = data("many", "float64", 2 * 131_073, 9).reshape(2, -1)
     assert_same_values(nf.asnumpy(nf.sort(nf.asarray(h), axis=1)), numpy.sort(h, axis=1), h)
     assert_same_values(nf.asnumpy(nf.sort(nf.asarray(h.T), axis=0)), numpy.sort(h.T, axis=0), h)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("kind", ["many", "specials"])
+def test_very_long_line_finer_bucket_table(threaded, dtype, kind):
+    """From 4M elements on the bucket table uses 20-bit key prefixes."""
+    n = (1 << 22) + 5
+    h = data(kind, dtype, n, 11)
+    assert_same_values(nf.asnumpy(nf.sort(nf.asarray(h))), numpy.sort(h), h)
+    if dtype != "int64":
+        want, want_counts = numpy.unique(h, return_counts=True)
+        got, got_counts = (nf.asnumpy(x) for x in nf.unique(nf.asarray(h), return_counts=True))
+        assert_same_values(got, want, h)
+        numpy.testing.assert_array_equal(got_counts, want_counts)
