@@ -15,6 +15,19 @@
 
 namespace nf::cpu {
 
+// How finely a long line's sample sort cuts its work. Both passes and the bucket sorts are claimed
+// dynamically by the threads (parallel_for), so that a thread which loses its core to another
+// process (this machine's 2 cores are shared) leaves its unclaimed share to the others instead of
+// making them wait: many small buckets and several ranges per thread, not one each.
+inline int sample_sort_buckets(int threads) {
+  int buckets = 2;
+  while (buckets < threads * 16 && buckets < 128) buckets *= 2;
+  return buckets;
+}
+inline int sample_sort_parts(int64_t n, int threads) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads * 8, n / 65536)));
+}
+
 // Scatters the n elements in[i * si] into `buckets` (at most 256) ordered buckets, handing each over as
 // put(position, i). Returns the buckets' starts (buckets + 1 of them, the last n). Meant for
 // lines of many thousands of elements (the sample takes 64 per bucket).
@@ -30,14 +43,52 @@ std::vector<int64_t> scatter_to_buckets(const T* in, int64_t n, int64_t si, int 
   std::vector<K> splitters(buckets - 1);
   for (int b = 0; b + 1 < buckets; ++b) splitters[b] = sample[(b + 1) * ns / buckets];
   const K* sp = splitters.data();
-  // The bucket: how many splitters are <= the element's key. Few buckets: a linear count (it
-  // vectorises); many (a power of two): a branch-free binary search.
+  // The bucket: how many splitters are <= the element's key. Up to 64 buckets: a linear count (it
+  // vectorises; 25 ms for 1e7 float32 and 31 splitters, where the binary search took 180 ms);
+  // more (a power of two): a binary search.
   const int nsp = buckets - 1;
   const bool pow2 = (buckets & (buckets - 1)) == 0;
+  // Long lines of 32- and 64-bit keys: a table indexed by the key's top 16 bits (20 bits from 4M
+  // elements on) gives the number of splitters below that prefix's range, and whether splitters
+  // fall inside it (then the few inside are compared, typically one). For 1e7 float32 on one
+  // thread: 16 ms, against 25 ms for the linear count over 31 splitters and 180 ms for the
+  // binary search, whose compares the compiler left as mispredicted branches. With 16 bits of a
+  // float64 key (4 of them mantissa) a splitter cuts 1/16 of an octave: 65% of 1e7 integers
+  // below 1e6 fell in cut prefixes (count 46 ms); with 20 bits, under 1% (count 10 ms).
+  const int prefix_bits = n >= (int64_t(1) << 22) ? 20 : 16;
+  const int shift = static_cast<int>(sizeof(K) * 8) - prefix_bits;
+  constexpr uint8_t kCut = 0x80;  // flag: a splitter inside the prefix's range
+  std::vector<uint8_t> table;
+  if constexpr (sizeof(K) >= 4) {
+    if (n >= (int64_t(1) << 19) && buckets <= 128) {
+      table.resize(size_t(1) << prefix_bits);
+      int lo_b = 0;  // splitters <= the prefix's first key
+      for (uint32_t p = 0; p < (1u << prefix_bits); ++p) {
+        const K lo = K(K(p) << shift), hi = K(lo | K((K(1) << shift) - 1));
+        while (lo_b < nsp && sp[lo_b] <= lo) ++lo_b;
+        const bool cut = lo_b < nsp && sp[lo_b] <= hi;
+        table[p] = static_cast<uint8_t>(lo_b | (cut ? kCut : 0));
+      }
+    }
+  }
+  const uint8_t* tab = table.empty() ? nullptr : table.data();
   auto bucket_of = [&](const T& x) {
     const K k = SK::key(x);
+    if constexpr (sizeof(K) >= 4) {
+      if (tab) {
+        const uint8_t t = tab[k >> shift];
+        int b = t & (kCut - 1);
+        if (t & kCut) {
+          // The first splitter inside without a branch (which way a key falls is random); the
+          // loop is for prefixes cut by several, where its test is predictably false elsewhere.
+          b += sp[b] <= k;
+          while (b < nsp && sp[b] <= k) ++b;
+        }
+        return b;
+      }
+    }
     int b = 0;
-    if (pow2 && buckets > 8) {
+    if (pow2 && buckets > 64) {
       for (int step = buckets / 2; step > 0; step >>= 1) b += sp[b + step - 1] <= k ? step : 0;
     } else {
       for (int s = 0; s < nsp; ++s) b += sp[s] <= k;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 
+#include "numfuse/backend/cpu/core_load.h"
 #include "numfuse/backend/cpu/host_scratch.h"
 #include "numfuse/backend/cpu/long_partition.h"
 #include "numfuse/backend/cpu/nodes_cpu.h"
@@ -78,13 +79,12 @@ struct Scratch {
 template <class T>
 void sort_long_line(InPlaceSort f, const T* in, T* vals, const Line& g, int threads) {
   const int64_t n = g.n;
-  int buckets = 2;
-  while (buckets < threads * 4 && buckets < 64) buckets *= 2;
+  const int buckets = sample_sort_buckets(threads);
   HostScratch<T> scratch;
   T* out = vals;
   if (g.sv != 1) scratch.resize(n), out = scratch.data();
-  const std::vector<int64_t> starts =
-      scatter_to_buckets(in, n, g.si, buckets, threads, [&](int64_t pos, int64_t i) { out[pos] = in[i * g.si]; });
+  const std::vector<int64_t> starts = scatter_to_buckets(in, n, g.si, buckets, sample_sort_parts(n, threads),
+                                                         [&](int64_t pos, int64_t i) { out[pos] = in[i * g.si]; });
   parallel_for(buckets, 1, [&](int64_t bb, int64_t be) {
     for (int64_t b = bb; b < be; ++b) f(out + starts[b], starts[b + 1] - starts[b], nullptr);
   });
@@ -261,6 +261,11 @@ void sort_typed(const SortNode& node, const Array& in, const Array* vals, const 
       if (f && !idxs && lines == 1 && radix_passes_needed(src + in_offs[0], g, threads) <= 1) f = nullptr;
     }
     if (f && !idxs && threads > 1) {
+      // No free second core: NumPy's loop on the whole line beats the sample sort's extra pass.
+      if (cores_free_now(threads) <= 1) {
+        run_lines(0, lines, 1);
+        return;
+      }
       if constexpr (kHasSortKey<T> && !std::is_same_v<T, bool>) {
         for (int64_t l = 0; l < lines; ++l) sort_long_line<T>(f, src + in_offs[l], vdst + out_offs[l], g, threads);
       }
