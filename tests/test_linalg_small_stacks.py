@@ -248,3 +248,54 @@ def test_cond_of_stack_with_singular_members(n, device):
     got = nf.asnumpy(nf.linalg.cond(nf.asarray(a, device=device), 1))
     bad = [5, BATCH - 2]
     assert numpy.isinf(got[bad]).all() and numpy.isfinite(numpy.delete(got, bad)).all()
+
+
+@pytest.mark.parametrize("name, dtype", [("eigh", "complex64"), ("inv", "complex128")])
+def test_loop_of_small_calls_across_the_background_compile(name, dtype, device):
+    """A loop of small stacks whose kernel compiles slowly (complex: seconds): cuSOLVER takes the
+    calls until a compile started in the background (from the loop's 32nd call) is done, then the
+    kernel does. Every call equals NumPy's, before, during and after the switch; a failing member
+    raises on either side of it. The compile shows in CUDA's kernel cache (compiled, or read from
+    the disk cache) after the loop's first calls have loaded every kernel the cuSOLVER route uses."""
+    import time
+
+    nf = numfuse_module()
+    n, batch = 7, 5
+    stats = getattr(getattr(nf, "_core", None), "cuda", None)
+
+    def built():
+        s = stats.kernel_cache_stats()
+        return s["compilations"] + s["disk_hits"]
+
+    before = None
+    tol = _tol(dtype, n)
+    deadline = time.monotonic() + 120
+    for i in range(400):
+        a = _hermitian((batch, n, n), dtype, 300 + i) if name == "eigh" else \
+            _rand((batch, n, n), dtype, 300 + i, shift=3.0)
+        x = nf.asarray(a, device=device)
+        if name == "eigh":
+            w, v = nf.linalg.eigh(x)
+            w, v = nf.asnumpy(w), nf.asnumpy(v)
+            numpy.testing.assert_allclose(w, numpy.linalg.eigh(a)[0], rtol=tol, atol=tol)
+            recon = (v * w[..., None, :]) @ numpy.conj(numpy.swapaxes(v, -1, -2))
+            numpy.testing.assert_allclose(recon, a, rtol=tol * 10, atol=tol * 10)
+        else:
+            numpy.testing.assert_allclose(nf.asnumpy(nf.linalg.inv(x)), numpy.linalg.inv(a),
+                                          rtol=tol, atol=tol)
+            if i % 50 == 0:
+                bad = a.copy()
+                bad[batch - 1, :, 2] = 0
+                with pytest.raises(numpy.linalg.LinAlgError):
+                    nf.linalg.inv(nf.asarray(bad, device=device))
+        if device == "cpu":
+            continue
+        if i == 2:
+            before = built()  # the cuSOLVER route's own kernels are loaded by now
+        if i < 40:
+            continue
+        if built() > before or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)  # the loop's calls go on while the compile runs
+    if device != "cpu":
+        assert built() > before

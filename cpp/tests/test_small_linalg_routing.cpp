@@ -1,5 +1,6 @@
-// Which calls run the small-matrix kernels (small_linalg_cuda.h's small_linalg_now): the kernels
-// that compile fast always, the slow ones for a large stack, once compiled, or in a loop of calls.
+// Which calls run the small-matrix kernels (small_linalg_cuda.h's small_linalg_route): the kernels
+// that compile fast always, the slow ones for a large stack or once compiled; a loop of small
+// calls asks once for a background compile and stays on cuSOLVER until it is done.
 // No GPU is needed: this is the routing decision alone.
 #include <gtest/gtest.h>
 
@@ -7,7 +8,14 @@
 
 using namespace nf;
 using nf::cuda::small_linalg_compiles_fast;
-using nf::cuda::small_linalg_now;
+using nf::cuda::small_linalg_route;
+using Route = nf::cuda::SmallLinalgRoute;
+
+namespace {
+bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch) {
+  return small_linalg_route(op, dt, N, batch) == Route::Kernel;
+}
+}  // namespace
 
 TEST(SmallLinalgRouting, FastCompilesAreTheRealSmallOnes) {
   EXPECT_TRUE(small_linalg_compiles_fast(LinalgOp::Inv, DType::Float64, 8));
@@ -29,13 +37,20 @@ TEST(SmallLinalgRouting, SlowKernelsWaitForAStack) {
   EXPECT_TRUE(small_linalg_now(LinalgOp::Slogdet, DType::Float32, 16, cuda::kSmallLinalgCompileBatch));
 }
 
-TEST(SmallLinalgRouting, SlowKernelsRunInALoopOfSmallCalls) {
-  int first_kernel_call = -1;
-  for (int i = 1; i <= cuda::kSmallLinalgAskLimit + 2; ++i) {
-    if (small_linalg_now(LinalgOp::Eigh, DType::Complex64, 8, 5) && first_kernel_call < 0) first_kernel_call = i;
+TEST(SmallLinalgRouting, ALoopOfSmallCallsAsksOnceForABackgroundCompile) {
+  int asked_at = -1, background = 0;
+  for (int i = 1; i <= 3 * cuda::kSmallLinalgAskLimit; ++i) {
+    const Route r = small_linalg_route(LinalgOp::Eigh, DType::Complex64, 8, 5);
+    EXPECT_NE(r, Route::Kernel);  // never compiled here: every small call stays on cuSOLVER
+    if (r == Route::SolverCompileBackground) {
+      ++background;
+      asked_at = i;
+    }
   }
-  EXPECT_EQ(first_kernel_call, cuda::kSmallLinalgAskLimit);
-  // Another dtype, size or operation keeps its own count.
-  EXPECT_FALSE(small_linalg_now(LinalgOp::Eigh, DType::Complex128, 4, 5));
-  EXPECT_FALSE(small_linalg_now(LinalgOp::Cholesky, DType::Complex64, 8, 5));
+  EXPECT_EQ(background, 1);
+  EXPECT_EQ(asked_at, cuda::kSmallLinalgAskLimit);
+  // A large stack still compiles at the call; another dtype, size or operation keeps its own count.
+  EXPECT_EQ(small_linalg_route(LinalgOp::Eigh, DType::Complex64, 8, cuda::kSmallLinalgCompileBatch), Route::Kernel);
+  EXPECT_EQ(small_linalg_route(LinalgOp::Eigh, DType::Complex128, 4, 5), Route::Solver);
+  EXPECT_EQ(small_linalg_route(LinalgOp::Cholesky, DType::Complex64, 8, 5), Route::Solver);
 }

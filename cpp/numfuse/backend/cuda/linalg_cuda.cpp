@@ -298,11 +298,18 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   // a failing matrix sets a word of pinned host memory, read after the wait for the stream. Only
   // when it is set does the kernel run again, writing every matrix's info code: the codes array
   // (an allocation and a free a call, ~2 us of host time) is needed on the error path alone.
-  // (The kernels that compile slowly wait for a stack, or a loop, worth their compile.)
-  if (m == n && cuda::small_linalg_covers(node, n) &&
-      cuda::small_linalg_now(op, cuda::small_linalg_compute_dtype(node),
-                             cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n),
-                             batch)) {
+  // (The kernels that compile slowly wait for a stack worth their compile, or are compiled in
+  // the background for a loop of small calls, which cuSOLVER takes meanwhile.)
+  cuda::SmallLinalgRoute route = cuda::SmallLinalgRoute::Solver;
+  if (m == n && cuda::small_linalg_covers(node, n)) {
+    const DType dt = cuda::small_linalg_compute_dtype(node);
+    const int N = cuda::small_linalg_size(op, dt, n);
+    route = cuda::small_linalg_route(op, dt, N, batch);
+    if (route == cuda::SmallLinalgRoute::SolverCompileBackground) {
+      cuda::compile_small_linalg_in_background(op, dt, a.dtype, N, dev);
+    }
+  }
+  if (route == cuda::SmallLinalgRoute::Kernel) {
     if (const volatile int* failed = cuda::eval_small_linalg(node, outs, Array(), batch, n)) {
       cuda::small_linalg_wait(dev);  // armed for Ctrl-C where the caller is
       stage_mark("wait done");

@@ -21,6 +21,7 @@
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/stream.h"
+#include "numfuse/backend/cuda/warmup.h"
 #include "numfuse/core/interrupt.h"
 #include "numfuse/core/stage_trace.h"
 
@@ -209,6 +210,7 @@ Array dense_stack(const Array& x) {
 struct Demand {
   int asked = 0;
   bool compiled = false;
+  bool compiling = false;  // a background compile was started (compiled once it succeeds)
 };
 struct DemandTable {
   std::mutex mutex;
@@ -337,7 +339,47 @@ void remember_kernel(const KernelChoice& c, CUfunction fn) {
   t_recent.fn[i] = fn;
 }
 
+// The compiled kernel for (op, dt, N) stored as `storage`, sizes n and nrhs compiled in where
+// they are not 0 (eval_small_linalg's choice); marks (op, dt, N) compiled for small_linalg_route.
+CUfunction small_linalg_kernel(LinalgOp op, DType dt, DType storage, int N, int64_t exact_n,
+                               int64_t nrhs, int dev) {
+  const char* entry = small_linalg_entry(op, dt, N);
+  const std::string key =
+      std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
+      std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
+      ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
+  CUfunction fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
+    return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
+  });
+  DemandTable& d = demand_table();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
+  return fn;
+}
+
+struct BackgroundCompile {
+  LinalgOp op;
+  DType dt, storage;
+  int N, device;
+};
+
+void run_background_compile(void* arg) {
+  const std::unique_ptr<BackgroundCompile> job(static_cast<BackgroundCompile*>(arg));
+  try {
+    // The kernel a call routed to it would look up: slow kernels never compile sizes in.
+    small_linalg_kernel(job->op, job->dt, job->storage, job->N, 0, 0, job->device);
+  } catch (...) {  // stays uncompiled: the calls stay on cuSOLVER
+  }
+}
+
 }  // namespace
+
+void compile_small_linalg_in_background(LinalgOp op, DType dt, DType storage, int N, int device) {
+  auto* job = new BackgroundCompile{op, dt, storage, N, device};
+  if (!run_in_background(run_background_compile, job)) {
+    delete job;  // no thread: the next stack of kSmallLinalgCompileBatch compiles it at the call
+  }
+}
 
 void small_linalg_wait(int device) {
   EarlyState& st = early_state();
@@ -390,13 +432,18 @@ bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
   return N <= (jacobi ? 4 : 8);
 }
 
-bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch) {
-  if (small_linalg_compiles_fast(op, dt, N)) return true;
+SmallLinalgRoute small_linalg_route(LinalgOp op, DType dt, int N, int64_t batch) {
+  if (small_linalg_compiles_fast(op, dt, N)) return SmallLinalgRoute::Kernel;
   DemandTable& d = demand_table();
   std::lock_guard<std::mutex> lock(d.mutex);
   Demand& k = d.table[{kernel_op(op), static_cast<int>(dt), N}];
   ++k.asked;
-  return k.compiled || batch >= kSmallLinalgCompileBatch || k.asked >= kSmallLinalgAskLimit;
+  if (k.compiled || batch >= kSmallLinalgCompileBatch) return SmallLinalgRoute::Kernel;
+  if (k.asked >= kSmallLinalgAskLimit && !k.compiling) {
+    k.compiling = true;
+    return SmallLinalgRoute::SolverCompileBackground;
+  }
+  return SmallLinalgRoute::Solver;
 }
 
 bool small_linalg_covers(const LinalgNode& node, int64_t n) {
@@ -472,18 +519,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
                             N, exact_n != 0, nrhs == 1, dev};
   CUfunction fn = recent_kernel(choice);
   if (!fn) {
-    const std::string key =
-        std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
-        std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
-        ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
-    fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
-      return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
-    });
-    {
-      DemandTable& d = demand_table();
-      std::lock_guard<std::mutex> lock(d.mutex);
-      d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
-    }
+    fn = small_linalg_kernel(op, dt, storage, N, exact_n, nrhs, dev);
     remember_kernel(choice, fn);
   }
   stage_mark("kernel found");

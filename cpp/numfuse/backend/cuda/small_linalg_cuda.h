@@ -36,12 +36,23 @@ int small_linalg_size(LinalgOp op, DType dt, int64_t n);
 // compiles the kernels whose matrix fits registers cheaply (real LU, det and Cholesky up to N = 8,
 // real Jacobi up to N = 4: under 0.5 s) but the others in 0.6-6.7 s (complex ones, N = 16, Jacobi
 // at N = 8; tools/nvrtc_compile_times.py): those run for stacks of kSmallLinalgCompileBatch
-// matrices or more, or once compiled in this process, or from the kSmallLinalgAskLimit-th call on
-// (a loop of small stacks), and cuSOLVER takes the few matrices of a first, one-off call.
-bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch);
+// matrices or more (compiled at the call), or once compiled in this process. From the
+// kSmallLinalgAskLimit-th call of small stacks on (a loop), the kernel is compiled on a thread of
+// its own while cuSOLVER goes on taking the calls, so that no small call waits seconds for a
+// compile (a Hypothesis example's 800 ms deadline, a loop's one slow step).
+enum class SmallLinalgRoute {
+  Kernel,                   // the kernel (compiled at the call when it is not yet)
+  Solver,                   // cuSOLVER
+  SolverCompileBackground,  // cuSOLVER; the caller starts the kernel's compile in the background
+};
+SmallLinalgRoute small_linalg_route(LinalgOp op, DType dt, int N, int64_t batch);
+// The compile small_linalg_route asked for: the kernel for (op, dt at padded size N, stored as
+// `storage`) on `device`, built on a background thread; later routes find it compiled. A compile
+// that fails leaves the calls on cuSOLVER (where that call's own compile would have raised).
+void compile_small_linalg_in_background(LinalgOp op, DType dt, DType storage, int N, int device);
 constexpr int64_t kSmallLinalgCompileBatch = 256;
 constexpr int kSmallLinalgAskLimit = 32;
-// Whether the kernel for (op, dt, N) compiles in well under a second (see small_linalg_now).
+// Whether the kernel for (op, dt, N) compiles in well under a second (see small_linalg_route).
 bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N);
 
 // The padded size of n x n matrices: the power of two from 2 to kSmallLinalgMaxN holding n.
