@@ -1,7 +1,8 @@
-// Which calls run the small-matrix kernels (small_linalg_cuda.h's small_linalg_route): the kernels
-// that compile fast always, the slow ones for a large stack or once compiled; a loop of small
-// calls asks once for a background compile and stays on cuSOLVER until it is done.
-// No GPU is needed: this is the routing decision alone.
+// Which calls run the small-matrix kernels (small_linalg_cuda.h's small_linalg_route): a loaded
+// kernel always, a large stack's kernel at the call (compiled there), and a small call never waits
+// for NVRTC: cuSOLVER takes it while the kernel compiles in the background, asked for once, from
+// the first call of the kernels that compile fast and from a loop's kSmallLinalgAskLimit-th call of
+// the slow ones. No GPU is needed: this is the routing decision alone.
 #include <gtest/gtest.h>
 
 #include "numfuse/backend/cuda/small_linalg_cuda.h"
@@ -12,8 +13,8 @@ using nf::cuda::small_linalg_route;
 using Route = nf::cuda::SmallLinalgRoute;
 
 namespace {
-bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch) {
-  return small_linalg_route(op, dt, N, batch) == Route::Kernel;
+cuda::SmallLinalgVariant variant(LinalgOp op, DType dt, int N, int64_t exact_n = 0) {
+  return cuda::SmallLinalgVariant{op, dt, dt, N, exact_n, 0, 0};
 }
 }  // namespace
 
@@ -26,22 +27,30 @@ TEST(SmallLinalgRouting, FastCompilesAreTheRealSmallOnes) {
   EXPECT_FALSE(small_linalg_compiles_fast(LinalgOp::Cholesky, DType::Complex64, 2));
 }
 
-TEST(SmallLinalgRouting, OneMatrixOfAFastKernelRunsTheKernel) {
-  EXPECT_TRUE(small_linalg_now(LinalgOp::Inv, DType::Float64, 4, 1));
-  EXPECT_TRUE(small_linalg_now(LinalgOp::Eigvalsh, DType::Float32, 2, 1));
+TEST(SmallLinalgRouting, ALoadedKernelAndALargeStackRunTheKernel) {
+  EXPECT_EQ(small_linalg_route(variant(LinalgOp::Inv, DType::Float64, 4), 1, true), Route::Kernel);
+  EXPECT_EQ(small_linalg_route(variant(LinalgOp::Slogdet, DType::Float32, 16), cuda::kSmallLinalgCompileBatch, false),
+            Route::Kernel);
+  EXPECT_EQ(small_linalg_route(variant(LinalgOp::Slogdet, DType::Float32, 16), cuda::kSmallLinalgCompileBatch - 1, false),
+            Route::Solver);
 }
 
-TEST(SmallLinalgRouting, SlowKernelsWaitForAStack) {
-  EXPECT_FALSE(small_linalg_now(LinalgOp::Slogdet, DType::Float32, 16, 3));
-  EXPECT_FALSE(small_linalg_now(LinalgOp::Slogdet, DType::Float32, 16, cuda::kSmallLinalgCompileBatch - 1));
-  EXPECT_TRUE(small_linalg_now(LinalgOp::Slogdet, DType::Float32, 16, cuda::kSmallLinalgCompileBatch));
+TEST(SmallLinalgRouting, AFastKernelIsCompiledInTheBackgroundFromItsFirstSmallCall) {
+  const auto v = variant(LinalgOp::Inv, DType::Float32, 4);  // n = 3: padded, no size compiled in
+  EXPECT_EQ(small_linalg_route(v, 1, false), Route::SolverCompileBackground);
+  EXPECT_EQ(small_linalg_route(v, 1, false), Route::Solver);  // asked once: it is compiling
+  EXPECT_EQ(small_linalg_route(v, 1, true), Route::Kernel);   // loaded
+  // n = 4 = N compiles its size in (exact): another kernel.
+  EXPECT_EQ(small_linalg_route(variant(LinalgOp::Inv, DType::Float32, 4, 4), 1, false),
+            Route::SolverCompileBackground);
 }
 
-TEST(SmallLinalgRouting, ALoopOfSmallCallsAsksOnceForABackgroundCompile) {
+TEST(SmallLinalgRouting, ASlowKernelIsCompiledInTheBackgroundForALoopOfSmallCalls) {
   int asked_at = -1, background = 0;
+  const auto v = variant(LinalgOp::Eigh, DType::Complex64, 8);
   for (int i = 1; i <= 3 * cuda::kSmallLinalgAskLimit; ++i) {
-    const Route r = small_linalg_route(LinalgOp::Eigh, DType::Complex64, 8, 5);
-    EXPECT_NE(r, Route::Kernel);  // never compiled here: every small call stays on cuSOLVER
+    const Route r = small_linalg_route(v, 5, false);
+    EXPECT_NE(r, Route::Kernel);  // never loaded here: every small call stays on cuSOLVER
     if (r == Route::SolverCompileBackground) {
       ++background;
       asked_at = i;
@@ -49,8 +58,8 @@ TEST(SmallLinalgRouting, ALoopOfSmallCallsAsksOnceForABackgroundCompile) {
   }
   EXPECT_EQ(background, 1);
   EXPECT_EQ(asked_at, cuda::kSmallLinalgAskLimit);
-  // A large stack still compiles at the call; another dtype, size or operation keeps its own count.
-  EXPECT_EQ(small_linalg_route(LinalgOp::Eigh, DType::Complex64, 8, cuda::kSmallLinalgCompileBatch), Route::Kernel);
-  EXPECT_EQ(small_linalg_route(LinalgOp::Eigh, DType::Complex128, 4, 5), Route::Solver);
-  EXPECT_EQ(small_linalg_route(LinalgOp::Cholesky, DType::Complex64, 8, 5), Route::Solver);
+  // A large stack compiles at the call; another dtype, size or operation keeps its own count.
+  EXPECT_EQ(small_linalg_route(v, cuda::kSmallLinalgCompileBatch, false), Route::Kernel);
+  EXPECT_EQ(small_linalg_route(variant(LinalgOp::Eigh, DType::Complex128, 4), 5, false), Route::Solver);
+  EXPECT_EQ(small_linalg_route(variant(LinalgOp::Cholesky, DType::Complex64, 8), 5, false), Route::Solver);
 }

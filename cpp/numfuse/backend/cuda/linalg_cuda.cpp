@@ -298,15 +298,15 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   // a failing matrix sets a word of pinned host memory, read after the wait for the stream. Only
   // when it is set does the kernel run again, writing every matrix's info code: the codes array
   // (an allocation and a free a call, ~2 us of host time) is needed on the error path alone.
-  // (The kernels that compile slowly wait for a stack worth their compile, or are compiled in
-  // the background for a loop of small calls, which cuSOLVER takes meanwhile.)
+  // A small call never waits for NVRTC: cuSOLVER takes it while the kernel compiles on a thread
+  // of its own (small_linalg_route).
   cuda::SmallLinalgRoute route = cuda::SmallLinalgRoute::Solver;
   if (m == n && cuda::small_linalg_covers(node, n)) {
-    const DType dt = cuda::small_linalg_compute_dtype(node);
-    const int N = cuda::small_linalg_size(op, dt, n);
-    route = cuda::small_linalg_route(op, dt, N, batch);
+    const cuda::SmallLinalgVariant v = cuda::small_linalg_variant(node, n);
+    const bool large = batch >= cuda::kSmallLinalgCompileBatch;  // no lookup on the hot path
+    route = cuda::small_linalg_route(v, batch, !large && cuda::small_linalg_loaded(v));
     if (route == cuda::SmallLinalgRoute::SolverCompileBackground) {
-      cuda::compile_small_linalg_in_background(op, dt, a.dtype, N, dev);
+      cuda::compile_small_linalg_in_background(v);
     }
   }
   if (route == cuda::SmallLinalgRoute::Kernel) {

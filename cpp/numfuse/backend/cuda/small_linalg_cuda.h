@@ -32,24 +32,38 @@ struct SmallLinalgParams {
 // above the bound for op and dt (4, 8 or 16, from the kernels' register use), or above
 // NUMFUSE_SMALL_LINALG_MAX_N where that is set (0: never these kernels, for comparisons).
 int small_linalg_size(LinalgOp op, DType dt, int64_t n);
-// Whether the kernel of padded size N runs this call of `batch` matrices, or cuSOLVER does. NVRTC
-// compiles the kernels whose matrix fits registers cheaply (real LU, det and Cholesky up to N = 8,
-// real Jacobi up to N = 4: under 0.5 s) but the others in 0.6-6.7 s (complex ones, N = 16, Jacobi
-// at N = 8; tools/nvrtc_compile_times.py): those run for stacks of kSmallLinalgCompileBatch
-// matrices or more (compiled at the call), or once compiled in this process. From the
-// kSmallLinalgAskLimit-th call of small stacks on (a loop), the kernel is compiled on a thread of
-// its own while cuSOLVER goes on taking the calls, so that no small call waits seconds for a
-// compile (a Hypothesis example's 800 ms deadline, a loop's one slow step).
+// The kernel a call runs: op on dt at the padded size N, its matrices stored as `storage`, with
+// n (exact_n) and solve's single right-hand column (nrhs 1) compiled in where they are not 0 (the
+// kernels that compile fast do this), on `device`.
+struct SmallLinalgVariant {
+  LinalgOp op;
+  DType dt, storage;
+  int N;
+  int64_t exact_n, nrhs;
+  int device;
+};
+SmallLinalgVariant small_linalg_variant(const LinalgNode& node, int64_t n);
+// Whether the variant's kernel is compiled and loaded in this process (no compile, no launch).
+bool small_linalg_loaded(const SmallLinalgVariant& v);
+
+// Whether the kernel runs this call of `batch` matrices, or cuSOLVER does. A loaded kernel always
+// runs, and a stack of kSmallLinalgCompileBatch matrices or more compiles it at the call (on
+// cuSOLVER it would run for far longer than the compile). A call of fewer matrices never waits for
+// NVRTC: cuSOLVER takes it, and the kernel is compiled on a thread of its own, from the first such
+// call for the kernels that compile in well under a second (real LU, det and Cholesky up to N = 8,
+// real Jacobi up to N = 4), from the kSmallLinalgAskLimit-th (a loop) for the others, which take
+// 0.6-6.7 s (complex, N = 16, Jacobi at 8; tools/nvrtc_compile_times.py). So a first small call,
+// a Hypothesis example (800 ms deadline) or one step of a loop never pays a compile.
 enum class SmallLinalgRoute {
   Kernel,                   // the kernel (compiled at the call when it is not yet)
   Solver,                   // cuSOLVER
   SolverCompileBackground,  // cuSOLVER; the caller starts the kernel's compile in the background
 };
-SmallLinalgRoute small_linalg_route(LinalgOp op, DType dt, int N, int64_t batch);
-// The compile small_linalg_route asked for: the kernel for (op, dt at padded size N, stored as
-// `storage`) on `device`, built on a background thread; later routes find it compiled. A compile
-// that fails leaves the calls on cuSOLVER (where that call's own compile would have raised).
-void compile_small_linalg_in_background(LinalgOp op, DType dt, DType storage, int N, int device);
+SmallLinalgRoute small_linalg_route(const SmallLinalgVariant& v, int64_t batch, bool loaded);
+// The compile small_linalg_route asked for, on a background thread; the routes after it find the
+// kernel loaded. One that fails leaves small calls on cuSOLVER (a large stack's call then compiles
+// at the call and raises the error there).
+void compile_small_linalg_in_background(const SmallLinalgVariant& v);
 constexpr int64_t kSmallLinalgCompileBatch = 256;
 constexpr int kSmallLinalgAskLimit = 32;
 // Whether the kernel for (op, dt, N) compiles in well under a second (see small_linalg_route).
