@@ -303,9 +303,9 @@ assert stats is None or compiled_at is not None, "the kernel was never compiled"
 @pytest.mark.parametrize("name, dtype, n", [("inv", "float64", 3), ("eigh", "float64", 7),
                                             ("inv", "complex128", 7)])
 def test_loop_of_small_calls_across_the_background_compile(name, dtype, n, device, tmp_path):
-    """Small stacks never wait for NVRTC: cuSOLVER takes the calls while the kernel compiles on a
-    thread of its own (from the first call for a kernel that compiles fast, real inv; from the
-    loop's 32nd for slow ones: Jacobi 8x8, complex128 8x8), then the kernel does. In a fresh
+    """A loop of small stacks: a kernel that compiles fast (real inv) runs from the first call; a
+    slow one (Jacobi 8x8, complex128 8x8) never stalls a call: cuSOLVER takes the calls while the
+    kernel compiles on a thread of its own (from the loop's 32nd call), then the kernel does. In a fresh
     process with an empty kernel cache: every call equals NumPy's, before, during and after the
     switch; a singular member raises on either side of it; the kernel does get loaded."""
     import os

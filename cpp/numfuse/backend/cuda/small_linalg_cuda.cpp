@@ -459,13 +459,15 @@ bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
 }
 
 SmallLinalgRoute small_linalg_route(const SmallLinalgVariant& v, int64_t batch, bool loaded) {
-  if (loaded || batch >= kSmallLinalgCompileBatch) return SmallLinalgRoute::Kernel;
+  if (loaded || batch >= kSmallLinalgCompileBatch || small_linalg_compiles_fast(v.op, v.dt, v.N)) {
+    return SmallLinalgRoute::Kernel;
+  }
   DemandTable& d = demand_table();
   std::lock_guard<std::mutex> lock(d.mutex);
   Demand& k = d.table[small_linalg_key(v)];
   ++k.asked;
   if (k.compiling) return SmallLinalgRoute::Solver;
-  if (small_linalg_compiles_fast(v.op, v.dt, v.N) || k.asked >= kSmallLinalgAskLimit) {
+  if (k.asked >= kSmallLinalgAskLimit) {
     k.compiling = true;
     return SmallLinalgRoute::SolverCompileBackground;
   }

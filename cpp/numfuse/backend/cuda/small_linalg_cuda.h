@@ -46,14 +46,14 @@ SmallLinalgVariant small_linalg_variant(const LinalgNode& node, int64_t n);
 // Whether the variant's kernel is compiled and loaded in this process (no compile, no launch).
 bool small_linalg_loaded(const SmallLinalgVariant& v);
 
-// Whether the kernel runs this call of `batch` matrices, or cuSOLVER does. A loaded kernel always
-// runs, and a stack of kSmallLinalgCompileBatch matrices or more compiles it at the call (on
-// cuSOLVER it would run for far longer than the compile). A call of fewer matrices never waits for
-// NVRTC: cuSOLVER takes it, and the kernel is compiled on a thread of its own, from the first such
-// call for the kernels that compile in well under a second (real LU, det and Cholesky up to N = 8,
-// real Jacobi up to N = 4), from the kSmallLinalgAskLimit-th (a loop) for the others, which take
-// 0.6-6.7 s (complex, N = 16, Jacobi at 8; tools/nvrtc_compile_times.py). So a first small call,
-// a Hypothesis example (800 ms deadline) or one step of a loop never pays a compile.
+// Whether the kernel runs this call of `batch` matrices, or cuSOLVER does. A loaded kernel runs;
+// so does one that compiles fast (real LU, det and Cholesky up to N = 8, real Jacobi up to N = 4:
+// 60-80 ms on the H100's host, compiled at the call: cuSOLVER's route would compile as many
+// layout kernels), and a stack of kSmallLinalgCompileBatch matrices or more (on cuSOLVER it would
+// run far longer than the compile). The others take 0.6-6.7 s to compile (complex, N = 16, Jacobi
+// at 8; tools/nvrtc_compile_times.py): a small call of theirs never waits for NVRTC. cuSOLVER
+// takes it, and from a loop's kSmallLinalgAskLimit-th call the kernel is compiled on a thread of
+// its own, so that no step of the loop (no Hypothesis example, 800 ms deadline) pays seconds.
 enum class SmallLinalgRoute {
   Kernel,                   // the kernel (compiled at the call when it is not yet)
   Solver,                   // cuSOLVER
