@@ -249,8 +249,9 @@ void run_node(Node* node) {
   const WriteRedirect& redirect = write_redirect();
   for (size_t i = 0; i < node->outputs.size(); ++i) {
     keep[i] = node->outputs[i].lock();
-    if (redirect.from && keep[i].get() == redirect.from && node->kind() == NodeKind::Elementwise) {
-      outs[i] = redirect.to;  // the write's destination, any strides
+    if (redirect.from && keep[i].get() == redirect.from &&
+        (node->kind() == NodeKind::Elementwise || node->writes_contiguous_view())) {
+      outs[i] = redirect.to;  // the write's destination (eval_into checked its layout)
       continue;
     }
     // An output nobody holds (one half of divmod, say) still needs scratch memory.
@@ -543,8 +544,15 @@ void prepare_write(const Array& dst) {
 // it gives up (returns false) and the caller copies, waiting as every evaluation does.
 static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) {
   Node* root = src.storage->producer.get();
-  if (!root || root->in_flight || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) {
-    return false;
+  if (!root || root->in_flight || root->outputs.size() != 1) return false;
+  // An opaque node (a product) writes a C-contiguous destination only, from materialised inputs
+  // none of which meets it (BLAS reads its inputs while it writes: no index-by-index rule holds).
+  const bool opaque = root->kind() != NodeKind::Elementwise;
+  if (opaque && (!root->writes_contiguous_view() || !dst.c_contiguous())) return false;
+  if (opaque) {
+    for (const Array& in : root->inputs) {
+      if (in.storage->producer || (in.storage == dst.storage && bytes_may_meet(in, dst))) return false;
+    }
   }
   if (src.dtype != dst.dtype || src.shape != dst.shape || src.shape != root->out_shapes[0] ||
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
