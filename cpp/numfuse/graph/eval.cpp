@@ -245,18 +245,21 @@ void attach_buffer(Storage* storage, const decltype(Storage::buffer)& buffer) {
 void run_node(Node* node) {
   stage_mark("run_node");
   std::vector<Array> outs(node->outputs.size());
-  std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
+  // The output storages held until detach: the first without a vector (most nodes have one).
+  std::shared_ptr<Storage> keep_first;
+  std::vector<std::shared_ptr<Storage>> keep_rest;
   const WriteRedirect& redirect = write_redirect();
   for (size_t i = 0; i < node->outputs.size(); ++i) {
-    keep[i] = node->outputs[i].lock();
-    if (redirect.from && keep[i].get() == redirect.from &&
+    std::shared_ptr<Storage>& keep = i == 0 ? keep_first : keep_rest.emplace_back();
+    keep = node->outputs[i].lock();
+    if (redirect.from && keep.get() == redirect.from &&
         (node->kind() == NodeKind::Elementwise || node->writes_contiguous_view())) {
       outs[i] = redirect.to;  // the write's destination (eval_into checked its layout)
       continue;
     }
     // An output nobody holds (one half of divmod, say) still needs scratch memory.
     Array out = Array::empty(node->out_shapes[i], node->out_dtypes[i], node->device);
-    if (keep[i]) attach_buffer(keep[i].get(), out.storage->buffer);
+    if (keep) attach_buffer(keep.get(), out.storage->buffer);
     outs[i] = std::move(out);
   }
   stage_mark("outputs allocated");
@@ -573,12 +576,15 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
   bool busy = false;
-  std::vector<Node*> order = single ? std::vector<Node*>{root} : topo_sort({root}, &busy);
+  std::vector<Node*> order;  // the walk's nodes; for a single node just root (no allocation)
+  if (!single) order = topo_sort({root}, &busy);
   if (busy) return false;
+  Node* const* walk = single ? &root : order.data();
+  const size_t walk_size = single ? 1 : order.size();
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
-  for (Node* n : order) {
-    for (const Array& in : n->inputs) {
+  for (size_t k = 0; k < walk_size; ++k) {
+    for (const Array& in : walk[k]->inputs) {
       if (in.storage != dst.storage || in.storage->producer) continue;
       // A column beside the rows it does not reach (an LU step) does not meet dst.
       bool overlap = bytes_may_meet(in, dst);
@@ -593,7 +599,7 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   std::vector<std::shared_ptr<Node>> others;
   for (auto& w : dst.storage->readers) {
     auto r = w.lock();
-    if (r && !r->done && std::find(order.begin(), order.end(), r.get()) == order.end()) others.push_back(r);
+    if (r && !r->done && std::find(walk, walk + walk_size, r.get()) == walk + walk_size) others.push_back(r);
   }
   if (!others.empty()) eval_nodes(lk, std::move(others), FlushReason::Write);
   // The lock was released while those ran: src's graph must still be this evaluation's to run.
