@@ -76,7 +76,9 @@ Array matmul(const Array& a, const Array& b, std::optional<DType> dtype, Casting
   }
   auto node = std::make_shared<MatmulNode>();
   node->device = device;
-  node->inputs = {astype(a, dt, false), astype(b, dt, false)};
+  node->inputs.reserve(2);  // moved in: an initializer list would copy each Array once more
+  node->inputs.push_back(astype(a, dt, false));
+  node->inputs.push_back(astype(b, dt, false));
   return make_pending(node, dt, shape);
 }
 
