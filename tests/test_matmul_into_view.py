@@ -9,7 +9,7 @@ import random
 import numpy
 import pytest
 
-from harness import oracle, run_both
+from harness import numfuse_module, oracle, run_both
 
 DTYPES = ["float64", "float32", "complex128", "int64"]
 
@@ -145,3 +145,21 @@ def test_errors_leave_destination(xp):
         pass
     return out
 
+
+
+
+def test_two_arrays_over_one_memory():
+    """Two arrays over one buffer (numfuse.memmap's route: _wrap_host_memory) are two storages
+    over the same bytes, read lazily: the product must not be written where it reads (NumPy
+    judges overlap by address, and so must the write into the destination)."""
+    nf = numfuse_module()
+    host = numpy.arange(36.0).reshape(6, 6)
+    buf = bytearray(host.tobytes())
+    a = nf._core._wrap_host_memory(buf, numpy.dtype("float64")).reshape(6, 6)
+    b = nf._core._wrap_host_memory(buf, numpy.dtype("float64")).reshape(6, 6)
+    x = numpy.frombuffer(bytearray(host.tobytes())).reshape(6, 6)  # NumPy's, over one buffer
+    for xp_a, xp_b in ((a, b), (x, x)):
+        xp_a[0] = xp_b[0] @ xp_b
+        xp_a[1, :3] = xp_b[1:4, :2] @ xp_b[:2, 1]
+        xp_a[4] = xp_b @ xp_b[4]
+    numpy.testing.assert_allclose(nf.asnumpy(a), x, rtol=1e-12)

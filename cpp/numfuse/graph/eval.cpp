@@ -572,6 +572,24 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
     eval_nodes(lk, {dst.storage->producer}, FlushReason::Write);  // the lock held once, as eval's
     if (root->done || root->in_flight) return false;
   }
+  // An opaque node writes only memory numfuse allocated on the host and nobody else sees (no
+  // NumPy view of it, no mapping of a file another mapping may also show, nothing imported):
+  // elsewhere the product goes through its temporary, as before. On CUDA it always does (not
+  // yet run on a GPU). And no input of another storage may lie at dst's addresses.
+  if (opaque && (!dst.storage->buffer->host_allocated() ||
+                 dst.storage->host_views.load(std::memory_order_relaxed) > 0)) {
+    return false;
+  }
+  if (opaque && dst.size() > 0) {
+    const auto [dlo, dhi] = byte_extent(dst);
+    const char* dbase = dst.storage->data();
+    for (const Array& in : root->inputs) {
+      if (in.storage == dst.storage || in.size() == 0) continue;
+      const auto [lo, hi] = byte_extent(in);
+      const char* base = in.storage->data();
+      if (base + lo < dbase + dhi && dbase + dlo < base + hi) return false;
+    }
+  }
   // out= on materialised operands (the common case): one node, no walk and no plan.
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
