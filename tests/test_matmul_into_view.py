@@ -163,3 +163,24 @@ def test_two_arrays_over_one_memory():
         xp_a[1, :3] = xp_b[1:4, :2] @ xp_b[:2, 1]
         xp_a[4] = xp_b @ xp_b[4]
     numpy.testing.assert_allclose(nf.asnumpy(a), x, rtol=1e-12)
+
+
+def test_writes_between_two_mappings_of_one_file(tmp_path):
+    """Two numfuse.memmap of one file show the same bytes at different addresses: an elementwise
+    write from one into the other, shifted, and a product, must equal NumPy's (which computes
+    the right side first). The elementwise one was written straight into the destination."""
+    nf = numfuse_module()
+    n = 200_000  # past the size of ops run at once: the right side is pending at the write
+    path = tmp_path / "data.bin"
+    numpy.arange(float(n)).tofile(path)
+    results = []
+    for xp in (numpy, nf):
+        numpy.arange(float(n)).tofile(path)
+        a, b = xp.memmap(path, dtype="float64", mode="r+"), xp.memmap(path, dtype="float64", mode="r+")
+        view = a[:]  # a plain array over the mapping (the memmap's own __setitem__ evaluates first)
+        view[1:] = b[:-1] * 2
+        m_a, m_b = a[:300 * 300].reshape(300, 300), b[:300 * 300].reshape(300, 300)
+        m_a[0] = m_b[1] @ m_b
+        results.append(numpy.array(view))
+        del a, b, view, m_a, m_b
+    numpy.testing.assert_allclose(results[1], results[0], rtol=1e-12)

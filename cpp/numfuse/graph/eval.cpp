@@ -599,11 +599,21 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   if (busy) return false;
   Node* const* walk = single ? &root : order.data();
   const size_t walk_size = single ? 1 : order.size();
+  // Host memory numfuse did not allocate (a numfuse.memmap, a wrapped buffer) may show dst's
+  // bytes through another storage at other addresses (two mappings of one file), where no check
+  // here sees the overlap: the right side then goes through its temporary, as NumPy's does.
+  const bool dst_reachable_elsewhere = dst.device().is_cpu() &&
+                                       (!dst.storage->buffer->host_allocated() ||
+                                        dst.storage->host_views.load(std::memory_order_relaxed) > 0);
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
   for (size_t k = 0; k < walk_size; ++k) {
     for (const Array& in : walk[k]->inputs) {
-      if (in.storage != dst.storage || in.storage->producer) continue;
+      if (in.storage->producer) continue;
+      if (in.storage != dst.storage) {
+        if (dst_reachable_elsewhere && !in.storage->buffer->host_allocated()) return false;
+        continue;
+      }
       // A column beside the rows it does not reach (an LU step) does not meet dst.
       bool overlap = bytes_may_meet(in, dst);
       bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype &&
