@@ -233,7 +233,7 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
         return new_array_object(
             device_element(a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
       }
-      return new_view_object(self, std::move(k.shape), std::move(k.strides), k.byte_offset);
+      return new_view_object(self, a, std::move(k.shape), std::move(k.strides), k.byte_offset);
     }
     return getitem_general(self, key).release().ptr();
   } catch (...) {
