@@ -551,7 +551,10 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   // An opaque node (a product) writes a C-contiguous destination only, from materialised inputs
   // none of which meets it (BLAS reads its inputs while it writes: no index-by-index rule holds).
   const bool opaque = root->kind() != NodeKind::Elementwise;
-  if (opaque && (!root->writes_contiguous_view() || !dst.c_contiguous())) return false;
+  // Host memory only (see below): a device's products keep their temporary, untouched.
+  if (opaque && (!root->writes_contiguous_view() || !dst.c_contiguous() || !dst.device().is_cpu())) {
+    return false;
+  }
   if (opaque) {
     for (const Array& in : root->inputs) {
       if (in.storage->producer || (in.storage == dst.storage && bytes_may_meet(in, dst))) return false;
