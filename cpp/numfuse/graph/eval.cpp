@@ -552,12 +552,15 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   // none of which meets it (BLAS reads its inputs while it writes: no index-by-index rule holds).
   const bool opaque = root->kind() != NodeKind::Elementwise;
   // Host memory only (see below): a device's products keep their temporary, untouched.
-  if (opaque && (!root->writes_contiguous_view() || !dst.c_contiguous() || !dst.device().is_cpu())) {
+  if (opaque &&
+      (!root->writes_contiguous_view() || !dst.c_contiguous() || !dst.device().is_cpu())) {
     return false;
   }
   if (opaque) {
     for (const Array& in : root->inputs) {
-      if (in.storage->producer || (in.storage == dst.storage && bytes_may_meet(in, dst))) return false;
+      if (in.storage->producer || (in.storage == dst.storage && bytes_may_meet(in, dst))) {
+        return false;
+      }
     }
   }
   if (src.dtype != dst.dtype || src.shape != dst.shape || src.shape != root->out_shapes[0] ||
@@ -605,9 +608,9 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   // Host memory numfuse did not allocate (a numfuse.memmap, a wrapped buffer) may show dst's
   // bytes through another storage at other addresses (two mappings of one file), where no check
   // here sees the overlap: the right side then goes through its temporary, as NumPy's does.
-  const bool dst_reachable_elsewhere = dst.device().is_cpu() &&
-                                       (!dst.storage->buffer->host_allocated() ||
-                                        dst.storage->host_views.load(std::memory_order_relaxed) > 0);
+  const bool dst_reachable_elsewhere =
+      dst.device().is_cpu() && (!dst.storage->buffer->host_allocated() ||
+                                dst.storage->host_views.load(std::memory_order_relaxed) > 0);
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
   for (size_t k = 0; k < walk_size; ++k) {
@@ -630,7 +633,9 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   std::vector<std::shared_ptr<Node>> others;
   for (auto& w : dst.storage->readers) {
     auto r = w.lock();
-    if (r && !r->done && std::find(walk, walk + walk_size, r.get()) == walk + walk_size) others.push_back(r);
+    if (r && !r->done && std::find(walk, walk + walk_size, r.get()) == walk + walk_size) {
+      others.push_back(r);
+    }
   }
   if (!others.empty()) eval_nodes(lk, std::move(others), FlushReason::Write);
   // The lock was released while those ran: src's graph must still be this evaluation's to run.

@@ -41,7 +41,8 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
                      std::to_string(k_a) + ")");
   }
   const int core_a = a.size() == 1 ? 1 : 2, core_b = b.size() == 1 ? 1 : 2;
-  if (a.size() <= 2 && b.size() <= 2) {  // no batch dims (a product in a loop): nothing to broadcast
+  // No batch dims (a product in a loop): nothing to broadcast.
+  if (a.size() <= 2 && b.size() <= 2) {
     Shape out;
     if (core_a == 2) out.push_back(a[0]);
     if (core_b == 2) out.push_back(b[1]);
