@@ -48,6 +48,44 @@ TEST(BaseRef, ReferencedFromTheFirstViewToTheLast) {
   }
 }
 
+// A view object's dealloc drops its reference holding the lock: the one view of a live owner with
+// a plain store, others as drop() does; the owner is referenced from the first view to the last
+// in every order, and a view made after the drops takes the first reference again.
+TEST(BaseRef, DropHoldingTheLockReleasesOnceAtTheLastView) {
+  g_refs = 0;
+  OwnerLink owner;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<BaseRef> views;
+    const int n = 1 + round;
+    for (int i = 0; i < n; ++i) views.push_back(view_of(owner));
+    if (round == 3) views.push_back(views[0]);  // a copy: a view of a view
+    std::shuffle(views.begin(), views.end(), std::mt19937(round));
+    EXPECT_EQ(g_refs, 1);
+    while (!views.empty()) {
+      views.back().drop_holding_lock(&release);
+      EXPECT_FALSE(views.back());
+      views.pop_back();
+      EXPECT_EQ(g_refs, views.empty() ? 0 : 1);
+    }
+  }
+  BaseRef again = view_of(owner);
+  EXPECT_EQ(g_refs, 1);
+  again.drop_holding_lock(&release);
+  EXPECT_EQ(g_refs, 0);
+}
+
+TEST(BaseRef, DropHoldingTheLockAfterTheOwnersArray) {
+  g_refs = 0;
+  BaseRef view;
+  {
+    OwnerLink owner;
+    view = view_of(owner);
+  }  // holders 2: the view frees the link as drop() would
+  EXPECT_EQ(g_refs, 1);
+  view.drop_holding_lock(&release);
+  EXPECT_EQ(g_refs, 0);
+}
+
 TEST(BaseRef, ViewsOutliveTheOwnersArray) {
   g_refs = 0;
   std::vector<BaseRef> views;

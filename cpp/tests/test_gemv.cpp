@@ -151,8 +151,10 @@ TEST(MatvecPlan, FoldsCopiesOrDeclinesAsTheOperandsAllow) {
   ASSERT_EQ(plan({5}, {1}, {4, 5, 3}, {15, 3, 1}, &mp), MatvecVerdict::Planned);
   EXPECT_FALSE(mp.folded || mp.mat_is_a);
   EXPECT_TRUE(mp.gemv.trans);
-  EXPECT_EQ(mp.mat_off, (std::vector<int64_t>{0, 15, 30, 45}));
-  EXPECT_EQ(mp.vec_off, (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(std::vector<int64_t>(mp.mat_off.begin(), mp.mat_off.end()),
+            (std::vector<int64_t>{0, 15, 30, 45}));
+  EXPECT_EQ(std::vector<int64_t>(mp.vec_off.begin(), mp.vec_off.end()),
+            (std::vector<int64_t>{0, 0, 0, 0}));
   // No unit stride in the matrix: copy it to C order first.
   EXPECT_EQ(plan({3, 5}, {10, 2}, {5}, {1}, &mp), MatvecVerdict::CopyMatrix);
   EXPECT_TRUE(mp.mat_is_a);

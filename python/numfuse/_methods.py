@@ -4,7 +4,6 @@ Everything hot (operators, properties, indexing) is bound in C++ (python/src/bin
 what is here is rare or argument-heavy. The top of the package's layers: it imports the modules
 that implement the methods, and nothing imports it but __init__.
 """
-from . import _core
 from ._array_api import array_namespace_method
 from ._core import ndarray
 from ._files import METHODS as _FILE_METHODS
@@ -18,14 +17,6 @@ from ._printing import METHODS as _PRINTING_METHODS
 from ._reductions import METHODS as _REDUCTION_METHODS
 from ._shape import repeat
 from ._sort import METHODS as _SORT_METHODS
-
-
-def _matmul(self, other):
-    return _core.matmul(self, other)
-
-
-def _rmatmul(self, other):
-    return _core.matmul(other, self)
 
 
 def _dot(self, b, out=None):
@@ -61,8 +52,6 @@ TABLE = {
     **_SORT_METHODS,
     **PROTOCOLS,
     **_EXCHANGE_METHODS,
-    "__matmul__": _matmul,
-    "__rmatmul__": _rmatmul,
     "__imatmul__": _matmul_i,
     "dot": _dot,
     "nonzero": _nonzero,

@@ -233,7 +233,7 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
         return new_array_object(
             device_element(a.view(std::move(k.shape), std::move(k.strides), k.byte_offset)));
       }
-      return new_view_object(self, std::move(k.shape), std::move(k.strides), k.byte_offset);
+      return new_view_object(self, a, std::move(k.shape), std::move(k.strides), k.byte_offset);
     }
     return getitem_general(self, key).release().ptr();
   } catch (...) {
@@ -249,7 +249,18 @@ int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
     if (parse_fast_key(a, key, &k)) {
       if (!k.element) {
         if (copy_region_now(a, k, value)) return 0;
-        assign_basic(a, a.view(std::move(k.shape), std::move(k.strides), k.byte_offset), false, value);
+        const Array dst = a.view(std::move(k.shape), std::move(k.strides), k.byte_offset);
+        // A pending temporary of dst's rank or less (`out[i] = v @ M[:, i:i+64]`): what
+        // assign_basic ends in, without its tries of the copies a pending value cannot take;
+        // assign() computes it straight into dst where nothing it reads meets dst.
+        if (is_exact_array(value) && Py_REFCNT(value) == 1) {
+          const Array& src = *nb::inst_ptr<Array>(value);
+          if (src.pending() && src.ndim() <= dst.ndim()) {
+            assign(dst, src, Casting::Unsafe, /*src_is_temporary=*/true);
+            return 0;
+          }
+        }
+        assign_basic(a, dst, false, value);
         return 0;
       }
       // The value converted first (NumPy's errors come before anything is evaluated), then

@@ -3,6 +3,7 @@
 // scalar side of an operator is weak (NEP 50); operands that are not numfuse arrays or Python
 // scalars go through operand_from_py (numpy.asarray) as every ufunc operand does.
 #include "bindings.h"
+#include "numfuse/ops/linalg.h"
 
 namespace nf::py {
 
@@ -161,6 +162,20 @@ PyObject* divmod_slot(PyObject* x, PyObject* y) {
   }
 }
 
+// x @ y (and the reflected y @ x): matmul with its defaults, as numfuse.matmul(x, y) computes it.
+// A slot, not a Python __matmul__ calling _core.matmul: `out[i] = v @ M[:, i:i+64]` in a loop
+// then pays no Python frame and no nanobind dispatch of four arguments.
+PyObject* matmul_slot(PyObject* x, PyObject* y) {
+  try {
+    if (!is_array(x) && !is_array(y)) Py_RETURN_NOTIMPLEMENTED;
+    const Device dev = operands_device({nb::handle(x), nb::handle(y)});
+    return result(matmul(array_from_py(x, std::nullopt, dev), array_from_py(y, std::nullopt, dev),
+                         std::nullopt, Casting::SameKind));
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
 PyObject* richcompare_slot(PyObject* self, PyObject* other, int cmp) {
   switch (cmp) {
     case Py_LT: return compare_slot<UFunc::Less>(self, other, cmp);
@@ -204,6 +219,7 @@ PyType_Slot g_operator_slots[] = {
     slot(Py_nb_inplace_lshift, &inplace_slot<UFunc::LeftShift>),
     slot(Py_nb_rshift, &binary_slot<UFunc::RightShift>),
     slot(Py_nb_inplace_rshift, &inplace_slot<UFunc::RightShift>),
+    slot(Py_nb_matrix_multiply, &matmul_slot),  // __imatmul__: numfuse._linalg._matmul_i
     slot(Py_nb_negative, &unary_slot<UFunc::Negative>),
     slot(Py_nb_positive, &unary_slot<UFunc::Positive>),
     slot(Py_nb_absolute, &unary_slot<UFunc::Absolute>),

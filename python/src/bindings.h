@@ -113,10 +113,14 @@ Array to_device(const Array& a, Device device);
 // owner of that memory as its base (view_base.cpp), as NumPy's ndarray.base does.
 Array as_view_of(nb::handle self, Array r);
 // A reference to array object `self`, held as the base of views of its memory (view_base.cpp).
+// `self_array`: self's own Array, where the caller has it (one nanobind lookup fewer per view).
 BaseRef base_reference(nb::handle self);
+BaseRef base_reference(nb::handle self, Array& self_array);
 // A new ndarray object: the view (shape, strides, byte_offset) of array object `self`'s memory,
-// with `self` (or its own base) as its base.
+// with `self` (or its own base) as its base. `a` is self's Array.
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset);
+PyObject* new_view_object(nb::handle self, const Array& a, Shape&& shape, Strides&& strides,
+                          int64_t byte_offset);
 // The type's getset table (ndarray.T), a slot of the ndarray type (slots.cpp).
 PyGetSetDef* array_getset();
 // numfuse.ndarray as no GC type with weak references of its own (untracked_arrays.cpp): called

@@ -1,5 +1,6 @@
 #include "element_access.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -246,11 +247,22 @@ bool parse_fast_key(const Array& a, PyObject* key, FastKey* out) {
           !fast_bound(s->step, &step, &has_step) || step == 0) {
         return false;
       }
-      int64_t first, length;
-      adjust_slice(IndexItem::slice(has_start, start, has_stop, stop, step), dim, &first, &length);
+      int64_t first, length, st = stride;
+      if (!has_step) {
+        // Step 1 (`a[:, 3]`, `a[1:5]`, `M[:, i:i+64]`): adjust_slice's bounds without its division.
+        first = !has_start  ? 0
+                : start < 0 ? std::max<int64_t>(start + dim, 0)
+                            : std::min<int64_t>(start, dim);
+        const int64_t end = !has_stop  ? dim
+                            : stop < 0 ? std::max<int64_t>(stop + dim, 0)
+                                       : std::min<int64_t>(stop, dim);
+        length = end > first ? end - first : 0;
+      } else {
+        adjust_slice(IndexItem::slice(has_start, start, has_stop, stop, step), dim, &first,
+                     &length);
+        if (__builtin_mul_overflow(stride, int64_t(step), &st)) st = stride;  // basic_index's rule
+      }
       if (length > 0) offset += first * stride * item;
-      int64_t st;
-      if (__builtin_mul_overflow(stride, int64_t(step), &st)) st = stride;  // basic_index's rule
       shape.push_back(length);
       strides.push_back(st);
       continue;

@@ -46,7 +46,12 @@ PyObject* new_array_object(Array&& a) {
 }
 
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset) {
-  const Array& a = *nb::inst_ptr<Array>(self);
+  return new_view_object(self, *nb::inst_ptr<Array>(self), std::move(shape), std::move(strides),
+                         byte_offset);
+}
+
+PyObject* new_view_object(nb::handle self, const Array& a, Shape&& shape, Strides&& strides,
+                          int64_t byte_offset) {
   nb::object o = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(array_type())));
   if (!o.is_valid()) throw nb::python_error();
   // Built where it lives (a[i, :] in a Python loop): what Array::view and as_view_of make,
@@ -61,7 +66,8 @@ PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int
   v->storage = a.storage;
   v->writeable = a.writeable;
   v->is_view = true;
-  v->base = a.base ? a.base : base_reference(self);
+  // self's Array is its object's own (the owner link is a field of the object, not of the view).
+  v->base = a.base ? a.base : base_reference(self, const_cast<Array&>(a));
   nb::inst_mark_ready(o);
   return o.release().ptr();
 }
@@ -73,7 +79,7 @@ PyObject* transpose_getter(PyObject* self, void*) {
   try {
     const Array& a = *nb::inst_ptr<Array>(self);
     // Copied reversed, not sized first (`Shape shape(n)` zeroed them with a call to memset).
-    return new_view_object(self, Shape(a.shape.rbegin(), a.shape.rend()),
+    return new_view_object(self, a, Shape(a.shape.rbegin(), a.shape.rend()),
                            Strides(a.strides.rbegin(), a.strides.rend()), a.byte_offset);
   } catch (...) {
     return raise_from_slot(std::current_exception());

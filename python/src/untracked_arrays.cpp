@@ -44,11 +44,18 @@ PyObject* array_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   return self;
 }
 
+void decref_now(void* object) { Py_DECREF(static_cast<PyObject*>(object)); }
+
 void array_dealloc(PyObject* self) {
   // The list is readable once the Array exists, or when tp_new set it.
-  bool readable = nb::inst_ready(nb::handle(self));
+  const auto [built, owned] = nb::inst_state(nb::handle(self));
+  bool readable = built;
   if (!g_made_by_new->empty() && g_made_by_new->erase(self) > 0) readable = true;
   if (readable && *list_of(self)) PyObject_ClearWeakRefs(self);
+  // A view's reference to its owner, released here where the GIL is known to be held (no check,
+  // and for the one view of an owner no atomic: core/base_ref.h), before nanobind destroys the
+  // rest of the Array.
+  if (built && owned) nb::inst_ptr<Array>(self)->base.drop_holding_lock(&decref_now);
   g_nanobind_dealloc(self);
 }
 

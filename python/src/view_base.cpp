@@ -42,11 +42,13 @@ void release_ref(PyObject* o) {
 
 }  // namespace
 
-BaseRef base_reference(nb::handle self) {
+BaseRef base_reference(nb::handle self) { return base_reference(self, *nb::inst_ptr<Array>(self)); }
+
+BaseRef base_reference(nb::handle self, Array& self_array) {
   static const bool at_exit_registered = Py_AtExit([] { g_python_gone = true; }) == 0;
   (void)at_exit_registered;
   // One link per owner object, kept by its Array: a view per a[i] allocates nothing.
-  BaseLink* link = nb::inst_ptr<Array>(self)->owner_link.get_or_make(
+  BaseLink* link = self_array.owner_link.get_or_make(
       self.ptr(), [](void* p) { release_ref(static_cast<PyObject*>(p)); });
   bool first = false;
   BaseRef r = BaseRef::acquire(link, &first);

@@ -46,7 +46,15 @@ void Backend::mask_store(const Array&, const Array&, const Array&, bool) {
 
 void Backend::eval_node(Node& node, const std::vector<Array>& outs) {
   const std::type_index type(typeid(node));
+  // The same type_info object first: type_info's == compares the names with strcmp, a call for
+  // every kind registered before the node's (~20 ns of `out[i] = v @ M` per step).
   for (const auto& [t, eval] : node_evals_) {
+    if (t.name() == type.name()) {
+      eval(node, outs);
+      return;
+    }
+  }
+  for (const auto& [t, eval] : node_evals_) {  // a type_info of another shared object
     if (t == type) {
       eval(node, outs);
       return;

@@ -85,12 +85,12 @@ Shape matmul_out_batch(const Shape& out_shape, int a_ndim, int b_ndim) {
 }
 
 void batch_offsets(const Shape& batch_shape, const Strides& sa, const Strides& sb,
-                   std::vector<int64_t>* off_a, std::vector<int64_t>* off_b) {
+                   BatchOffsets* off_a, BatchOffsets* off_b) {
   const int64_t batch = numel(batch_shape);
   off_a->resize(batch);
   off_b->resize(batch);
   const int nb = static_cast<int>(batch_shape.size());
-  std::vector<int64_t> idx(nb, 0);
+  Shape idx(nb, 0);
   int64_t oa = 0, ob = 0;
   for (int64_t i = 0; i < batch; ++i) {
     (*off_a)[i] = oa;
@@ -164,7 +164,7 @@ MatmulPlan plan_matmul(const MatrixStack& A, const MatrixStack& B, const Shape& 
   const Shape outer_shape(out_batch.begin(), out_batch.begin() + split);
   const Strides outer_a(A.bstrides.begin(), A.bstrides.begin() + split);
   const Strides outer_b(B.bstrides.begin(), B.bstrides.begin() + split);
-  std::vector<int64_t> off_a, off_b;
+  BatchOffsets off_a, off_b;
   batch_offsets(outer_shape, outer_a, outer_b, &off_a, &off_b);
   p.calls.reserve(off_a.size());
   for (size_t i = 0; i < off_a.size(); ++i) {

@@ -51,8 +51,10 @@ Shape matmul_out_batch(const Shape& out_shape, int a_ndim, int b_ndim);
 
 // Per-matrix offsets (in elements) of two operands with batch strides sa and sb, walking
 // `batch_shape` in C order.
+// Inline for a batch of a few (a lone product, the usual case, allocates nothing).
+using BatchOffsets = SmallVector<int64_t, 4>;
 void batch_offsets(const Shape& batch_shape, const Strides& sa, const Strides& sb,
-                   std::vector<int64_t>* off_a, std::vector<int64_t>* off_b);
+                   BatchOffsets* off_a, BatchOffsets* off_b);
 
 // One strided-batched gemm: offsets and strides in elements from the operands' first elements
 // (the output is C-contiguous).
@@ -112,7 +114,7 @@ struct MatvecPlan {
   int64_t ny = 0;                         // elements of each product's y
   GemvPlan gemv;                          // the same for every product
   bool folded = false;                    // one call covers the whole batch (offsets below unused)
-  std::vector<int64_t> mat_off, vec_off;  // per product, in elements; y's is i * ny
+  BatchOffsets mat_off, vec_off;          // per product, in elements; y's is i * ny
 };
 enum class MatvecVerdict {
   Planned,     // *plan holds the calls

@@ -30,6 +30,7 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t nbytes, Device device) {
   b->device_ = device;
   b->release_ = free_host;
   b->ctx_ = b.get();
+  b->host_allocated_ = true;
   return b;
 }
 

@@ -19,6 +19,9 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
 
   void* data() const { return data_; }
+  // Host memory numfuse allocated (allocate() on the CPU): no mapping, capsule or other owner
+  // reaches it but through numfuse's own arrays and exported views (Storage::host_views).
+  bool host_allocated() const { return host_allocated_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
@@ -29,6 +32,7 @@ class Buffer {
   Device device_;
   void (*release_)(void*) = nullptr;
   void* ctx_ = nullptr;
+  bool host_allocated_ = false;
 };
 
 }  // namespace nf

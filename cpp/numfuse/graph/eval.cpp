@@ -245,17 +245,21 @@ void attach_buffer(Storage* storage, const decltype(Storage::buffer)& buffer) {
 void run_node(Node* node) {
   stage_mark("run_node");
   std::vector<Array> outs(node->outputs.size());
-  std::vector<std::shared_ptr<Storage>> keep(node->outputs.size());
+  // The output storages held until detach: the first without a vector (most nodes have one).
+  std::shared_ptr<Storage> keep_first;
+  std::vector<std::shared_ptr<Storage>> keep_rest;
   const WriteRedirect& redirect = write_redirect();
   for (size_t i = 0; i < node->outputs.size(); ++i) {
-    keep[i] = node->outputs[i].lock();
-    if (redirect.from && keep[i].get() == redirect.from && node->kind() == NodeKind::Elementwise) {
-      outs[i] = redirect.to;  // the write's destination, any strides
+    std::shared_ptr<Storage>& keep = i == 0 ? keep_first : keep_rest.emplace_back();
+    keep = node->outputs[i].lock();
+    if (redirect.from && keep.get() == redirect.from &&
+        (node->kind() == NodeKind::Elementwise || node->writes_contiguous_view())) {
+      outs[i] = redirect.to;  // the write's destination (eval_into checked its layout)
       continue;
     }
     // An output nobody holds (one half of divmod, say) still needs scratch memory.
     Array out = Array::empty(node->out_shapes[i], node->out_dtypes[i], node->device);
-    if (keep[i]) attach_buffer(keep[i].get(), out.storage->buffer);
+    if (keep) attach_buffer(keep.get(), out.storage->buffer);
     outs[i] = std::move(out);
   }
   stage_mark("outputs allocated");
@@ -543,8 +547,21 @@ void prepare_write(const Array& dst) {
 // it gives up (returns false) and the caller copies, waiting as every evaluation does.
 static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) {
   Node* root = src.storage->producer.get();
-  if (!root || root->in_flight || root->kind() != NodeKind::Elementwise || root->outputs.size() != 1) {
+  if (!root || root->in_flight || root->outputs.size() != 1) return false;
+  // An opaque node (a product) writes a C-contiguous destination only, from materialised inputs
+  // none of which meets it (BLAS reads its inputs while it writes: no index-by-index rule holds).
+  const bool opaque = root->kind() != NodeKind::Elementwise;
+  // Host memory only (see below): a device's products keep their temporary, untouched.
+  if (opaque &&
+      (!root->writes_contiguous_view() || !dst.c_contiguous() || !dst.device().is_cpu())) {
     return false;
+  }
+  if (opaque) {
+    for (const Array& in : root->inputs) {
+      if (in.storage->producer || (in.storage == dst.storage && bytes_may_meet(in, dst))) {
+        return false;
+      }
+    }
   }
   if (src.dtype != dst.dtype || src.shape != dst.shape || src.shape != root->out_shapes[0] ||
       src.byte_offset != 0 || !src.c_contiguous() || root->device != dst.device()) {
@@ -561,17 +578,48 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
     eval_nodes(lk, {dst.storage->producer}, FlushReason::Write);  // the lock held once, as eval's
     if (root->done || root->in_flight) return false;
   }
+  // An opaque node writes only memory numfuse allocated on the host and nobody else sees (no
+  // NumPy view of it, no mapping of a file another mapping may also show, nothing imported):
+  // elsewhere the product goes through its temporary, as before. On CUDA it always does (not
+  // yet run on a GPU). And no input of another storage may lie at dst's addresses.
+  if (opaque && (!dst.storage->buffer->host_allocated() ||
+                 dst.storage->host_views.load(std::memory_order_relaxed) > 0)) {
+    return false;
+  }
+  if (opaque && dst.size() > 0) {
+    const auto [dlo, dhi] = byte_extent(dst);
+    const char* dbase = dst.storage->data();
+    for (const Array& in : root->inputs) {
+      if (in.storage == dst.storage || in.size() == 0) continue;
+      const auto [lo, hi] = byte_extent(in);
+      const char* base = in.storage->data();
+      if (base + lo < dbase + dhi && dbase + dlo < base + hi) return false;
+    }
+  }
   // out= on materialised operands (the common case): one node, no walk and no plan.
   bool single = !graph_limits().trace;
   for (const Array& in : root->inputs) single = single && !in.storage->producer;
   bool busy = false;
-  std::vector<Node*> order = single ? std::vector<Node*>{root} : topo_sort({root}, &busy);
+  std::vector<Node*> order;  // the walk's nodes; for a single node just root (no allocation)
+  if (!single) order = topo_sort({root}, &busy);
   if (busy) return false;
+  Node* const* walk = single ? &root : order.data();
+  const size_t walk_size = single ? 1 : order.size();
+  // Host memory numfuse did not allocate (a numfuse.memmap, a wrapped buffer) may show dst's
+  // bytes through another storage at other addresses (two mappings of one file), where no check
+  // here sees the overlap: the right side then goes through its temporary, as NumPy's does.
+  const bool dst_reachable_elsewhere =
+      dst.device().is_cpu() && (!dst.storage->buffer->host_allocated() ||
+                                dst.storage->host_views.load(std::memory_order_relaxed) > 0);
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
-  for (Node* n : order) {
-    for (const Array& in : n->inputs) {
-      if (in.storage != dst.storage || in.storage->producer) continue;
+  for (size_t k = 0; k < walk_size; ++k) {
+    for (const Array& in : walk[k]->inputs) {
+      if (in.storage->producer) continue;
+      if (in.storage != dst.storage) {
+        if (dst_reachable_elsewhere && !in.storage->buffer->host_allocated()) return false;
+        continue;
+      }
       // A column beside the rows it does not reach (an LU step) does not meet dst.
       bool overlap = bytes_may_meet(in, dst);
       bool same = in.byte_offset == dst.byte_offset && in.dtype == dst.dtype &&
@@ -585,7 +633,9 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   std::vector<std::shared_ptr<Node>> others;
   for (auto& w : dst.storage->readers) {
     auto r = w.lock();
-    if (r && !r->done && std::find(order.begin(), order.end(), r.get()) == order.end()) others.push_back(r);
+    if (r && !r->done && std::find(walk, walk + walk_size, r.get()) == walk + walk_size) {
+      others.push_back(r);
+    }
   }
   if (!others.empty()) eval_nodes(lk, std::move(others), FlushReason::Write);
   // The lock was released while those ran: src's graph must still be this evaluation's to run.

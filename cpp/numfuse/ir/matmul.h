@@ -12,6 +12,8 @@ namespace nf {
 struct MatmulNode : Node {
   NodeKind kind() const override { return NodeKind::Opaque; }
   std::string name() const override { return "matmul"; }
+  // BLAS, cuBLAS and the integer kernels write a C-contiguous `out` through out.data().
+  bool writes_contiguous_view() const override { return true; }
 };
 
 }  // namespace nf

@@ -52,6 +52,10 @@ struct Node {
   // Evaluation is the backends' (Backend::eval_node): from materialised inputs into `outs`,
   // C-contiguous arrays over fresh storage (elementwise nodes may also get a strided destination:
   // a write's target).
+  // Whether every backend's evaluation of this opaque kind also accepts, as its one output, a
+  // C-contiguous view into other memory (at any byte offset) that none of its inputs meets: a
+  // write's target (`out[i] = v @ M`, graph/eval.cpp's eval_into), written with no temporary.
+  virtual bool writes_contiguous_view() const { return false; }
 };
 
 // Whether a node may run at once instead of joining the graph: RunNow::IfSmall lets a small CPU

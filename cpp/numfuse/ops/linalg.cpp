@@ -41,6 +41,13 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
                      std::to_string(k_a) + ")");
   }
   const int core_a = a.size() == 1 ? 1 : 2, core_b = b.size() == 1 ? 1 : 2;
+  // No batch dims (a product in a loop): nothing to broadcast.
+  if (a.size() <= 2 && b.size() <= 2) {
+    Shape out;
+    if (core_a == 2) out.push_back(a[0]);
+    if (core_b == 2) out.push_back(b[1]);
+    return out;
+  }
   const Shape batch_a(a.begin(), a.end() - core_a), batch_b(b.begin(), b.end() - core_b);
   Shape out;
   try {
@@ -76,7 +83,9 @@ Array matmul(const Array& a, const Array& b, std::optional<DType> dtype, Casting
   }
   auto node = std::make_shared<MatmulNode>();
   node->device = device;
-  node->inputs = {astype(a, dt, false), astype(b, dt, false)};
+  node->inputs.reserve(2);  // moved in: an initializer list would copy each Array once more
+  node->inputs.push_back(astype(a, dt, false));
+  node->inputs.push_back(astype(b, dt, false));
   return make_pending(node, dt, shape);
 }
 
