@@ -41,6 +41,15 @@ def client(device):
         numfuse._core.set_default_device(saved)
 
 
+@pytest.fixture(autouse=True)
+def both_workers_up(request):
+    """Every test starts with the cluster's two workers registered: a worker killed by an earlier
+    test is restarted by its nanny, and a busy machine starts them late (a test that placed its
+    strips on the workers of the moment once found none)."""
+    if "client" in request.fixturenames:
+        request.getfixturevalue("client").wait_for_workers(2, timeout=120)
+
+
 def whole_grid_loop(strips, rows, cols, iterations, fill="random"):
     return scaling.heat_diffusion(scaling.initial_grid(strips, rows, cols, fill), iterations)
 
