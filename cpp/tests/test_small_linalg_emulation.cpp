@@ -437,7 +437,7 @@ TEST(SmallLinalg, SizesAndRouting) {
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 4), 4);
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 5), 0);  // spills: cuSOLVER
   EXPECT_EQ(small_linalg_size(LinalgOp::Svd, DType::Float64, 4), 0);
-  EXPECT_EQ(sizeof(SmallLinalgParams), 88u);  // 8 pointers, batch, 4 ints
+  EXPECT_EQ(sizeof(SmallLinalgParams), 104u);  // 8 pointers, batch, 8 ints
 }
 
 TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
@@ -461,6 +461,16 @@ TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
     expect_nvrtc_compiles(
         std::string(kKernelPrelude) + small_linalg_body(op, DType::Complex128, N, DType::Complex64),
         std::string(linalg_op_name(op)) + " complex64 in complex128");
+  }
+}
+
+// NUMFUSE_SMALL_LINALG_STAGGER's kernels (the first wave's upper half waits on %globaltimer).
+TEST(SmallLinalg, StaggeredKernelsCompileUnderNvrtc) {
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve}) {
+    expect_nvrtc_compiles(std::string(kKernelPrelude) + "#define NF_SM_STAGGER 1\n" +
+                              small_linalg_body(op, DType::Float64, 8, DType::Float64, 8,
+                                                op == LinalgOp::Solve ? 1 : 0),
+                          std::string(linalg_op_name(op)) + " float64 N=8 staggered");
   }
 }
 

@@ -31,6 +31,9 @@ struct nf_sm_params {
   int* blocks;    // with factored: a device counter of the blocks past their factorisation (0)
   long long batch;
   int n, nrhs, flags, ticket;
+  // NF_SM_STAGGER (inv and solve): blocks [stagger_lo, stagger_hi) wait stagger_ns before their
+  // loads (nf_sm_stagger). Unread without NF_SM_STAGGER.
+  int stagger_lo, stagger_hi, stagger_ns, unused;
 };
 
 // Sizes known when the kernel is compiled (small_linalg_body): NF_SM_EXACT 1 where every matrix of
@@ -416,6 +419,28 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
   }
 }
 
+// Staggered first wave (NF_SM_STAGGER 1, NUMFUSE_SMALL_LINALG_STAGGER on the host; H100
+// measurement, issue 13): every block resident at the launch starts its loads at once, so they all
+// end together (9.3 us for float64 8 x 8 inv, 6 blocks an SM), and all compute at once (5.1 us)
+// while memory idles. The host names the upper half of that first wave (block order fills the SMs
+// round by round); those blocks wait stagger_ns before loading, so the other half gets the
+// bandwidth first, computes while they load, and frees its slots for the next wave earlier.
+#ifndef NF_SM_STAGGER
+#define NF_SM_STAGGER 0
+#endif
+__device__ __forceinline__ void nf_sm_stagger(const nf_sm_params& p) {
+#if NF_SM_STAGGER && defined(__CUDACC_RTC__)
+  if (static_cast<int>(blockIdx.x) >= p.stagger_lo && static_cast<int>(blockIdx.x) < p.stagger_hi) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      __nanosleep(256);
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < static_cast<unsigned long long>(p.stagger_ns));
+  }
+#endif
+}
+
 #if !NF_SM_GROUP && (NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE)
 // inv: X = U^-1 L^-1 column by column (unit columns), then inv(a) = X P: X's column c lands in
 // column pos[c] (the row swaps applied to the columns in reverse order), written there in the
@@ -423,6 +448,7 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
 // staged through the tile after a when a thread's b fits a slot.
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const nf_sm_params p) {
   const int n = nf_sm_n(p), nn = n * n;
+  nf_sm_stagger(p);
   const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
   nf_t a[NF_SM_N][NF_SM_N], rd[NF_SM_N];
   int piv[NF_SM_N];

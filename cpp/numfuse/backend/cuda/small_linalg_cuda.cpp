@@ -161,12 +161,46 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
+int small_linalg_stagger_ns() {
+  static const int ns = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
+    return e && *e ? std::clamp(std::atoi(e), 0, 1000000) : 0;
+  }();
+  return ns;
+}
+
+namespace {
+// The kernels NUMFUSE_SMALL_LINALG_STAGGER applies to: the one-thread inv and solve kernels.
+bool stagger_applies(LinalgOp op, DType dt, int N) {
+  return small_linalg_stagger_ns() > 0 && (op == LinalgOp::Inv || op == LinalgOp::Solve) &&
+         !small_linalg_group(op, dt, N);
+}
+}  // namespace
+
+int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device) {
+  const DeviceProperties& d = device_properties(device);
+  int regs = 0, smem = 0;
+  check(driver().FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn), "cuFuncGetAttribute");
+  check(driver().FuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+        "cuFuncGetAttribute");
+  // Registers are allocated a warp at a time in units of 256; a block's shared memory carries
+  // 1 KB the system reserves (sm_80 on).
+  const int warps = static_cast<int>((threads + 31) / 32);
+  const int warp_regs = (std::max(regs, 1) * 32 + 255) / 256 * 256;
+  int blocks = d.max_blocks_per_multiprocessor > 0 ? d.max_blocks_per_multiprocessor : 16;
+  blocks = std::min(blocks, d.max_registers_per_multiprocessor / (warp_regs * warps));
+  blocks = std::min(blocks, d.max_threads_per_multiprocessor / static_cast<int>(threads));
+  if (smem > 0) blocks = std::min(blocks, d.max_shared_memory_per_multiprocessor / (smem + 1024));
+  return std::max(blocks, 1);
+}
+
 std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n,
                               int64_t nrhs) {
   const bool group = small_linalg_group(op, dt, N);
   // Sizes as compile-time constants (small_linalg.cuh: NF_SM_EXACT, NF_SM_NRHS).
   const std::string sizes = std::string(n == N ? "#define NF_SM_EXACT 1\n" : "") +
-                            (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "");
+                            (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "") +
+                            (stagger_applies(op, dt, N) ? "#define NF_SM_STAGGER 1\n" : "");
   auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
@@ -320,21 +354,26 @@ struct KernelChoice {
 struct RecentKernels {
   KernelChoice choice[4];
   CUfunction fn[4] = {};
+  int resident[4] = {};  // blocks an SM (NUMFUSE_SMALL_LINALG_STAGGER only)
   unsigned next = 0;
 };
 thread_local RecentKernels t_recent;
 
-CUfunction recent_kernel(const KernelChoice& c) {
+CUfunction recent_kernel(const KernelChoice& c, int* resident) {
   for (int i = 0; i < 4; ++i) {
-    if (t_recent.fn[i] && t_recent.choice[i] == c) return t_recent.fn[i];
+    if (t_recent.fn[i] && t_recent.choice[i] == c) {
+      *resident = t_recent.resident[i];
+      return t_recent.fn[i];
+    }
   }
   return nullptr;
 }
 
-void remember_kernel(const KernelChoice& c, CUfunction fn) {
+void remember_kernel(const KernelChoice& c, CUfunction fn, int resident) {
   const unsigned i = t_recent.next++ % 4;
   t_recent.choice[i] = c;
   t_recent.fn[i] = fn;
+  t_recent.resident[i] = resident;
 }
 
 }  // namespace
@@ -470,12 +509,14 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   const int64_t nrhs = fast && op == LinalgOp::Solve ? p.nrhs : 0;
   const KernelChoice choice{entry, kernel_op(op), static_cast<int>(dt), static_cast<int>(storage),
                             N, exact_n != 0, nrhs == 1, dev};
-  CUfunction fn = recent_kernel(choice);
+  int resident = 0;
+  CUfunction fn = recent_kernel(choice, &resident);
   if (!fn) {
     const std::string key =
         std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
         std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
-        ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "");
+        ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "") +
+        (stagger_applies(op, dt, N) ? ":stagger" : "");
     fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
       return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
     });
@@ -484,11 +525,20 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
       std::lock_guard<std::mutex> lock(d.mutex);
       d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
     }
-    remember_kernel(choice, fn);
+    if (stagger_applies(op, dt, N)) {
+      resident = small_linalg_resident_blocks(fn, small_linalg_threads(op, dt, N), dev);
+    }
+    remember_kernel(choice, fn, resident);
   }
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
+  if (resident > 0) {  // the upper half of the first wave waits (nf_sm_stagger)
+    const int wave = resident * device_properties(dev).multiprocessor_count;
+    p.stagger_lo = wave / 2;
+    p.stagger_hi = static_cast<int>(std::min<int64_t>(wave, grid));
+    p.stagger_ns = small_linalg_stagger_ns();
+  }
   // launch()'s work, with the stream kept for the wait (one enqueue_stream a call, not two).
   const Stream stream = enqueue_stream(dev);
   void* args[] = {&p};

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cuda/cuda_api.h"
 #include "numfuse/core/array.h"
 #include "numfuse/ir/linalg_solve.h"
 
@@ -25,6 +26,7 @@ struct SmallLinalgParams {
   int* blocks;
   long long batch;
   int n, nrhs, flags, ticket;
+  int stagger_lo, stagger_hi, stagger_ns, unused;  // small_linalg_stagger_ns()
 };
 
 // The padded size (2, 4, 8 or 16) the kernel for `op` on n x n matrices of `dt` runs at, or 0
@@ -66,6 +68,13 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
 std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n = 0,
                               int64_t nrhs = 0);
 const char* small_linalg_entry(LinalgOp op, DType dt, int N);
+// NUMFUSE_SMALL_LINALG_STAGGER=<ns> (default 0, off): inv and solve kernels compiled with
+// NF_SM_STAGGER, whose upper half of the launch's first wave waits that long before loading
+// (small_linalg.cuh, nf_sm_stagger). A measurement switch until an H100 run settles it.
+int small_linalg_stagger_ns();
+// Blocks of `threads` threads of fn resident on one SM of `device` (registers, shared memory,
+// threads and the block limit; the occupancy calculator's arithmetic for sm_70 on).
+int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
 
