@@ -31,9 +31,9 @@ struct nf_sm_params {
   int* blocks;    // with factored: a device counter of the blocks past their factorisation (0)
   long long batch;
   int n, nrhs, flags, ticket;
-  // NF_SM_STAGGER (inv and solve): blocks [stagger_lo, stagger_hi) wait stagger_ns before their
+  // NF_SM_STAGGER (inv and solve): the first wave's blocks, [0, stagger_wave), wait before their
   // loads (nf_sm_stagger). Unread without NF_SM_STAGGER.
-  int stagger_lo, stagger_hi, stagger_ns, unused;
+  int stagger_sms, stagger_wave, stagger_ns, stagger_graded;
 };
 
 // Sizes known when the kernel is compiled (small_linalg_body): NF_SM_EXACT 1 where every matrix of
@@ -422,22 +422,27 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
 // Staggered first wave (NF_SM_STAGGER 1, NUMFUSE_SMALL_LINALG_STAGGER on the host; H100
 // measurement, issue 13): every block resident at the launch starts its loads at once, so they all
 // end together (9.3 us for float64 8 x 8 inv, 6 blocks an SM), and all compute at once (5.1 us)
-// while memory idles. The host names the upper half of that first wave (block order fills the SMs
-// round by round); those blocks wait stagger_ns before loading, so the other half gets the
-// bandwidth first, computes while they load, and frees its slots for the next wave earlier.
+// while memory idles. Blocks fill the SMs round by round in block order, so block b of the first
+// wave is its SM's (b / stagger_sms)-th: the upper half of the rounds waits stagger_ns before
+// loading (or, graded, round r waits r * stagger_ns), so that the others get the bandwidth first,
+// compute while the late ones load, and free their slots for the next wave earlier.
 #ifndef NF_SM_STAGGER
 #define NF_SM_STAGGER 0
 #endif
 __device__ __forceinline__ void nf_sm_stagger(const nf_sm_params& p) {
 #if NF_SM_STAGGER && defined(__CUDACC_RTC__)
-  if (static_cast<int>(blockIdx.x) >= p.stagger_lo && static_cast<int>(blockIdx.x) < p.stagger_hi) {
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-      __nanosleep(256);
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (t - t0 < static_cast<unsigned long long>(p.stagger_ns));
-  }
+  const int b = static_cast<int>(blockIdx.x);
+  if (b >= p.stagger_wave || p.stagger_sms <= 0) return;
+  const int round = b / p.stagger_sms, rounds = p.stagger_wave / p.stagger_sms;
+  const unsigned long long wait = static_cast<unsigned long long>(p.stagger_ns) *
+                                  (p.stagger_graded ? round : round >= (rounds + 1) / 2 ? 1 : 0);
+  if (wait == 0) return;
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(256);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < wait);
 #endif
 }
 

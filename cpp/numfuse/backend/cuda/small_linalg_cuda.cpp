@@ -161,9 +161,15 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
+bool small_linalg_stagger_graded() {
+  const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
+  return e && *e == 'g';
+}
+
 int small_linalg_stagger_ns() {
   static const int ns = [] {
     const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
+    if (e && *e == 'g') ++e;
     return e && *e ? std::clamp(std::atoi(e), 0, 1000000) : 0;
   }();
   return ns;
@@ -533,11 +539,12 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
-  if (resident > 0) {  // the upper half of the first wave waits (nf_sm_stagger)
-    const int wave = resident * device_properties(dev).multiprocessor_count;
-    p.stagger_lo = wave / 2;
-    p.stagger_hi = static_cast<int>(std::min<int64_t>(wave, grid));
+  if (resident > 0) {  // the first wave's later rounds wait (nf_sm_stagger)
+    static const bool graded = small_linalg_stagger_graded();
+    p.stagger_sms = device_properties(dev).multiprocessor_count;
+    p.stagger_wave = static_cast<int>(std::min<int64_t>(resident * p.stagger_sms, grid));
     p.stagger_ns = small_linalg_stagger_ns();
+    p.stagger_graded = graded ? 1 : 0;
   }
   // launch()'s work, with the stream kept for the wait (one enqueue_stream a call, not two).
   const Stream stream = enqueue_stream(dev);

@@ -26,7 +26,7 @@ struct SmallLinalgParams {
   int* blocks;
   long long batch;
   int n, nrhs, flags, ticket;
-  int stagger_lo, stagger_hi, stagger_ns, unused;  // small_linalg_stagger_ns()
+  int stagger_sms, stagger_wave, stagger_ns, stagger_graded;  // small_linalg_stagger_ns()
 };
 
 // The padded size (2, 4, 8 or 16) the kernel for `op` on n x n matrices of `dt` runs at, or 0
@@ -69,9 +69,11 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64
                               int64_t nrhs = 0);
 const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // NUMFUSE_SMALL_LINALG_STAGGER=<ns> (default 0, off): inv and solve kernels compiled with
-// NF_SM_STAGGER, whose upper half of the launch's first wave waits that long before loading
-// (small_linalg.cuh, nf_sm_stagger). A measurement switch until an H100 run settles it.
+// NF_SM_STAGGER, whose upper half of the launch's first wave waits that long before loading;
+// g<ns>: graded, the first wave's r-th round of blocks waits r * ns (small_linalg.cuh,
+// nf_sm_stagger). A measurement switch until an H100 run settles it.
 int small_linalg_stagger_ns();
+bool small_linalg_stagger_graded();
 // Blocks of `threads` threads of fn resident on one SM of `device` (registers, shared memory,
 // threads and the block limit; the occupancy calculator's arithmetic for sm_70 on).
 int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device);
