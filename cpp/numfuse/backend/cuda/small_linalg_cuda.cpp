@@ -385,6 +385,7 @@ void remember_kernel(const KernelChoice& c, CUfunction fn, int resident) {
 }  // namespace
 
 void small_linalg_wait(int device) {
+  device_wait_begins();  // other threads run from here (Backend::waits_for_device)
   EarlyState& st = early_state();
   activate(device);
   EarlyWait w{failure_word(device) + 1, st.ticket,
@@ -454,6 +455,15 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n) {
            node.inputs[1].shape.back() > N);
 }
 
+bool small_linalg_waits_only(const LinalgNode& node) {
+  const Array& a = node.inputs[0];
+  if (a.ndim() < 2) return false;
+  const int64_t m = a.shape[a.ndim() - 2], n = a.shape[a.ndim() - 1];
+  if (m != n || !small_linalg_covers(node, n)) return false;
+  const DType dt = small_linalg_compute_dtype(node);
+  return small_linalg_compiles_fast(node.spec.op, dt, small_linalg_size(node.spec.op, dt, n));
+}
+
 DType small_linalg_compute_dtype(const LinalgNode& node) {
   const DType dt = node.inputs[0].dtype;
   if (!node.spec.widen) return dt;
@@ -518,6 +528,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   int resident = 0;
   CUfunction fn = recent_kernel(choice, &resident);
   if (!fn) {
+    device_wait_begins();  // a compile (tens of ms) lets other threads run
     const std::string key =
         std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
         std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
