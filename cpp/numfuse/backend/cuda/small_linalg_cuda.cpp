@@ -550,10 +550,13 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
-  if (resident > 0) {  // the first wave's later rounds wait (nf_sm_stagger)
+  // The first wave's later rounds wait (nf_sm_stagger) where a second wave follows: a launch of
+  // one wave or less would only start later.
+  const int sms = device_properties(dev).multiprocessor_count;
+  if (resident > 0 && static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
     static const bool graded = small_linalg_stagger_graded();
-    p.stagger_sms = device_properties(dev).multiprocessor_count;
-    p.stagger_wave = static_cast<int>(std::min<int64_t>(resident * p.stagger_sms, grid));
+    p.stagger_sms = sms;
+    p.stagger_wave = resident * sms;
     p.stagger_ns = small_linalg_stagger_ns();
     p.stagger_graded = graded ? 1 : 0;
   }
