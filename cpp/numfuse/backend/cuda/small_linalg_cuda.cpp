@@ -552,13 +552,15 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
   // The first wave's later rounds wait (nf_sm_stagger) where a second wave follows: a launch of
   // one wave or less would only start later.
-  const int sms = device_properties(dev).multiprocessor_count;
-  if (resident > 0 && static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
-    static const bool graded = small_linalg_stagger_graded();
-    p.stagger_sms = sms;
-    p.stagger_wave = resident * sms;
-    p.stagger_ns = small_linalg_stagger_ns();
-    p.stagger_graded = graded ? 1 : 0;
+  if (resident > 0) {
+    const int sms = device_properties(dev).multiprocessor_count;
+    if (static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
+      static const bool graded = small_linalg_stagger_graded();
+      p.stagger_sms = sms;
+      p.stagger_wave = resident * sms;
+      p.stagger_ns = small_linalg_stagger_ns();
+      p.stagger_graded = graded ? 1 : 0;
+    }
   }
   // launch()'s work, with the stream kept for the wait (one enqueue_stream a call, not two).
   const Stream stream = enqueue_stream(dev);
