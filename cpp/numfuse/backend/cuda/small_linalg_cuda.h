@@ -71,7 +71,8 @@ const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // NUMFUSE_SMALL_LINALG_STAGGER=<ns> (default 0, off): inv and solve kernels compiled with
 // NF_SM_STAGGER, whose upper half of the launch's first wave waits that long before loading;
 // g<ns>: graded, the first wave's r-th round of blocks waits r * ns (small_linalg.cuh,
-// nf_sm_stagger). A measurement switch until an H100 run settles it.
+// nf_sm_stagger); auto: graded, ns the time a round's loads take at 80% of the memory's peak.
+// A measurement switch until an H100 run settles it.
 int small_linalg_stagger_ns();
 bool small_linalg_stagger_graded();
 // Blocks of `threads` threads of fn resident on one SM of `device` (registers, shared memory,
