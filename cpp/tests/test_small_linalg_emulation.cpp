@@ -464,6 +464,22 @@ TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
   }
 }
 
+TEST(SmallLinalg, StaggerSwitchValues) {
+  using nf::cuda::parse_small_linalg_stagger;
+  EXPECT_EQ(parse_small_linalg_stagger("").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("0").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("3000").ns, 3000);
+  EXPECT_FALSE(parse_small_linalg_stagger("3000").graded);
+  EXPECT_EQ(parse_small_linalg_stagger("g1500").ns, 1500);
+  EXPECT_TRUE(parse_small_linalg_stagger("g1500").graded);
+  EXPECT_FALSE(parse_small_linalg_stagger("g1500").automatic);
+  EXPECT_TRUE(parse_small_linalg_stagger("auto").automatic);
+  EXPECT_TRUE(parse_small_linalg_stagger("auto").graded);
+  EXPECT_GT(parse_small_linalg_stagger("auto").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("-5").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("g").ns, 0);
+}
+
 // NUMFUSE_SMALL_LINALG_STAGGER's kernels (the first wave's upper half waits on %globaltimer).
 TEST(SmallLinalg, StaggeredKernelsCompileUnderNvrtc) {
   for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve}) {

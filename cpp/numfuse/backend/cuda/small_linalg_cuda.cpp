@@ -161,28 +161,42 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
-bool small_linalg_stagger_auto() {
-  static const bool on = [] {
+namespace {
+// The stagger when NUMFUSE_SMALL_LINALG_STAGGER is not set ("": none).
+constexpr const char* kDefaultStagger = "";
+
+const std::string& stagger_setting() {
+  static const std::string s = [] {
     const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
-    return e && std::string(e) == "auto";
+    return std::string(e ? e : kDefaultStagger);
   }();
-  return on;
+  return s;
+}
+}  // namespace
+
+SmallLinalgStagger parse_small_linalg_stagger(const std::string& s) {
+  SmallLinalgStagger r;
+  if (s == "auto") {
+    r.ns = 1;  // on; the wait is computed a launch
+    r.graded = r.automatic = true;
+    return r;
+  }
+  r.graded = !s.empty() && s[0] == 'g';
+  const char* e = s.c_str() + (r.graded ? 1 : 0);
+  r.ns = *e ? std::clamp(std::atoi(e), 0, 1000000) : 0;
+  return r;
 }
 
-bool small_linalg_stagger_graded() {
-  const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
-  return e && (*e == 'g' || small_linalg_stagger_auto());
+namespace {
+const SmallLinalgStagger& stagger() {
+  static const SmallLinalgStagger s = parse_small_linalg_stagger(stagger_setting());
+  return s;
 }
+}  // namespace
 
-int small_linalg_stagger_ns() {
-  static const int ns = [] {
-    if (small_linalg_stagger_auto()) return 1;  // on; the wait is computed a launch
-    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
-    if (e && *e == 'g') ++e;
-    return e && *e ? std::clamp(std::atoi(e), 0, 1000000) : 0;
-  }();
-  return ns;
-}
+bool small_linalg_stagger_auto() { return stagger().automatic; }
+bool small_linalg_stagger_graded() { return stagger().graded; }
+int small_linalg_stagger_ns() { return stagger().ns; }
 
 namespace {
 // The kernels NUMFUSE_SMALL_LINALG_STAGGER applies to: the one-thread inv and solve kernels.
@@ -565,11 +579,12 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
     const int sms = device_properties(dev).multiprocessor_count;
     if (static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
       static const bool graded = small_linalg_stagger_graded();
+      static const bool automatic = small_linalg_stagger_auto();
       p.stagger_sms = sms;
       p.stagger_wave = resident * sms;
       p.stagger_ns = small_linalg_stagger_ns();
       p.stagger_graded = graded ? 1 : 0;
-      if (small_linalg_stagger_auto()) {
+      if (automatic) {
         // A round of blocks' loads at 80% of the memory's peak shared by every SM: the time one
         // round of the first wave takes to load alone (1.6 us for float64 8 x 8 on the H100).
         const DeviceProperties& d = device_properties(dev);

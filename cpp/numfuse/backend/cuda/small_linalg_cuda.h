@@ -75,6 +75,13 @@ const char* small_linalg_entry(LinalgOp op, DType dt, int N);
 // A measurement switch until an H100 run settles it.
 int small_linalg_stagger_ns();
 bool small_linalg_stagger_graded();
+bool small_linalg_stagger_auto();
+// The switch's value read: "" or "0" off, "<ns>", "g<ns>", "auto" (ns 1: computed a launch).
+struct SmallLinalgStagger {
+  int ns = 0;
+  bool graded = false, automatic = false;
+};
+SmallLinalgStagger parse_small_linalg_stagger(const std::string& s);
 // Blocks of `threads` threads of fn resident on one SM of `device` (registers, shared memory,
 // threads and the block limit; the occupancy calculator's arithmetic for sm_70 on).
 int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device);
