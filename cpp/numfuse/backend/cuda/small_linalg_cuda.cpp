@@ -479,6 +479,12 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n) {
 }
 
 bool small_linalg_waits_only(const LinalgNode& node) {
+  // NUMFUSE_SMALL_LINALG_GIL_AT_WAIT=0: the GIL released before the launch, as before (to measure).
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_GIL_AT_WAIT");
+    return !(e && *e == '0');
+  }();
+  if (!on) return false;
   const Array& a = node.inputs[0];
   if (a.ndim() < 2) return false;
   const int64_t m = a.shape[a.ndim() - 2], n = a.shape[a.ndim() - 1];

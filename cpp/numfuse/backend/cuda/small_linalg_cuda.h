@@ -92,7 +92,8 @@ int small_linalg_flags(const LinalgSpec& spec);
 // it computes in, and for the group solve at most N right-hand sides).
 bool small_linalg_covers(const LinalgNode& node, int64_t n);
 // Whether node's evaluation runs these kernels with no compile worth the name (the quick ones of
-// small_linalg_compiles_fast), so that it only launches and waits: Backend::waits_for_device.
+// small_linalg_compiles_fast), so that it only launches and waits: Backend::waits_for_device
+// (false for all with NUMFUSE_SMALL_LINALG_GIL_AT_WAIT=0, to measure).
 bool small_linalg_waits_only(const LinalgNode& node);
 // The dtype node's kernel computes in: its inputs', or double precision where spec.widen.
 DType small_linalg_compute_dtype(const LinalgNode& node);
