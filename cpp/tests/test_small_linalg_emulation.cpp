@@ -480,13 +480,22 @@ TEST(SmallLinalg, StaggerSwitchValues) {
   EXPECT_EQ(parse_small_linalg_stagger("g").ns, 0);
 }
 
-// NUMFUSE_SMALL_LINALG_STAGGER's kernels (the first wave's upper half waits on %globaltimer).
+// NUMFUSE_SMALL_LINALG_STAGGER's and _PREFETCH's kernels (the first wave's later rounds wait on
+// %globaltimer; every block prefetches the next wave's matrices into L2).
 TEST(SmallLinalg, StaggeredKernelsCompileUnderNvrtc) {
   for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve}) {
     expect_nvrtc_compiles(std::string(kKernelPrelude) + "#define NF_SM_STAGGER 1\n" +
                               small_linalg_body(op, DType::Float64, 8, DType::Float64, 8,
                                                 op == LinalgOp::Solve ? 1 : 0),
                           std::string(linalg_op_name(op)) + " float64 N=8 staggered");
+    expect_nvrtc_compiles(std::string(kKernelPrelude) +
+                              "#define NF_SM_STAGGER 1\n#define NF_SM_PREFETCH 1\n" +
+                              small_linalg_body(op, DType::Float32, 4, DType::Float32),
+                          std::string(linalg_op_name(op)) + " float32 N=4 staggered, prefetching");
+    expect_nvrtc_compiles(std::string(kKernelPrelude) + "#define NF_SM_PREFETCH 1\n" +
+                              small_linalg_body(op, DType::Float64, 8, DType::Float64, 8,
+                                                op == LinalgOp::Solve ? 1 : 0),
+                          std::string(linalg_op_name(op)) + " float64 N=8 prefetching");
   }
 }
 

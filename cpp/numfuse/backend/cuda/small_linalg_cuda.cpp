@@ -198,11 +198,24 @@ bool small_linalg_stagger_auto() { return stagger().automatic; }
 bool small_linalg_stagger_graded() { return stagger().graded; }
 int small_linalg_stagger_ns() { return stagger().ns; }
 
+bool small_linalg_prefetch() {
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_PREFETCH");
+    return e && *e == '1';
+  }();
+  return on;
+}
+
 namespace {
-// The kernels NUMFUSE_SMALL_LINALG_STAGGER applies to: the one-thread inv and solve kernels.
+// The kernels NUMFUSE_SMALL_LINALG_STAGGER and _PREFETCH apply to: the one-thread inv and solve.
+bool wave_kernel(LinalgOp op, DType dt, int N) {
+  return (op == LinalgOp::Inv || op == LinalgOp::Solve) && !small_linalg_group(op, dt, N);
+}
 bool stagger_applies(LinalgOp op, DType dt, int N) {
-  return small_linalg_stagger_ns() > 0 && (op == LinalgOp::Inv || op == LinalgOp::Solve) &&
-         !small_linalg_group(op, dt, N);
+  return small_linalg_stagger_ns() > 0 && wave_kernel(op, dt, N);
+}
+bool prefetch_applies(LinalgOp op, DType dt, int N) {
+  return small_linalg_prefetch() && wave_kernel(op, dt, N);
 }
 }  // namespace
 
@@ -229,7 +242,8 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64
   // Sizes as compile-time constants (small_linalg.cuh: NF_SM_EXACT, NF_SM_NRHS).
   const std::string sizes = std::string(n == N ? "#define NF_SM_EXACT 1\n" : "") +
                             (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "") +
-                            (stagger_applies(op, dt, N) ? "#define NF_SM_STAGGER 1\n" : "");
+                            (stagger_applies(op, dt, N) ? "#define NF_SM_STAGGER 1\n" : "") +
+                            (prefetch_applies(op, dt, N) ? "#define NF_SM_PREFETCH 1\n" : "");
   auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
@@ -562,7 +576,8 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
         std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
         std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
         ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "") +
-        (stagger_applies(op, dt, N) ? ":stagger" : "");
+        (stagger_applies(op, dt, N) ? ":stagger" : "") +
+        (prefetch_applies(op, dt, N) ? ":prefetch" : "");
     fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
       return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
     });
@@ -571,7 +586,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
       std::lock_guard<std::mutex> lock(d.mutex);
       d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
     }
-    if (stagger_applies(op, dt, N)) {
+    if (stagger_applies(op, dt, N) || prefetch_applies(op, dt, N)) {
       resident = small_linalg_resident_blocks(fn, small_linalg_threads(op, dt, N), dev);
     }
     remember_kernel(choice, fn, resident);
@@ -579,17 +594,18 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
-  // The first wave's later rounds wait (nf_sm_stagger) where a second wave follows: a launch of
-  // one wave or less would only start later.
+  // The first wave's later rounds wait (nf_sm_stagger), and blocks prefetch the next wave
+  // (nf_sm_prefetch_next), where a second wave follows: a launch of one wave or less would only
+  // start later, and has nothing to prefetch.
   if (resident > 0) {
     const int sms = device_properties(dev).multiprocessor_count;
     if (static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
       static const bool graded = small_linalg_stagger_graded();
       static const bool automatic = small_linalg_stagger_auto();
-      p.stagger_sms = sms;
-      p.stagger_wave = resident * sms;
+      p.wave_sms = sms;
+      p.wave_blocks = resident * sms;
       p.stagger_ns = small_linalg_stagger_ns();
-      p.stagger_graded = graded ? 1 : 0;
+      p.wave_flags = (graded ? 1 : 0) | (prefetch_applies(op, dt, N) ? 2 : 0);
       if (automatic) {
         // A round of blocks' loads at 80% of the memory's peak shared by every SM: the time one
         // round of the first wave takes to load alone (1.6 us for float64 8 x 8 on the H100).

@@ -26,7 +26,7 @@ struct SmallLinalgParams {
   int* blocks;
   long long batch;
   int n, nrhs, flags, ticket;
-  int stagger_sms, stagger_wave, stagger_ns, stagger_graded;  // small_linalg_stagger_ns()
+  int wave_sms, wave_blocks, stagger_ns, wave_flags;  // small_linalg_stagger_ns(), _prefetch()
 };
 
 // The padded size (2, 4, 8 or 16) the kernel for `op` on n x n matrices of `dt` runs at, or 0
@@ -82,6 +82,10 @@ struct SmallLinalgStagger {
   bool graded = false, automatic = false;
 };
 SmallLinalgStagger parse_small_linalg_stagger(const std::string& s);
+// NUMFUSE_SMALL_LINALG_PREFETCH=1 (default off): inv and solve kernels compiled with
+// NF_SM_PREFETCH, each block prefetching the next wave's matrices into L2 once it has its own
+// (small_linalg.cuh, nf_sm_prefetch_next). A measurement switch until an H100 run settles it.
+bool small_linalg_prefetch();
 // Blocks of `threads` threads of fn resident on one SM of `device` (registers, shared memory,
 // threads and the block limit; the occupancy calculator's arithmetic for sm_70 on).
 int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device);
