@@ -199,9 +199,10 @@ bool small_linalg_stagger_graded() { return stagger().graded; }
 int small_linalg_stagger_ns() { return stagger().ns; }
 
 bool small_linalg_prefetch() {
+  constexpr bool kDefaultPrefetch = false;  // when NUMFUSE_SMALL_LINALG_PREFETCH is not set
   static const bool on = [] {
     const char* e = std::getenv("NUMFUSE_SMALL_LINALG_PREFETCH");
-    return e && *e == '1';
+    return e && *e ? *e == '1' : kDefaultPrefetch;
   }();
   return on;
 }
