@@ -275,6 +275,34 @@ def test_dlpack_argument_errors():
     a.__dlpack__(dl_device=(1, 0), copy=False)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool", "complex64"])
+@pytest.mark.parametrize("copy", [None, True, False])
+def test_dlpack_export_to_the_cpu(device, dtype, copy):
+    """dl_device=(kDLCPU, 0) as array-api-tests' test_dunder_dlpack asks it (with upstream's
+    #457): on the CPU every copy value exports; from a GPU copy=None and True copy to the host
+    and copy=False is refused with BufferError (the standard), the array left as it was."""
+    host = (np.arange(6) % 3).astype(dtype).reshape(2, 3)[:, ::-1]
+    a = nf.asarray(host, device=device)
+    if device != "cpu" and copy is False:
+        with pytest.raises(BufferError, match="copy=False"):
+            a.__dlpack__(dl_device=(1, 0), copy=copy, max_version=(1, 0))
+        np.testing.assert_array_equal(nf.asnumpy(a), host)
+        return
+
+    class Capsule:
+        def __dlpack__(self, **kw):
+            return a.__dlpack__(dl_device=(1, 0), copy=copy, max_version=(1, 0))
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    got = np.from_dlpack(Capsule())
+    np.testing.assert_array_equal(got, host)
+    assert got.dtype == host.dtype
+    if device == "cpu" and copy is not True:
+        assert numpy_address(got) == numfuse_address(a)
+
+
 def test_dlpack_copy_flag():
     a = nf.arange(4.0)
     shared = np.from_dlpack(a)

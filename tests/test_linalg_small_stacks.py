@@ -248,3 +248,72 @@ def test_cond_of_stack_with_singular_members(n, device):
     got = nf.asnumpy(nf.linalg.cond(nf.asarray(a, device=device), 1))
     bad = [5, BATCH - 2]
     assert numpy.isinf(got[bad]).all() and numpy.isfinite(numpy.delete(got, bad)).all()
+
+
+_LOOP_ACROSS_THE_COMPILE = """
+import sys, time, numpy, numfuse as nf
+name, dtype, device, n, batch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), 5
+eps = float(numpy.finfo(numpy.dtype(dtype)).eps)
+tol = 300 * eps * n
+rng = numpy.random.default_rng(7)
+def sample():
+    x = rng.standard_normal((batch, n, n))
+    if numpy.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal((batch, n, n))
+    if name == "eigh":
+        x = x @ numpy.conj(numpy.swapaxes(x, -1, -2)) + n * numpy.eye(n)
+    else:
+        x = x + 3.0 * numpy.eye(n)
+    return x.astype(dtype)
+stats = nf._core.cuda.kernel_cache_stats if device != "cpu" else None
+deadline, compiled_at = time.monotonic() + 120, None
+for i in range(2000):
+    a = sample()
+    x = nf.asarray(a, device=device)
+    if name == "eigh":
+        w, v = nf.linalg.eigh(x)
+        w, v = nf.asnumpy(w), nf.asnumpy(v)
+        numpy.testing.assert_allclose(w, numpy.linalg.eigh(a)[0], rtol=tol, atol=tol)
+        recon = (v * w[..., None, :]) @ numpy.conj(numpy.swapaxes(v, -1, -2))
+        numpy.testing.assert_allclose(recon, a, rtol=10 * tol, atol=10 * tol)
+    else:
+        numpy.testing.assert_allclose(nf.asnumpy(nf.linalg.inv(x)), numpy.linalg.inv(a), rtol=tol, atol=tol)
+        if i % 25 == 0:
+            bad = a.copy()
+            bad[batch - 1, :, 2] = 0
+            try:
+                nf.linalg.inv(nf.asarray(bad, device=device))
+                raise AssertionError("a singular member did not raise")
+            except numpy.linalg.LinAlgError:
+                pass
+    if stats is None:
+        if i == 60:
+            break
+        continue
+    if compiled_at is None and any("nf_small" in k for k in nf._core.cuda.loaded_kernel_names()):
+        compiled_at = i
+    if compiled_at is not None and i >= compiled_at + 20 or time.monotonic() > deadline:
+        break
+    time.sleep(0.02)  # the loop goes on while the compile runs
+print("calls", i + 1, "kernel loaded at call", compiled_at)
+assert stats is None or compiled_at is not None, "the kernel was never compiled"
+"""
+
+
+@pytest.mark.parametrize("name, dtype, n", [("inv", "float64", 3), ("eigh", "float64", 7),
+                                            ("inv", "complex128", 7)])
+def test_loop_of_small_calls_across_the_background_compile(name, dtype, n, device, tmp_path):
+    """A loop of small stacks: a kernel that compiles fast (real inv) runs from the first call; a
+    slow one (Jacobi 8x8, complex128 8x8) never stalls a call: cuSOLVER takes the calls while the
+    kernel compiles on a thread of its own (from the loop's 32nd call), then the kernel does. In a fresh
+    process with an empty kernel cache: every call equals NumPy's, before, during and after the
+    switch; a singular member raises on either side of it; the kernel does get loaded."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMFUSE_CACHE_DIR=str(tmp_path / "kernels"))
+    r = subprocess.run([sys.executable, "-c", _LOOP_ACROSS_THE_COMPILE, name, dtype, device, str(n)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "calls" in r.stdout

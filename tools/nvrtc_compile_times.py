@@ -42,9 +42,14 @@ def timed(label, source, name, arch, options=OPTS):
     return ms
 
 
-def small_linalg(op, entry, dtype, real, n):
-    return (f"typedef {dtype} nf_t;\ntypedef {real} nf_rt;\n#define NF_SM_N {n}\n#define NF_SM_OP {op}\n"
-            + _read("small_linalg.cuh"))
+def small_linalg(op, entry, dtype, real, n, threads=128, exact=False):
+    """The source small_linalg_body (backend/cuda/small_linalg_cuda.cpp) builds: storage dtype =
+    compute dtype; the group kernel (a row a thread) for 16 x 16, as the backend picks it."""
+    group = entry == "nf_small_group"
+    return (f"typedef {dtype} nf_t;\ntypedef {real} nf_rt;\ntypedef {dtype} nf_st;\ntypedef {real} nf_srt;\n"
+            f"#define NF_SM_N {n}\n#define NF_SM_THREADS {threads}\n#define NF_SM_OP {op}\n"
+            f"#define NF_SM_GROUP {int(group)}\n" + ("#define NF_SM_EXACT 1\n" if exact else "")
+            + _read("small_linalg.cuh") + (_read("small_linalg_group.cuh") if group else ""))
 
 
 def main():
@@ -60,12 +65,18 @@ def main():
     timed("sort template float, every entry", PRELUDE + sort, "nf_sort_make_keys", arch)
     for e in ("nf_sort_make_keys", "nf_sort_store_keys", "nf_searchsorted", "nf_sort_tiles"):
         timed(f"sort template float, {e} only", _one(e) + PRELUDE + sort, e, arch)
-    cases = [(2, "nf_small_det", "double", "double", 8), (2, "nf_small_det", "float", "float", 16),
-             (0, "nf_small_solve", "float", "float", 16), (0, "nf_small_solve", "double", "double", 8),
-             (3, "nf_small_cholesky", "float", "float", 16), (4, "nf_small_eigh", "double", "double", 4),
-             (4, "nf_small_eigh", "float", "float", 8), (4, "nf_small_eigh", "double", "double", 8)]
-    for op, entry, dt, rt, n in cases:
-        timed(f"small linalg {entry[9:]} {dt} N={n}", PRELUDE + small_linalg(op, entry, dt, rt, n), entry, arch,
+    # (NF_SM_OP, entry, dtype, real dtype, N, exact n): inv/solve 0/1, det 2, cholesky 3, eigh 4
+    cases = [(0, "nf_small_solve", "double", "double", 4, True), (0, "nf_small_solve", "double", "double", 8, True),
+             (0, "nf_small_solve", "double", "double", 8, False), (0, "nf_small_solve", "float", "float", 8, False),
+             (2, "nf_small_det", "double", "double", 8, False), (3, "nf_small_cholesky", "double", "double", 8, False),
+             (0, "nf_small_group", "double", "double", 16, False), (0, "nf_small_group", "float", "float", 16, False),
+             (4, "nf_small_eigh", "double", "double", 4, False), (4, "nf_small_eigh", "float", "float", 8, False),
+             (4, "nf_small_eigh", "double", "double", 8, False)]
+    if not args.quick:
+        cases.append((4, "nf_small_eigh", "double", "double", 16, False))
+    for op, entry, dt, rt, n, exact in cases:
+        src = PRELUDE + small_linalg(op, entry, dt, rt, n, exact=exact)
+        timed(f"small linalg {entry[9:]} op {op} {dt} N={n}{' exact' if exact else ''}", src, entry, arch,
               ["-std=c++17"])
 
 

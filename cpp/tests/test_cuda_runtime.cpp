@@ -10,7 +10,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -250,6 +255,52 @@ TEST_F(KernelCacheDisk, CompileErrorsAreNotCached) {
   EXPECT_THROW(c.get("x", "k", "sm_90", {}), nf::CompileError);
   EXPECT_EQ(calls, 2);
   EXPECT_TRUE(list_dir(dir_).empty());
+}
+
+// Threads building kernels: one key is compiled once however many ask for it at once; different
+// keys compile at the same time (a background compile holds up no other thread), and a failed
+// compile wakes the threads waiting for that key.
+TEST(CudaKernelCache, ConcurrentGetsCompileOnceAKeyAndInParallelAcrossKeys) {
+  std::mutex m;
+  std::condition_variable cv;
+  int inside = 0, most_inside = 0;
+  std::atomic<int> calls{0};
+  KernelCache c("", [&](const std::string& source, const std::string&, const std::string&,
+                        const std::vector<std::string>&) -> CompiledKernel {
+    ++calls;
+    std::unique_lock<std::mutex> lock(m);
+    most_inside = std::max(most_inside, ++inside);
+    cv.notify_all();
+    // Waits (up to 5 s, never forever) for a second compile to be inside at the same time.
+    cv.wait_for(lock, std::chrono::seconds(5), [&] { return most_inside >= 2; });
+    --inside;
+    if (source == "bad") throw nf::CompileError("bad kernel");
+    CompiledKernel k;
+    k.binary = "bin:" + source;
+    return k;
+  }, "v1");
+  std::vector<std::thread> threads;
+  std::vector<std::string> got(4);
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { got[i] = c.get(i < 3 ? "a" : "b", "k", "sm_90", {})->binary; });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got[0], "bin:a");
+  EXPECT_EQ(got[1], "bin:a");
+  EXPECT_EQ(got[2], "bin:a");
+  EXPECT_EQ(got[3], "bin:b");
+  EXPECT_EQ(calls.load(), 2);    // "a" once for three threads, "b" once
+  EXPECT_EQ(most_inside, 2);     // "a" and "b" were compiled at the same time
+  EXPECT_EQ(c.stats().compilations, 2u);
+  EXPECT_EQ(c.stats().memory_hits, 2u);
+
+  std::atomic<int> errors{0};
+  most_inside = 2;  // no more waiting inside the compile
+  std::thread t1([&] { try { c.get("bad", "k", "sm_90", {}); } catch (const nf::CompileError&) { ++errors; } });
+  std::thread t2([&] { try { c.get("bad", "k", "sm_90", {}); } catch (const nf::CompileError&) { ++errors; } });
+  t1.join();
+  t2.join();
+  EXPECT_EQ(errors.load(), 2);  // neither waits forever; both see the error
 }
 
 TEST(CudaKernelCache, DefaultDirHonoursEnvironment) {

@@ -1,7 +1,9 @@
 // numfuse._core.cuda: the CUDA runtime layer (devices, streams, events, memory, the kernel cache)
 // and its exception classes. numfuse/cuda/__init__.py builds the public numfuse.cuda on it.
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <array>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/fp_check_cuda.h"
 #include "numfuse/backend/cuda/kernel_cache.h"
+#include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/library_search.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/nodes_cuda.h"
@@ -231,6 +234,7 @@ void bind_cuda(nb::module_& parent) {
   m.def("parse_memory_size", [](const std::string& s) { return parse_memory_size(s); });
 
   m.def("kernel_cache_stats", [] { return stats_dict(kernel_cache_stats()); });
+  m.def("loaded_kernel_names", &loaded_kernel_names);
   m.def("reset_kernel_cache_stats", &reset_kernel_cache_stats);
   m.def("set_kernel_cache_dir", &set_kernel_cache_dir);
   m.def("kernel_cache_dir", &kernel_cache_dir);

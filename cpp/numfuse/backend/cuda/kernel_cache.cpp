@@ -194,7 +194,10 @@ std::shared_ptr<const CompiledKernel> KernelCache::read_file(const std::string& 
   if (fd < 0) return nullptr;  // absent: not an error
   auto bad = [&](const char* what) -> std::shared_ptr<const CompiledKernel> {
     ::close(fd);
-    ++stats_.corrupt;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.corrupt;
+    }
     warn_once("kernel cache entry " + path + " is " + what + "; rebuilding it");
     return nullptr;
   };
@@ -258,31 +261,48 @@ std::shared_ptr<const CompiledKernel> KernelCache::get(const std::string& source
                                                        const std::string& arch,
                                                        const std::vector<std::string>& options) {
   const std::string k = key(source, name, arch, options);
-  // One lock over compile too: two threads asking for one new kernel compile it once.
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = memory_.find(k);
-  if (it != memory_.end()) {
-    ++stats_.memory_hits;
-    return it->second;
-  }
-  std::shared_ptr<const CompiledKernel> out;
-  if (!dir_.empty()) {
-    out = read_file(k);
-    if (out) ++stats_.disk_hits;
-  }
-  if (!out) {
-    const auto start = std::chrono::steady_clock::now();
-    auto compiled = std::make_shared<CompiledKernel>(compile_(source, name, arch, options));
-    ++stats_.compilations;
-    if (trace_compiles()) {
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "[numfuse] compiled %s for %s: %.0f ms, %zu bytes of source\n",
-                   name.empty() ? "module" : name.c_str(), arch.c_str(), ms, source.size());
+  // Two threads asking for one new kernel build it once (the second waits for the first); kernels
+  // of different keys build at the same time: a compile in the background (seconds, for a
+  // small-stack kernel) never holds up another thread's compile or lookup.
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    auto it = memory_.find(k);
+    if (it != memory_.end()) {
+      ++stats_.memory_hits;
+      return it->second;
     }
-    if (!dir_.empty()) write_file(k, *compiled);
-    out = compiled;
+    if (!in_flight_.count(k)) break;
+    built_.wait(lock);
   }
+  in_flight_.insert(k);
+  lock.unlock();
+  std::shared_ptr<const CompiledKernel> out;
+  bool compiled_here = false;
+  try {
+    if (!dir_.empty()) out = read_file(k);
+    if (!out) {
+      const auto start = std::chrono::steady_clock::now();
+      auto compiled = std::make_shared<CompiledKernel>(compile_(source, name, arch, options));
+      compiled_here = true;
+      if (trace_compiles()) {
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "[numfuse] compiled %s for %s: %.0f ms, %zu bytes of source\n",
+                     name.empty() ? "module" : name.c_str(), arch.c_str(), ms, source.size());
+      }
+      if (!dir_.empty()) write_file(k, *compiled);
+      out = compiled;
+    }
+  } catch (...) {
+    lock.lock();
+    in_flight_.erase(k);
+    built_.notify_all();  // a waiter tries for itself (and meets the same error)
+    throw;
+  }
+  lock.lock();
+  ++(compiled_here ? stats_.compilations : stats_.disk_hits);
   memory_.emplace(k, out);
+  in_flight_.erase(k);
+  built_.notify_all();
   return out;
 }
 
@@ -317,7 +337,7 @@ struct LoadedKernel {
 
 struct ProcessCache {
   std::mutex mutex;
-  std::unique_ptr<KernelCache> cache;
+  std::shared_ptr<KernelCache> cache;  // shared: a compile outside the mutex keeps its cache
   CompileFn hook;
   bool dir_overridden = false;
   std::string dir;
@@ -341,7 +361,7 @@ struct ProcessCache {
         return k;
       });
       if (hook) version += " + hook";
-      cache = std::make_unique<KernelCache>(d, fn, version);
+      cache = std::make_shared<KernelCache>(d, fn, version);
     }
     return *cache;
   }
@@ -369,14 +389,24 @@ CUfunction get_kernel(const std::string& source, const std::string& name,
   mkey.append(name).push_back('\0');
   for (const auto& o : options) mkey.append(o).push_back('\0');
   mkey.append(source);
+  std::shared_ptr<KernelCache> cache;
+  {
+    std::lock_guard<std::mutex> lock(pc.mutex);
+    auto it = pc.loaded.find(mkey);
+    if (it != pc.loaded.end()) {
+      pc.get_cache().count_memory_hit();
+      return it->second.function;
+    }
+    pc.get_cache();
+    cache = pc.cache;
+  }
+  // Built outside the process mutex: another thread's compile (a small-stack kernel compiled in
+  // the background) does not hold up this one, nor its lookups of loaded kernels.
+  const std::string arch = device_arch(device);
+  auto compiled = cache->get(source, name, arch, options);
   std::lock_guard<std::mutex> lock(pc.mutex);
   auto it = pc.loaded.find(mkey);
-  if (it != pc.loaded.end()) {
-    pc.get_cache().count_memory_hit();
-    return it->second.function;
-  }
-  const std::string arch = device_arch(device);
-  auto compiled = pc.get_cache().get(source, name, arch, options);
+  if (it != pc.loaded.end()) return it->second.function;  // loaded by another thread meanwhile
   activate(device);
   const DriverApi& d = driver();
   LoadedKernel lk;
@@ -394,8 +424,13 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const std::string& source,
                                                       const std::string& arch,
                                                       const std::vector<std::string>& options) {
   ProcessCache& pc = process_cache();
-  std::lock_guard<std::mutex> lock(pc.mutex);
-  return pc.get_cache().get(source, name, arch, options);
+  std::shared_ptr<KernelCache> cache;
+  {
+    std::lock_guard<std::mutex> lock(pc.mutex);
+    pc.get_cache();
+    cache = pc.cache;
+  }
+  return cache->get(source, name, arch, options);
 }
 
 KernelCacheStats kernel_cache_stats() {

@@ -6,12 +6,14 @@
 // version of the key is read from a stamp in the directory when it is valid (compiler_stamp.h),
 // so that a process whose kernels are all on disk never loads NVRTC (5-10 ms).
 #pragma once
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "numfuse/backend/cuda/cuda_api.h"
@@ -62,8 +64,10 @@ class KernelCache {
   std::string dir_;
   CompileFn compile_;
   std::string compiler_version_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // held for lookups, never across a compile or a file's read
+  std::condition_variable built_;  // a kernel of in_flight_ was built (or failed)
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> memory_;
+  std::unordered_set<std::string> in_flight_;  // keys a thread is reading or compiling now
   KernelCacheStats stats_;
 };
 

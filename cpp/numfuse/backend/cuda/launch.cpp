@@ -50,6 +50,40 @@ std::string kernel_selection(const std::string& name) {
   return identifier ? "#define NF_ONE_KERNEL\n#define NF_KERNEL_" + name + "\n" : std::string();
 }
 
+namespace {
+// keyed_kernel's table key: name, device, options, then the caller's key.
+std::string table_key(const std::string& key, const char* name, const std::vector<std::string>& options,
+                      int device) {
+  std::string full;
+  full.reserve(key.size() + 64);
+  full += name;
+  full += '\0';
+  full += std::to_string(device);
+  for (const auto& o : options) (full += '\0') += o;
+  full += '\1';
+  full += key;
+  return full;
+}
+}  // namespace
+
+CUfunction loaded_keyed_kernel(const std::string& key, const char* name,
+                               const std::vector<std::string>& options, int device) {
+  const std::string full = table_key(key, name, options, device);
+  KernelTable& t = kernel_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.known.find(full);
+  return it == t.known.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> loaded_kernel_names() {
+  KernelTable& t = kernel_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  std::vector<std::string> names;
+  names.reserve(t.known.size());
+  for (const auto& entry : t.known) names.emplace_back(entry.first.c_str());  // up to the name's \0
+  return names;
+}
+
 CUfunction keyed_kernel(const std::string& key, const char* name, const std::vector<std::string>& options,
                         int device, const std::function<std::string()>& make_body) {
   // A loop of one op asks for the same kernel again and again: the last hit of this thread is
@@ -65,14 +99,7 @@ CUfunction keyed_kernel(const std::string& key, const char* name, const std::vec
   if (last.f && last.device == device && last.key == key && last.name == name && last.options == options) {
     return last.f;
   }
-  std::string full;
-  full.reserve(key.size() + 64);
-  full += name;
-  full += '\0';
-  full += std::to_string(device);
-  for (const auto& o : options) (full += '\0') += o;
-  full += '\1';
-  full += key;
+  std::string full = table_key(key, name, options, device);
   KernelTable& t = kernel_table();
   {
     std::lock_guard<std::mutex> lock(t.mutex);

@@ -26,6 +26,13 @@ std::string kernel_selection(const std::string& name);
 // ~100 KB prelude, or even a generated body, costs microseconds to build and hash).
 CUfunction keyed_kernel(const std::string& key, const char* name, const std::vector<std::string>& options,
                         int device, const std::function<std::string()>& make_body);
+// The kernel keyed_kernel would return when it has been compiled and loaded in this process (by
+// any thread), else nullptr: never compiles.
+CUfunction loaded_keyed_kernel(const std::string& key, const char* name,
+                               const std::vector<std::string>& options, int device);
+// The entry names of the kernels keyed_kernel has loaded in this process (tests: which kernels a
+// program has compiled by now).
+std::vector<std::string> loaded_kernel_names();
 // The same with the body as its own key (kernels whose body is short or rarely launched).
 CUfunction generated_kernel(const std::string& body, const std::string& name,
                             const std::vector<std::string>& options, int device);

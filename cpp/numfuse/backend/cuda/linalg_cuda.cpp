@@ -298,11 +298,18 @@ void cuda::eval_linalg(LinalgNode& node, const std::vector<Array>& outs) {
   // a failing matrix sets a word of pinned host memory, read after the wait for the stream. Only
   // when it is set does the kernel run again, writing every matrix's info code: the codes array
   // (an allocation and a free a call, ~2 us of host time) is needed on the error path alone.
-  // (The kernels that compile slowly wait for a stack, or a loop, worth their compile.)
-  if (m == n && cuda::small_linalg_covers(node, n) &&
-      cuda::small_linalg_now(op, cuda::small_linalg_compute_dtype(node),
-                             cuda::small_linalg_size(op, cuda::small_linalg_compute_dtype(node), n),
-                             batch)) {
+  // A small call never waits for NVRTC: cuSOLVER takes it while the kernel compiles on a thread
+  // of its own (small_linalg_route).
+  cuda::SmallLinalgRoute route = cuda::SmallLinalgRoute::Solver;
+  if (m == n && cuda::small_linalg_covers(node, n)) {
+    const cuda::SmallLinalgVariant v = cuda::small_linalg_variant(node, n);
+    const bool large = batch >= cuda::kSmallLinalgCompileBatch;  // no lookup on the hot path
+    route = cuda::small_linalg_route(v, batch, !large && cuda::small_linalg_loaded(v));
+    if (route == cuda::SmallLinalgRoute::SolverCompileBackground) {
+      cuda::compile_small_linalg_in_background(v);
+    }
+  }
+  if (route == cuda::SmallLinalgRoute::Kernel) {
     if (const volatile int* failed = cuda::eval_small_linalg(node, outs, Array(), batch, n)) {
       cuda::small_linalg_wait(dev);  // armed for Ctrl-C where the caller is
       stage_mark("wait done");

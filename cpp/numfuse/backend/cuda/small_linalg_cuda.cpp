@@ -21,6 +21,7 @@
 #include "numfuse/backend/cuda/launch.h"
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/stream.h"
+#include "numfuse/backend/cuda/warmup.h"
 #include "numfuse/core/interrupt.h"
 #include "numfuse/core/stage_trace.h"
 
@@ -283,14 +284,15 @@ Array dense_stack(const Array& x) {
   return d;
 }
 
-// Per (kernel op, dtype, N): how many calls asked for the kernel, and whether it was compiled.
+// Per kernel (its key, small_linalg_key): how many small calls asked for it, and whether its
+// background compile was started.
 struct Demand {
   int asked = 0;
-  bool compiled = false;
+  bool compiling = false;  // started (it stays set: a compile that failed is not tried again)
 };
 struct DemandTable {
   std::mutex mutex;
-  std::map<std::tuple<int, int, int>, Demand> table;
+  std::map<std::string, Demand> table;
 };
 DemandTable& demand_table() {
   static auto* t = new DemandTable();  // lives until exit
@@ -420,7 +422,76 @@ void remember_kernel(const KernelChoice& c, CUfunction fn, int resident) {
   t_recent.resident[i] = resident;
 }
 
+std::string small_linalg_key(const SmallLinalgVariant& v) {
+  return std::string("small_linalg:") + small_linalg_entry(v.op, v.dt, v.N) + ':' +
+         std::to_string(kernel_op(v.op)) + ':' + std::to_string(static_cast<int>(v.dt)) + ':' +
+         std::to_string(static_cast<int>(v.storage)) + ':' + std::to_string(v.N) +
+         (v.exact_n ? ":exact" : "") + (v.nrhs == 1 ? ":nrhs1" : "") +
+         (stagger_applies(v.op, v.dt, v.N) ? ":stagger" : "") +
+         (prefetch_applies(v.op, v.dt, v.N) ? ":prefetch" : "");
+}
+
+const std::vector<std::string>& small_linalg_options() {
+  static const std::vector<std::string> options{"-std=c++17"};
+  return options;
+}
+
+// The compiled, loaded kernel of the variant (compiled here when it is not yet).
+CUfunction small_linalg_kernel(const SmallLinalgVariant& v) {
+  return keyed_kernel(small_linalg_key(v), small_linalg_entry(v.op, v.dt, v.N),
+                      small_linalg_options(), v.device, [&] {
+                        return small_linalg_body(v.op, v.dt, v.N, v.storage, v.exact_n, v.nrhs);
+                      });
+}
+
+KernelChoice choice_of(const SmallLinalgVariant& v) {
+  return KernelChoice{small_linalg_entry(v.op, v.dt, v.N), kernel_op(v.op), static_cast<int>(v.dt),
+                      static_cast<int>(v.storage), v.N, v.exact_n != 0, v.nrhs == 1, v.device};
+}
+
+void run_background_compile(void* arg) {
+  const std::unique_ptr<SmallLinalgVariant> v(static_cast<SmallLinalgVariant*>(arg));
+  try {
+    small_linalg_kernel(*v);
+  } catch (...) {  // not loaded: small calls stay on cuSOLVER
+  }
+}
+
 }  // namespace
+
+SmallLinalgVariant small_linalg_variant(const LinalgNode& node, int64_t n) {
+  SmallLinalgVariant v{};
+  v.op = node.spec.op;
+  v.dt = small_linalg_compute_dtype(node);
+  v.storage = node.inputs[0].dtype;
+  v.N = small_linalg_size(v.op, v.dt, n);
+  v.device = node.device.index;
+  // n == N and solve's single column compile their own kernels (sizes as constants), where a
+  // kernel compiles fast: a second build of the slow ones (seconds) would cost more than it saves.
+  // NUMFUSE_SMALL_LINALG_CONSTANT_SIZES=0 turns it off (to measure one against the other).
+  static const bool constant_sizes = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_CONSTANT_SIZES");
+    return !(e && *e == '0');
+  }();
+  const bool fast = constant_sizes && small_linalg_compiles_fast(v.op, v.dt, v.N);
+  v.exact_n = fast && n == v.N ? n : 0;
+  v.nrhs = fast && v.op == LinalgOp::Solve ? node.inputs[1].shape.back() : 0;
+  return v;
+}
+
+bool small_linalg_loaded(const SmallLinalgVariant& v) {
+  int resident = 0;
+  return recent_kernel(choice_of(v), &resident) != nullptr ||
+         loaded_keyed_kernel(small_linalg_key(v), small_linalg_entry(v.op, v.dt, v.N),
+                             small_linalg_options(), v.device) != nullptr;
+}
+
+void compile_small_linalg_in_background(const SmallLinalgVariant& v) {
+  auto* job = new SmallLinalgVariant(v);
+  if (!run_in_background(run_background_compile, job)) {
+    delete job;  // no thread: a stack of kSmallLinalgCompileBatch compiles it at its call
+  }
+}
 
 void small_linalg_wait(int device) {
   device_wait_begins();  // other threads run from here (Backend::waits_for_device)
@@ -474,13 +545,20 @@ bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N) {
   return N <= (jacobi ? 4 : 8);
 }
 
-bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch) {
-  if (small_linalg_compiles_fast(op, dt, N)) return true;
+SmallLinalgRoute small_linalg_route(const SmallLinalgVariant& v, int64_t batch, bool loaded) {
+  if (loaded || batch >= kSmallLinalgCompileBatch || small_linalg_compiles_fast(v.op, v.dt, v.N)) {
+    return SmallLinalgRoute::Kernel;
+  }
   DemandTable& d = demand_table();
   std::lock_guard<std::mutex> lock(d.mutex);
-  Demand& k = d.table[{kernel_op(op), static_cast<int>(dt), N}];
+  Demand& k = d.table[small_linalg_key(v)];
   ++k.asked;
-  return k.compiled || batch >= kSmallLinalgCompileBatch || k.asked >= kSmallLinalgAskLimit;
+  if (k.compiling) return SmallLinalgRoute::Solver;
+  if (k.asked >= kSmallLinalgAskLimit) {
+    k.compiling = true;
+    return SmallLinalgRoute::SolverCompileBackground;
+  }
+  return SmallLinalgRoute::Solver;
 }
 
 bool small_linalg_covers(const LinalgNode& node, int64_t n) {
@@ -556,37 +634,13 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
     }
   }
   const int dev = node.device.index;
-  const char* entry = small_linalg_entry(op, dt, N);
-  // n == N and solve's single column compile their own kernels (sizes as constants), where a
-  // kernel compiles fast: a second build of the slow ones (seconds) would cost more than it saves.
-  // NUMFUSE_SMALL_LINALG_CONSTANT_SIZES=0 turns it off (to measure one against the other).
-  static const bool constant_sizes = [] {
-    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_CONSTANT_SIZES");
-    return !(e && *e == '0');
-  }();
-  const bool fast = constant_sizes && small_linalg_compiles_fast(op, dt, N);
-  const int64_t exact_n = fast && n == N ? n : 0;
-  const int64_t nrhs = fast && op == LinalgOp::Solve ? p.nrhs : 0;
-  const KernelChoice choice{entry, kernel_op(op), static_cast<int>(dt), static_cast<int>(storage),
-                            N, exact_n != 0, nrhs == 1, dev};
+  const SmallLinalgVariant variant = small_linalg_variant(node, n);
+  const KernelChoice choice = choice_of(variant);
   int resident = 0;
   CUfunction fn = recent_kernel(choice, &resident);
   if (!fn) {
     device_wait_begins();  // a compile (tens of ms) lets other threads run
-    const std::string key =
-        std::string("small_linalg:") + entry + ':' + std::to_string(kernel_op(op)) + ':' +
-        std::to_string(static_cast<int>(dt)) + ':' + std::to_string(static_cast<int>(storage)) +
-        ':' + std::to_string(N) + (exact_n ? ":exact" : "") + (nrhs == 1 ? ":nrhs1" : "") +
-        (stagger_applies(op, dt, N) ? ":stagger" : "") +
-        (prefetch_applies(op, dt, N) ? ":prefetch" : "");
-    fn = keyed_kernel(key, entry, {"-std=c++17"}, dev, [&] {
-      return small_linalg_body(op, dt, N, storage, exact_n, nrhs);
-    });
-    {
-      DemandTable& d = demand_table();
-      std::lock_guard<std::mutex> lock(d.mutex);
-      d.table[{kernel_op(op), static_cast<int>(dt), N}].compiled = true;
-    }
+    fn = small_linalg_kernel(variant);
     if (stagger_applies(op, dt, N) || prefetch_applies(op, dt, N)) {
       resident = small_linalg_resident_blocks(fn, small_linalg_threads(op, dt, N), dev);
     }

@@ -34,16 +34,41 @@ struct SmallLinalgParams {
 // above the bound for op and dt (4, 8 or 16, from the kernels' register use), or above
 // NUMFUSE_SMALL_LINALG_MAX_N where that is set (0: never these kernels, for comparisons).
 int small_linalg_size(LinalgOp op, DType dt, int64_t n);
-// Whether the kernel of padded size N runs this call of `batch` matrices, or cuSOLVER does. NVRTC
-// compiles the kernels whose matrix fits registers cheaply (real LU, det and Cholesky up to N = 8,
-// real Jacobi up to N = 4: under 0.5 s) but the others in 0.6-6.7 s (complex ones, N = 16, Jacobi
-// at N = 8; tools/nvrtc_compile_times.py): those run for stacks of kSmallLinalgCompileBatch
-// matrices or more, or once compiled in this process, or from the kSmallLinalgAskLimit-th call on
-// (a loop of small stacks), and cuSOLVER takes the few matrices of a first, one-off call.
-bool small_linalg_now(LinalgOp op, DType dt, int N, int64_t batch);
+// The kernel a call runs: op on dt at the padded size N, its matrices stored as `storage`, with
+// n (exact_n) and solve's single right-hand column (nrhs 1) compiled in where they are not 0 (the
+// kernels that compile fast do this), on `device`.
+struct SmallLinalgVariant {
+  LinalgOp op;
+  DType dt, storage;
+  int N;
+  int64_t exact_n, nrhs;
+  int device;
+};
+SmallLinalgVariant small_linalg_variant(const LinalgNode& node, int64_t n);
+// Whether the variant's kernel is compiled and loaded in this process (no compile, no launch).
+bool small_linalg_loaded(const SmallLinalgVariant& v);
+
+// Whether the kernel runs this call of `batch` matrices, or cuSOLVER does. A loaded kernel runs;
+// so does one that compiles fast (real LU, det and Cholesky up to N = 8, real Jacobi up to N = 4:
+// 60-80 ms on the H100's host, compiled at the call: cuSOLVER's route would compile as many
+// layout kernels), and a stack of kSmallLinalgCompileBatch matrices or more (on cuSOLVER it would
+// run far longer than the compile). The others take 0.6-6.7 s to compile (complex, N = 16, Jacobi
+// at 8; tools/nvrtc_compile_times.py): a small call of theirs never waits for NVRTC. cuSOLVER
+// takes it, and from a loop's kSmallLinalgAskLimit-th call the kernel is compiled on a thread of
+// its own, so that no step of the loop (no Hypothesis example, 800 ms deadline) pays seconds.
+enum class SmallLinalgRoute {
+  Kernel,                   // the kernel (compiled at the call when it is not yet)
+  Solver,                   // cuSOLVER
+  SolverCompileBackground,  // cuSOLVER; the caller starts the kernel's compile in the background
+};
+SmallLinalgRoute small_linalg_route(const SmallLinalgVariant& v, int64_t batch, bool loaded);
+// The compile small_linalg_route asked for, on a background thread; the routes after it find the
+// kernel loaded. One that fails leaves small calls on cuSOLVER (a large stack's call then compiles
+// at the call and raises the error there).
+void compile_small_linalg_in_background(const SmallLinalgVariant& v);
 constexpr int64_t kSmallLinalgCompileBatch = 256;
 constexpr int kSmallLinalgAskLimit = 32;
-// Whether the kernel for (op, dt, N) compiles in well under a second (see small_linalg_now).
+// Whether the kernel for (op, dt, N) compiles in well under a second (see small_linalg_route).
 bool small_linalg_compiles_fast(LinalgOp op, DType dt, int N);
 
 // The padded size of n x n matrices: the power of two from 2 to kSmallLinalgMaxN holding n.
