@@ -480,6 +480,28 @@ TEST(SmallLinalg, StaggerSwitchValues) {
   EXPECT_EQ(parse_small_linalg_stagger("g").ns, 0);
 }
 
+// The default stagger: float64 8 x 8 inv alone (the measured case), one-thread kernels only.
+TEST(SmallLinalg, StaggerDefaultIsFloat64EightByEightInv) {
+  if (std::getenv("NUMFUSE_SMALL_LINALG_STAGGER")) GTEST_SKIP() << "stagger overridden";
+  using nf::cuda::small_linalg_stagger;
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 8, DType::Float64).ns, 3000);
+  EXPECT_FALSE(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 8, DType::Float64).graded);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Solve, DType::Float64, 8, DType::Float64).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 8, DType::Float32).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float32, 8, DType::Float32).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 4, DType::Float64).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Det, DType::Float64, 8, DType::Float64).ns, 0);
+  // the group kernel (complex128 8 x 8) has no stagger
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Complex128, 8, DType::Complex128).ns, 0);
+  // and the default kernel's source carries it
+  EXPECT_NE(small_linalg_body(LinalgOp::Inv, DType::Float64, 8, DType::Float64, 8)
+                .find("#define NF_SM_STAGGER 1"),
+            std::string::npos);
+  EXPECT_EQ(small_linalg_body(LinalgOp::Solve, DType::Float64, 8, DType::Float64, 8, 1)
+                .find("#define NF_SM_STAGGER 1"),
+            std::string::npos);
+}
+
 // NUMFUSE_SMALL_LINALG_STAGGER's and _PREFETCH's kernels (the first wave's later rounds wait on
 // %globaltimer; every block prefetches the next wave's matrices into L2).
 TEST(SmallLinalg, StaggeredKernelsCompileUnderNvrtc) {

@@ -162,19 +162,6 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
-namespace {
-// The stagger when NUMFUSE_SMALL_LINALG_STAGGER is not set ("": none).
-constexpr const char* kDefaultStagger = "";
-
-const std::string& stagger_setting() {
-  static const std::string s = [] {
-    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
-    return std::string(e ? e : kDefaultStagger);
-  }();
-  return s;
-}
-}  // namespace
-
 SmallLinalgStagger parse_small_linalg_stagger(const std::string& s) {
   SmallLinalgStagger r;
   if (s == "auto") {
@@ -188,17 +175,6 @@ SmallLinalgStagger parse_small_linalg_stagger(const std::string& s) {
   return r;
 }
 
-namespace {
-const SmallLinalgStagger& stagger() {
-  static const SmallLinalgStagger s = parse_small_linalg_stagger(stagger_setting());
-  return s;
-}
-}  // namespace
-
-bool small_linalg_stagger_auto() { return stagger().automatic; }
-bool small_linalg_stagger_graded() { return stagger().graded; }
-int small_linalg_stagger_ns() { return stagger().ns; }
-
 bool small_linalg_prefetch() {
   constexpr bool kDefaultPrefetch = false;  // when NUMFUSE_SMALL_LINALG_PREFETCH is not set
   static const bool on = [] {
@@ -209,17 +185,52 @@ bool small_linalg_prefetch() {
 }
 
 namespace {
-// The kernels NUMFUSE_SMALL_LINALG_STAGGER and _PREFETCH apply to: the one-thread inv and solve.
+// The kernels the stagger and the prefetch apply to: the one-thread inv and solve.
 bool wave_kernel(LinalgOp op, DType dt, int N) {
   return (op == LinalgOp::Inv || op == LinalgOp::Solve) && !small_linalg_group(op, dt, N);
 }
-bool stagger_applies(LinalgOp op, DType dt, int N) {
-  return small_linalg_stagger_ns() > 0 && wave_kernel(op, dt, N);
+
+// NUMFUSE_SMALL_LINALG_STAGGER where set.
+struct StaggerSwitch {
+  bool set = false;
+  SmallLinalgStagger value;
+};
+const StaggerSwitch& stagger_switch() {
+  static const StaggerSwitch s = [] {
+    StaggerSwitch r;
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
+    if (e && *e) {
+      r.set = true;
+      r.value = parse_small_linalg_stagger(e);
+    }
+    return r;
+  }();
+  return s;
+}
+
+// The default's wait for the upper half of the first wave of float64 8 x 8 inv. H100 round 2
+// (helper J, bench/RESULTS.md): the kernel 42.1 -> 38.9 us under CUPTI (graded 1.5 us a round
+// 39.4, auto 39.9, with the next wave prefetched 42.8-43.9), the call 55.0 -> 52.5 us.
+constexpr int kDefaultStaggerNs = 3000;
+
+bool stagger_applies(LinalgOp op, DType dt, int N, DType storage) {
+  return small_linalg_stagger(op, dt, N, storage).ns > 0;
 }
 bool prefetch_applies(LinalgOp op, DType dt, int N) {
   return small_linalg_prefetch() && wave_kernel(op, dt, N);
 }
 }  // namespace
+
+SmallLinalgStagger small_linalg_stagger(LinalgOp op, DType dt, int N, DType storage) {
+  if (!wave_kernel(op, dt, N)) return {};
+  const StaggerSwitch& s = stagger_switch();
+  if (s.set) return s.value;
+  SmallLinalgStagger d;
+  if (op == LinalgOp::Inv && dt == DType::Float64 && storage == DType::Float64 && N == 8) {
+    d.ns = kDefaultStaggerNs;
+  }
+  return d;
+}
 
 int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device) {
   const DeviceProperties& d = device_properties(device);
@@ -244,7 +255,8 @@ std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64
   // Sizes as compile-time constants (small_linalg.cuh: NF_SM_EXACT, NF_SM_NRHS).
   const std::string sizes = std::string(n == N ? "#define NF_SM_EXACT 1\n" : "") +
                             (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "") +
-                            (stagger_applies(op, dt, N) ? "#define NF_SM_STAGGER 1\n" : "") +
+                            (stagger_applies(op, dt, N, storage) ? "#define NF_SM_STAGGER 1\n"
+                                                                 : "") +
                             (prefetch_applies(op, dt, N) ? "#define NF_SM_PREFETCH 1\n" : "");
   auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
@@ -427,7 +439,7 @@ std::string small_linalg_key(const SmallLinalgVariant& v) {
          std::to_string(kernel_op(v.op)) + ':' + std::to_string(static_cast<int>(v.dt)) + ':' +
          std::to_string(static_cast<int>(v.storage)) + ':' + std::to_string(v.N) +
          (v.exact_n ? ":exact" : "") + (v.nrhs == 1 ? ":nrhs1" : "") +
-         (stagger_applies(v.op, v.dt, v.N) ? ":stagger" : "") +
+         (stagger_applies(v.op, v.dt, v.N, v.storage) ? ":stagger" : "") +
          (prefetch_applies(v.op, v.dt, v.N) ? ":prefetch" : "");
 }
 
@@ -641,7 +653,7 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   if (!fn) {
     device_wait_begins();  // a compile (tens of ms) lets other threads run
     fn = small_linalg_kernel(variant);
-    if (stagger_applies(op, dt, N) || prefetch_applies(op, dt, N)) {
+    if (stagger_applies(op, dt, N, storage) || prefetch_applies(op, dt, N)) {
       resident = small_linalg_resident_blocks(fn, small_linalg_threads(op, dt, N), dev);
     }
     remember_kernel(choice, fn, resident);
@@ -655,13 +667,12 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   if (resident > 0) {
     const int sms = device_properties(dev).multiprocessor_count;
     if (static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
-      static const bool graded = small_linalg_stagger_graded();
-      static const bool automatic = small_linalg_stagger_auto();
+      const SmallLinalgStagger st = small_linalg_stagger(op, dt, N, storage);
       p.wave_sms = sms;
       p.wave_blocks = resident * sms;
-      p.stagger_ns = small_linalg_stagger_ns();
-      p.wave_flags = (graded ? 1 : 0) | (prefetch_applies(op, dt, N) ? 2 : 0);
-      if (automatic) {
+      p.stagger_ns = st.ns;
+      p.wave_flags = (st.graded ? 1 : 0) | (prefetch_applies(op, dt, N) ? 2 : 0);
+      if (st.automatic) {
         // A round of blocks' loads at 80% of the memory's peak shared by every SM: the time one
         // round of the first wave takes to load alone (1.6 us for float64 8 x 8 on the H100).
         const DeviceProperties& d = device_properties(dev);
