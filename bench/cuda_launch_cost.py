@@ -17,7 +17,15 @@ extern "C" __global__ void k72(const P p) { if (p.b < 0) ((int*)p.p[0])[threadId
 extern "C" __global__ void k8(int* q) { if (q == (int*)1) q[threadIdx.x] = 1; }
 '''
 mod = cp.RawModule(code=src)
-k72, k8 = mod.get_function("k72"), mod.get_function("k8")
+
+
+def fptr(k):
+    """The CUfunction of a CuPy kernel: RawModule.get_function gives a RawKernel, whose .kernel is
+    the cupy.cuda.function.Function holding the pointer (RawKernel has no .ptr of its own)."""
+    return ctypes.c_void_p(int(getattr(k, "kernel", k).ptr))
+
+
+k72, k8 = fptr(mod.get_function("k72")), fptr(mod.get_function("k8"))
 cp.cuda.Device(0).synchronize()
 
 buf72 = ctypes.create_string_buffer(96)
@@ -49,13 +57,13 @@ nb = cp.cuda.Stream(non_blocking=True)
 streams = {"legacy null": 0, "non-blocking": nb.ptr, "per-thread": 2}
 print(f"ctypes call (cuCtxGetCurrent) {base:.2f} us; below: cuLaunchKernel minus that")
 for name, s in streams.items():
-    for kname, fn, a in (("72-byte struct", k72.ptr, args72), ("one pointer", k8.ptr, args8)):
+    for kname, fn, a in (("72-byte struct", k72, args72), ("one pointer", k8, args8)):
         for grid, block in ((1563, 64), (1, 32)):
             t = per_call(lambda: launch(fn, grid, 1, 1, block, 1, 1, 0, s, a, None))
             print(f"  {name:13s} {kname:15s} grid {grid:5d}x{block:3d}: {t - base:5.2f} us a launch")
 # launch + wait of the empty 1563x64 kernel (the round trip CuPy's 7-11 us was)
 def round_trip(s):
-    launch(k72.ptr, 1563, 1, 1, 64, 1, 1, 0, s, args72, None)
+    launch(k72, 1563, 1, 1, 64, 1, 1, 0, s, args72, None)
     sync(s)
 for name, s in (("legacy null", 0), ("non-blocking", nb.ptr)):
     print(f"  launch+cuStreamSynchronize {name}: {per_call(lambda: round_trip(s), reps=20):.2f} us")

@@ -437,7 +437,7 @@ TEST(SmallLinalg, SizesAndRouting) {
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 4), 4);
   EXPECT_EQ(small_linalg_size(LinalgOp::Eigh, DType::Complex128, 5), 0);  // spills: cuSOLVER
   EXPECT_EQ(small_linalg_size(LinalgOp::Svd, DType::Float64, 4), 0);
-  EXPECT_EQ(sizeof(SmallLinalgParams), 88u);  // 8 pointers, batch, 4 ints
+  EXPECT_EQ(sizeof(SmallLinalgParams), 104u);  // 8 pointers, batch, 8 ints
 }
 
 TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
@@ -461,6 +461,63 @@ TEST(SmallLinalg, KernelsCompileUnderNvrtc) {
     expect_nvrtc_compiles(
         std::string(kKernelPrelude) + small_linalg_body(op, DType::Complex128, N, DType::Complex64),
         std::string(linalg_op_name(op)) + " complex64 in complex128");
+  }
+}
+
+TEST(SmallLinalg, StaggerSwitchValues) {
+  using nf::cuda::parse_small_linalg_stagger;
+  EXPECT_EQ(parse_small_linalg_stagger("").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("0").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("3000").ns, 3000);
+  EXPECT_FALSE(parse_small_linalg_stagger("3000").graded);
+  EXPECT_EQ(parse_small_linalg_stagger("g1500").ns, 1500);
+  EXPECT_TRUE(parse_small_linalg_stagger("g1500").graded);
+  EXPECT_FALSE(parse_small_linalg_stagger("g1500").automatic);
+  EXPECT_TRUE(parse_small_linalg_stagger("auto").automatic);
+  EXPECT_TRUE(parse_small_linalg_stagger("auto").graded);
+  EXPECT_GT(parse_small_linalg_stagger("auto").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("-5").ns, 0);
+  EXPECT_EQ(parse_small_linalg_stagger("g").ns, 0);
+}
+
+// The default stagger: float64 8 x 8 inv alone (the measured case), one-thread kernels only.
+TEST(SmallLinalg, StaggerDefaultIsFloat64EightByEightInv) {
+  if (std::getenv("NUMFUSE_SMALL_LINALG_STAGGER")) GTEST_SKIP() << "stagger overridden";
+  using nf::cuda::small_linalg_stagger;
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 8, DType::Float64).ns, 3000);
+  EXPECT_FALSE(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 8, DType::Float64).graded);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Solve, DType::Float64, 8, DType::Float64).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 8, DType::Float32).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float32, 8, DType::Float32).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Float64, 4, DType::Float64).ns, 0);
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Det, DType::Float64, 8, DType::Float64).ns, 0);
+  // the group kernel (complex128 8 x 8) has no stagger
+  EXPECT_EQ(small_linalg_stagger(LinalgOp::Inv, DType::Complex128, 8, DType::Complex128).ns, 0);
+  // and the default kernel's source carries it
+  EXPECT_NE(small_linalg_body(LinalgOp::Inv, DType::Float64, 8, DType::Float64, 8)
+                .find("#define NF_SM_STAGGER 1"),
+            std::string::npos);
+  EXPECT_EQ(small_linalg_body(LinalgOp::Solve, DType::Float64, 8, DType::Float64, 8, 1)
+                .find("#define NF_SM_STAGGER 1"),
+            std::string::npos);
+}
+
+// NUMFUSE_SMALL_LINALG_STAGGER's and _PREFETCH's kernels (the first wave's later rounds wait on
+// %globaltimer; every block prefetches the next wave's matrices into L2).
+TEST(SmallLinalg, StaggeredKernelsCompileUnderNvrtc) {
+  for (LinalgOp op : {LinalgOp::Inv, LinalgOp::Solve}) {
+    expect_nvrtc_compiles(std::string(kKernelPrelude) + "#define NF_SM_STAGGER 1\n" +
+                              small_linalg_body(op, DType::Float64, 8, DType::Float64, 8,
+                                                op == LinalgOp::Solve ? 1 : 0),
+                          std::string(linalg_op_name(op)) + " float64 N=8 staggered");
+    expect_nvrtc_compiles(std::string(kKernelPrelude) +
+                              "#define NF_SM_STAGGER 1\n#define NF_SM_PREFETCH 1\n" +
+                              small_linalg_body(op, DType::Float32, 4, DType::Float32),
+                          std::string(linalg_op_name(op)) + " float32 N=4 staggered, prefetching");
+    expect_nvrtc_compiles(std::string(kKernelPrelude) + "#define NF_SM_PREFETCH 1\n" +
+                              small_linalg_body(op, DType::Float64, 8, DType::Float64, 8,
+                                                op == LinalgOp::Solve ? 1 : 0),
+                          std::string(linalg_op_name(op)) + " float64 N=8 prefetching");
   }
 }
 

@@ -106,19 +106,17 @@ def _assert_finite(*arrays):
 
 
 def _run(op, inputs, t, result_t=None, **spec):
-    """The outputs of LAPACK operation `op` on `inputs` cast to `t`, evaluated now. With the
+    """The outputs of LAPACK operation `op` on `inputs` cast to `t`, evaluated now (in the same
+    call into C++: now=True). With the
     result's dtype `result_t` (whose precision the caller casts the outputs to) single precision
     and every input of that dtype, the node is asked to compute in `t` itself (widen): the
     backend converts as it loads and stores, with no cast passes over the stack before and after
     (CUDA's small-matrix kernels) or casts internally (elsewhere), and its outputs are already in
     single precision."""
     if result_t is not None and result_t != t and all(x.dtype == result_t for x in inputs):
-        outs = _core.linalg_decomp(op, list(inputs), widen=True, **spec)
-        _core.eval(*outs)
-        return outs
-    outs = _core.linalg_decomp(op, [x if x.dtype == t else x.astype(t) for x in inputs], **spec)
-    _core.eval(*outs)
-    return outs
+        return _core.linalg_decomp(op, list(inputs), widen=True, now=True, **spec)
+    return _core.linalg_decomp(op, [x if x.dtype == t else x.astype(t) for x in inputs], now=True,
+                               **spec)
 
 
 def _cast(x, dt):
@@ -144,9 +142,7 @@ def inv(a):
     if type(a) is ndarray and a.dtype == _FLOAT64:
         s = a.shape
         if len(s) >= 2 and s[-1] == s[-2]:
-            outs = _core.linalg_decomp("inv", [a])
-            _core.eval(*outs)
-            return outs[0]
+            return _core.linalg_decomp("inv", [a], now=True)[0]
     a = _arr(a)
     _assert_stacked_square(a)
     t, result_t = _common_type(a)
@@ -163,9 +159,7 @@ def solve(a, b):
         sa, sb = a.shape, b.shape
         if (len(sa) >= 2 and len(sb) == len(sa) and sa[-1] == sa[-2] == sb[-2]
                 and sa[:-2] == sb[:-2] and a.device == b.device):
-            outs = _core.linalg_decomp("solve", [a, b])
-            _core.eval(*outs)
-            return outs[0]
+            return _core.linalg_decomp("solve", [a, b], now=True)[0]
     return _solve_general(a, b)
 
 

@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/stage_trace.h"
+#include "numfuse/graph/eval.h"
 #include "numfuse/ops/linalg_decomp.h"
 
 namespace nf::py {
@@ -29,7 +30,7 @@ void bind_linalg_decomp(nb::module_& m) {
   m.def(
       "linalg_decomp",
       [](const std::string& op, const std::vector<Array>& inputs, bool upper, bool full_matrices,
-         int64_t cols, bool raise_on_failure, bool widen) {
+         int64_t cols, bool raise_on_failure, bool widen, bool now) {
         stage_trace_begin("binding");
         LinalgSpec spec;
         spec.op = op_from_name(op);
@@ -40,12 +41,20 @@ void bind_linalg_decomp(nb::module_& m) {
         spec.widen = widen;
         std::vector<Array> outs = linalg_decomp(spec, inputs);
         stage_mark("node built");
+        // now: evaluated before returning (numpy.linalg raises at the call), which saves the
+        // front end a second call into C++ (_core.eval) on the path of a small stack's call.
+        if (now) {
+          stage_mark("eval binding");
+          eval(outs, FlushReason::Explicit);  // releases the GIL itself when long
+          stage_trace_end("eval returned");
+        }
         return outs;
       },
       nb::arg("op"), nb::arg("inputs"), nb::arg("upper") = false,
       nb::arg("full_matrices") = false, nb::arg("cols") = 0, nb::arg("raise_on_failure") = true,
-      nb::arg("widen") = false,
-      "The outputs of one LAPACK operation of numpy.linalg on a stack of matrices, pending.");
+      nb::arg("widen") = false, nb::arg("now") = false,
+      "The outputs of one LAPACK operation of numpy.linalg on a stack of matrices, pending (or "
+      "evaluated: now=True).");
 }
 
 }  // namespace nf::py

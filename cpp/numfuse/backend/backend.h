@@ -120,6 +120,11 @@ class Backend {
   virtual bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) { return false; }
 
   // ---- nodes
+  // Whether evaluating `node` enqueues device work and then only waits for it, calling
+  // device_wait_begins() (core/interrupt.h) before the wait and before any long host work: a
+  // long evaluation of it then lets other threads run from that call on, not before the launch.
+  virtual bool waits_for_device(const Node& node) const { return false; }
+
   // Evaluates `node` with the function registered for its kind. An elementwise kind without one
   // runs as a program of one step (single_node_program); any other raises NotImplementedError.
   void eval_node(Node& node, const std::vector<Array>& outs);

@@ -7,6 +7,23 @@ const std::atomic<bool>*& interrupt_flag() {
   return flag;
 }
 
+namespace {
+thread_local DeviceWaitHook t_device_wait_hook = nullptr;
+}  // namespace
+
+void device_wait_begins() {
+  if (DeviceWaitHook hook = t_device_wait_hook) {
+    t_device_wait_hook = nullptr;
+    hook();
+  }
+}
+
+DeviceWaitHook set_device_wait_hook(DeviceWaitHook hook) {
+  const DeviceWaitHook previous = t_device_wait_hook;
+  t_device_wait_hook = hook;
+  return previous;
+}
+
 std::atomic<bool>& sigint_flag() {
   static std::atomic<bool> flag{false};
   return flag;

@@ -34,6 +34,18 @@ inline void check_interrupt() {
   if (interrupt_requested()) throw Interrupted();
 }
 
+// A long evaluation lets other threads run (releases the GIL, arms Ctrl-C) before it runs its
+// work, except where the backend says the work only enqueues device work and then waits for it
+// (Backend::waits_for_device): there the evaluation installs a hook instead, and the backend calls
+// device_wait_begins() between its launch and its wait, so that the launch does not wait for the
+// release (issue 13: ~0.5 us of a small stack's inv on the H100 host). Without a hook it does
+// nothing; the hook runs once.
+void device_wait_begins();
+// Sets the calling thread's hook (null: none) and returns the one it replaces, for the evaluation
+// (graph/eval.cpp), which puts that back when its work is done.
+using DeviceWaitHook = void (*)();
+DeviceWaitHook set_device_wait_hook(DeviceWaitHook hook);
+
 // Watches `flag` (may be null) until destroyed, then restores what was watched before.
 class InterruptScope {
  public:

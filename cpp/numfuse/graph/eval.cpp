@@ -387,7 +387,12 @@ void run_claimed(GraphLock& lk, const Nodes& order, Run&& run) {
   for (Node* n : order) n->in_flight = true;
   auto& active = active_evaluations();
   active.push_back({order.data(), order.size()});
-  begin_blocking();
+  // A lone node whose backend launches and then waits lets other threads run from its wait on
+  // (device_wait_begins), so that the launch comes first.
+  const bool at_wait =
+      order.size() == 1 && backend_for(order[0]->device).waits_for_device(*order[0]);
+  const DeviceWaitHook outer = set_device_wait_hook(at_wait ? &begin_blocking : nullptr);
+  if (!at_wait) begin_blocking();
   auto release_claims = [&] {
     for (Node* n : order) n->in_flight = false;  // generators left pending included
     active.erase(std::find_if(active.begin(), active.end(),
@@ -398,10 +403,12 @@ void run_claimed(GraphLock& lk, const Nodes& order, Run&& run) {
   try {
     run();
   } catch (...) {
+    set_device_wait_hook(outer);
     lk.lock();
     release_claims();
     throw;
   }
+  set_device_wait_hook(outer);
   lk.lock();
   release_claims();
 }

@@ -31,6 +31,10 @@ struct nf_sm_params {
   int* blocks;    // with factored: a device counter of the blocks past their factorisation (0)
   long long batch;
   int n, nrhs, flags, ticket;
+  // NF_SM_STAGGER and NF_SM_PREFETCH (inv and solve): the SMs and the blocks of a full wave (0: no
+  // second wave follows), the first wave's wait (nf_sm_stagger), wave_flags 1: graded, 2: each
+  // block prefetches the next wave's block into L2 (nf_sm_prefetch_next). Unread without them.
+  int wave_sms, wave_blocks, stagger_ns, wave_flags;
 };
 
 // Sizes known when the kernel is compiled (small_linalg_body): NF_SM_EXACT 1 where every matrix of
@@ -416,6 +420,54 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
   }
 }
 
+// Staggered first wave (NF_SM_STAGGER 1, NUMFUSE_SMALL_LINALG_STAGGER on the host; H100
+// measurement, issue 13): every block resident at the launch starts its loads at once, so they all
+// end together (9.3 us for float64 8 x 8 inv, 6 blocks an SM), and all compute at once (5.1 us)
+// while memory idles. Blocks fill the SMs round by round in block order, so block b of the first
+// wave is its SM's (b / wave_sms)-th: the upper half of the rounds waits stagger_ns before
+// loading (or, graded, round r waits r * stagger_ns), so that the others get the bandwidth first,
+// compute while the late ones load, and free their slots for the next wave earlier.
+#ifndef NF_SM_STAGGER
+#define NF_SM_STAGGER 0
+#endif
+__device__ __forceinline__ void nf_sm_stagger(const nf_sm_params& p) {
+#if NF_SM_STAGGER && defined(__CUDACC_RTC__)
+  const int b = static_cast<int>(blockIdx.x);
+  if (b >= p.wave_blocks || p.wave_sms <= 0) return;
+  const int round = b / p.wave_sms, rounds = p.wave_blocks / p.wave_sms;
+  const unsigned long long wait = static_cast<unsigned long long>(p.stagger_ns) *
+                                  ((p.wave_flags & 1) ? round : round >= (rounds + 1) / 2 ? 1 : 0);
+  if (wait == 0) return;
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(256);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < wait);
+#endif
+}
+
+// Prefetch of the next wave (NF_SM_PREFETCH 1, NUMFUSE_SMALL_LINALG_PREFETCH=1): once a block
+// has its matrices, it asks L2 for the matrices of the block that will take its place a wave
+// later (evict_last, so that the stores streaming past do not push them out), so that the memory
+// works through the compute phase that otherwise leaves it idle, and the next wave loads from L2.
+#ifndef NF_SM_PREFETCH
+#define NF_SM_PREFETCH 0
+#endif
+__device__ __forceinline__ void nf_sm_prefetch_next(const nf_sm_params& p, int per) {
+#if NF_SM_PREFETCH && defined(__CUDACC_RTC__)
+  if (!(p.wave_flags & 2) || p.wave_blocks <= 0) return;
+  const long long first = (static_cast<long long>(blockIdx.x) + p.wave_blocks) * blockDim.x;
+  if (first >= p.batch) return;
+  const long long left = p.batch - first;
+  const long long count = left < static_cast<long long>(blockDim.x) ? left : blockDim.x;
+  const char* g = reinterpret_cast<const char*>(p.a + first * per);
+  const long long bytes = count * per * static_cast<long long>(sizeof(nf_st));
+  for (long long off = threadIdx.x * 128LL; off < bytes; off += blockDim.x * 128LL)
+    asm volatile("prefetch.global.L2::evict_last [%0];" ::"l"(g + off));
+#endif
+}
+
 #if !NF_SM_GROUP && (NF_SM_OP == NF_SM_INV || NF_SM_OP == NF_SM_SOLVE)
 // inv: X = U^-1 L^-1 column by column (unit columns), then inv(a) = X P: X's column c lands in
 // column pos[c] (the row swaps applied to the columns in reverse order), written there in the
@@ -423,7 +475,9 @@ __device__ __forceinline__ void nf_sm_lu_solve(const nf_t (&a)[NF_SM_N][NF_SM_N]
 // staged through the tile after a when a thread's b fits a slot.
 extern "C" __global__ void __launch_bounds__(NF_SM_THREADS) nf_small_solve(const nf_sm_params p) {
   const int n = nf_sm_n(p), nn = n * n;
+  nf_sm_stagger(p);
   const nf_sm_block blk = nf_sm_enter(p.a, p.batch, nn);
+  nf_sm_prefetch_next(p, nn);
   nf_t a[NF_SM_N][NF_SM_N], rd[NF_SM_N];
   int piv[NF_SM_N];
   nf_sm_load(nf_sm_item(blk, p.a, nn), blk.live ? n : 0, a);

@@ -10,6 +10,7 @@
 #include "numfuse/backend/cuda/memory.h"
 #include "numfuse/backend/cuda/nodes_cuda.h"
 #include "numfuse/backend/cuda/reduce_cuda.h"
+#include "numfuse/backend/cuda/small_linalg_cuda.h"
 #include "numfuse/backend/cuda/transfer.h"
 
 namespace nf::cuda {
@@ -50,6 +51,11 @@ class CudaBackend final : public Backend {
   }
 
   void copy(const Array& src, const Array& dst) override { copy_between(src, dst); }
+
+  bool waits_for_device(const Node& node) const override {
+    const auto* l = dynamic_cast<const LinalgNode*>(&node);
+    return l && small_linalg_waits_only(*l);
+  }
 
   void run_program(const GroupProgram& program) override { run_program_cuda(program); }
 

@@ -162,12 +162,102 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N) {
   return small_linalg_group(op, dt, N) ? t / N : t;
 }
 
+SmallLinalgStagger parse_small_linalg_stagger(const std::string& s) {
+  SmallLinalgStagger r;
+  if (s == "auto") {
+    r.ns = 1;  // on; the wait is computed a launch
+    r.graded = r.automatic = true;
+    return r;
+  }
+  r.graded = !s.empty() && s[0] == 'g';
+  const char* e = s.c_str() + (r.graded ? 1 : 0);
+  r.ns = *e ? std::clamp(std::atoi(e), 0, 1000000) : 0;
+  return r;
+}
+
+bool small_linalg_prefetch() {
+  constexpr bool kDefaultPrefetch = false;  // when NUMFUSE_SMALL_LINALG_PREFETCH is not set
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_PREFETCH");
+    return e && *e ? *e == '1' : kDefaultPrefetch;
+  }();
+  return on;
+}
+
+namespace {
+// The kernels the stagger and the prefetch apply to: the one-thread inv and solve.
+bool wave_kernel(LinalgOp op, DType dt, int N) {
+  return (op == LinalgOp::Inv || op == LinalgOp::Solve) && !small_linalg_group(op, dt, N);
+}
+
+// NUMFUSE_SMALL_LINALG_STAGGER where set.
+struct StaggerSwitch {
+  bool set = false;
+  SmallLinalgStagger value;
+};
+const StaggerSwitch& stagger_switch() {
+  static const StaggerSwitch s = [] {
+    StaggerSwitch r;
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_STAGGER");
+    if (e && *e) {
+      r.set = true;
+      r.value = parse_small_linalg_stagger(e);
+    }
+    return r;
+  }();
+  return s;
+}
+
+// The default's wait for the upper half of the first wave of float64 8 x 8 inv. H100 round 2
+// (helper J, bench/RESULTS.md): the kernel 42.1 -> 38.9 us under CUPTI (graded 1.5 us a round
+// 39.4, auto 39.9, with the next wave prefetched 42.8-43.9), the call 55.0 -> 52.5 us.
+constexpr int kDefaultStaggerNs = 3000;
+
+bool stagger_applies(LinalgOp op, DType dt, int N, DType storage) {
+  return small_linalg_stagger(op, dt, N, storage).ns > 0;
+}
+bool prefetch_applies(LinalgOp op, DType dt, int N) {
+  return small_linalg_prefetch() && wave_kernel(op, dt, N);
+}
+}  // namespace
+
+SmallLinalgStagger small_linalg_stagger(LinalgOp op, DType dt, int N, DType storage) {
+  if (!wave_kernel(op, dt, N)) return {};
+  const StaggerSwitch& s = stagger_switch();
+  if (s.set) return s.value;
+  SmallLinalgStagger d;
+  if (op == LinalgOp::Inv && dt == DType::Float64 && storage == DType::Float64 && N == 8) {
+    d.ns = kDefaultStaggerNs;
+  }
+  return d;
+}
+
+int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device) {
+  const DeviceProperties& d = device_properties(device);
+  int regs = 0, smem = 0;
+  check(driver().FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn), "cuFuncGetAttribute");
+  check(driver().FuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+        "cuFuncGetAttribute");
+  // Registers are allocated a warp at a time in units of 256; a block's shared memory carries
+  // 1 KB the system reserves (sm_80 on).
+  const int warps = static_cast<int>((threads + 31) / 32);
+  const int warp_regs = (std::max(regs, 1) * 32 + 255) / 256 * 256;
+  int blocks = d.max_blocks_per_multiprocessor > 0 ? d.max_blocks_per_multiprocessor : 16;
+  blocks = std::min(blocks, d.max_registers_per_multiprocessor / (warp_regs * warps));
+  blocks = std::min(blocks, d.max_threads_per_multiprocessor / static_cast<int>(threads));
+  if (smem > 0) blocks = std::min(blocks, d.max_shared_memory_per_multiprocessor / (smem + 1024));
+  return std::max(blocks, 1);
+}
+
 std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n,
                               int64_t nrhs) {
   const bool group = small_linalg_group(op, dt, N);
   // Sizes as compile-time constants (small_linalg.cuh: NF_SM_EXACT, NF_SM_NRHS).
   const std::string sizes = std::string(n == N ? "#define NF_SM_EXACT 1\n" : "") +
-                            (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "");
+                            (op == LinalgOp::Solve && nrhs == 1 ? "#define NF_SM_NRHS 1\n" : "") +
+                            (stagger_applies(op, dt, N, storage) ? "#define NF_SM_STAGGER 1\n"
+                                                                 : "") +
+                            (prefetch_applies(op, dt, N) ? "#define NF_SM_PREFETCH 1\n" : "");
   auto single = [](DType d) { return d == DType::Float32 || d == DType::Complex64; };
   return std::string("typedef ") + cuda_storage_type(dt) + " nf_t;\ntypedef " +
          (single(dt) ? "float" : "double") + " nf_rt;\ntypedef " + cuda_storage_type(storage) +
@@ -322,28 +412,35 @@ struct KernelChoice {
 struct RecentKernels {
   KernelChoice choice[4];
   CUfunction fn[4] = {};
+  int resident[4] = {};  // blocks an SM (NUMFUSE_SMALL_LINALG_STAGGER only)
   unsigned next = 0;
 };
 thread_local RecentKernels t_recent;
 
-CUfunction recent_kernel(const KernelChoice& c) {
+CUfunction recent_kernel(const KernelChoice& c, int* resident) {
   for (int i = 0; i < 4; ++i) {
-    if (t_recent.fn[i] && t_recent.choice[i] == c) return t_recent.fn[i];
+    if (t_recent.fn[i] && t_recent.choice[i] == c) {
+      *resident = t_recent.resident[i];
+      return t_recent.fn[i];
+    }
   }
   return nullptr;
 }
 
-void remember_kernel(const KernelChoice& c, CUfunction fn) {
+void remember_kernel(const KernelChoice& c, CUfunction fn, int resident) {
   const unsigned i = t_recent.next++ % 4;
   t_recent.choice[i] = c;
   t_recent.fn[i] = fn;
+  t_recent.resident[i] = resident;
 }
 
 std::string small_linalg_key(const SmallLinalgVariant& v) {
   return std::string("small_linalg:") + small_linalg_entry(v.op, v.dt, v.N) + ':' +
          std::to_string(kernel_op(v.op)) + ':' + std::to_string(static_cast<int>(v.dt)) + ':' +
          std::to_string(static_cast<int>(v.storage)) + ':' + std::to_string(v.N) +
-         (v.exact_n ? ":exact" : "") + (v.nrhs == 1 ? ":nrhs1" : "");
+         (v.exact_n ? ":exact" : "") + (v.nrhs == 1 ? ":nrhs1" : "") +
+         (stagger_applies(v.op, v.dt, v.N, v.storage) ? ":stagger" : "") +
+         (prefetch_applies(v.op, v.dt, v.N) ? ":prefetch" : "");
 }
 
 const std::vector<std::string>& small_linalg_options() {
@@ -395,7 +492,8 @@ SmallLinalgVariant small_linalg_variant(const LinalgNode& node, int64_t n) {
 }
 
 bool small_linalg_loaded(const SmallLinalgVariant& v) {
-  return recent_kernel(choice_of(v)) != nullptr ||
+  int resident = 0;
+  return recent_kernel(choice_of(v), &resident) != nullptr ||
          loaded_keyed_kernel(small_linalg_key(v), small_linalg_entry(v.op, v.dt, v.N),
                              small_linalg_options(), v.device) != nullptr;
 }
@@ -408,6 +506,7 @@ void compile_small_linalg_in_background(const SmallLinalgVariant& v) {
 }
 
 void small_linalg_wait(int device) {
+  device_wait_begins();  // other threads run from here (Backend::waits_for_device)
   EarlyState& st = early_state();
   activate(device);
   EarlyWait w{failure_word(device) + 1, st.ticket,
@@ -484,6 +583,21 @@ bool small_linalg_covers(const LinalgNode& node, int64_t n) {
            node.inputs[1].shape.back() > N);
 }
 
+bool small_linalg_waits_only(const LinalgNode& node) {
+  // NUMFUSE_SMALL_LINALG_GIL_AT_WAIT=0: the GIL released before the launch, as before (to measure).
+  static const bool on = [] {
+    const char* e = std::getenv("NUMFUSE_SMALL_LINALG_GIL_AT_WAIT");
+    return !(e && *e == '0');
+  }();
+  if (!on) return false;
+  const Array& a = node.inputs[0];
+  if (a.ndim() < 2) return false;
+  const int64_t m = a.shape[a.ndim() - 2], n = a.shape[a.ndim() - 1];
+  if (m != n || !small_linalg_covers(node, n)) return false;
+  const DType dt = small_linalg_compute_dtype(node);
+  return small_linalg_compiles_fast(node.spec.op, dt, small_linalg_size(node.spec.op, dt, n));
+}
+
 DType small_linalg_compute_dtype(const LinalgNode& node) {
   const DType dt = node.inputs[0].dtype;
   if (!node.spec.widen) return dt;
@@ -493,6 +607,7 @@ DType small_linalg_compute_dtype(const LinalgNode& node) {
 const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>& outs,
                                       const Array& infos, int64_t batch, int64_t n) {
   const LinalgOp op = node.spec.op;
+  const DType storage = node.inputs[0].dtype;
   const DType dt = small_linalg_compute_dtype(node);
   const int N = small_linalg_size(op, dt, n);
   const Array a = dense_stack(node.inputs[0]);
@@ -533,14 +648,43 @@ const volatile int* eval_small_linalg(LinalgNode& node, const std::vector<Array>
   const int dev = node.device.index;
   const SmallLinalgVariant variant = small_linalg_variant(node, n);
   const KernelChoice choice = choice_of(variant);
-  CUfunction fn = recent_kernel(choice);
+  int resident = 0;
+  CUfunction fn = recent_kernel(choice, &resident);
   if (!fn) {
+    device_wait_begins();  // a compile (tens of ms) lets other threads run
     fn = small_linalg_kernel(variant);
-    remember_kernel(choice, fn);
+    if (stagger_applies(op, dt, N, storage) || prefetch_applies(op, dt, N)) {
+      resident = small_linalg_resident_blocks(fn, small_linalg_threads(op, dt, N), dev);
+    }
+    remember_kernel(choice, fn, resident);
   }
   stage_mark("kernel found");
   const unsigned per_block = small_linalg_matrices_per_block(op, dt, N);
   const unsigned grid = static_cast<unsigned>((batch + per_block - 1) / per_block);
+  // The first wave's later rounds wait (nf_sm_stagger), and blocks prefetch the next wave
+  // (nf_sm_prefetch_next), where a second wave follows: a launch of one wave or less would only
+  // start later, and has nothing to prefetch.
+  if (resident > 0) {
+    const int sms = device_properties(dev).multiprocessor_count;
+    if (static_cast<int64_t>(grid) > static_cast<int64_t>(resident) * sms) {
+      const SmallLinalgStagger st = small_linalg_stagger(op, dt, N, storage);
+      p.wave_sms = sms;
+      p.wave_blocks = resident * sms;
+      p.stagger_ns = st.ns;
+      p.wave_flags = (st.graded ? 1 : 0) | (prefetch_applies(op, dt, N) ? 2 : 0);
+      if (st.automatic) {
+        // A round of blocks' loads at 80% of the memory's peak shared by every SM: the time one
+        // round of the first wave takes to load alone (1.6 us for float64 8 x 8 on the H100).
+        const DeviceProperties& d = device_properties(dev);
+        const double bytes_per_ns = 0.8 * 2.0 * d.memory_clock_rate_khz * 1e3 *
+                                    (d.memory_bus_width / 8.0) / 1e9 / sms;
+        const double block_bytes = static_cast<double>(per_block) * n * n * itemsize(storage);
+        p.stagger_ns = bytes_per_ns > 0 ? static_cast<int>(std::min(block_bytes / bytes_per_ns,
+                                                                     100000.0))
+                                        : 0;
+      }
+    }
+  }
   // launch()'s work, with the stream kept for the wait (one enqueue_stream a call, not two).
   const Stream stream = enqueue_stream(dev);
   void* args[] = {&p};

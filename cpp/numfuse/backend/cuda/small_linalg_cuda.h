@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "numfuse/backend/cuda/cuda_api.h"
 #include "numfuse/core/array.h"
 #include "numfuse/ir/linalg_solve.h"
 
@@ -25,6 +26,7 @@ struct SmallLinalgParams {
   int* blocks;
   long long batch;
   int n, nrhs, flags, ticket;
+  int wave_sms, wave_blocks, stagger_ns, wave_flags;  // small_linalg_stagger(), _prefetch()
 };
 
 // The padded size (2, 4, 8 or 16) the kernel for `op` on n x n matrices of `dt` runs at, or 0
@@ -91,12 +93,38 @@ unsigned small_linalg_matrices_per_block(LinalgOp op, DType dt, int N);
 std::string small_linalg_body(LinalgOp op, DType dt, int N, DType storage, int64_t n = 0,
                               int64_t nrhs = 0);
 const char* small_linalg_entry(LinalgOp op, DType dt, int N);
+// The staggered first wave (small_linalg.cuh, nf_sm_stagger) of the one-thread inv and solve
+// kernels: ns > 0 compiles the kernel with NF_SM_STAGGER, whose upper half of the launch's first
+// wave waits ns before loading; graded: the first wave's r-th round of blocks waits r * ns;
+// automatic: graded, ns the time a round's loads take at 80% of the memory's peak.
+struct SmallLinalgStagger {
+  int ns = 0;
+  bool graded = false, automatic = false;
+};
+// NUMFUSE_SMALL_LINALG_STAGGER read: "" or "0" off, "<ns>", "g<ns>", "auto" (ns 1: computed a
+// launch).
+SmallLinalgStagger parse_small_linalg_stagger(const std::string& s);
+// The kernel's stagger: NUMFUSE_SMALL_LINALG_STAGGER's for every one-thread inv and solve kernel
+// where it is set, else 3 us for float64 8 x 8 inv (measured on the H100: the kernel 42.1 -> 38.9
+// us) and none for the others (not measured).
+SmallLinalgStagger small_linalg_stagger(LinalgOp op, DType dt, int N, DType storage);
+// NUMFUSE_SMALL_LINALG_PREFETCH=1 (default off): inv and solve kernels compiled with
+// NF_SM_PREFETCH, each block prefetching the next wave's matrices into L2 once it has its own
+// (small_linalg.cuh, nf_sm_prefetch_next). A measurement switch until an H100 run settles it.
+bool small_linalg_prefetch();
+// Blocks of `threads` threads of fn resident on one SM of `device` (registers, shared memory,
+// threads and the block limit; the occupancy calculator's arithmetic for sm_70 on).
+int small_linalg_resident_blocks(CUfunction fn, unsigned threads, int device);
 // The flags word of the kernel for `spec`.
 int small_linalg_flags(const LinalgSpec& spec);
 
 // Whether the kernels take node, whose matrices are n x n (small_linalg_size() > 0 for the dtype
 // it computes in, and for the group solve at most N right-hand sides).
 bool small_linalg_covers(const LinalgNode& node, int64_t n);
+// Whether node's evaluation runs these kernels with no compile worth the name (the quick ones of
+// small_linalg_compiles_fast), so that it only launches and waits: Backend::waits_for_device
+// (false for all with NUMFUSE_SMALL_LINALG_GIL_AT_WAIT=0, to measure).
+bool small_linalg_waits_only(const LinalgNode& node);
 // The dtype node's kernel computes in: its inputs', or double precision where spec.widen.
 DType small_linalg_compute_dtype(const LinalgNode& node);
 // Enqueues the kernel for node (batch matrices of n x n, small_linalg_size() > 0 for the dtype it
