@@ -107,12 +107,11 @@ def _assert_finite(*arrays):
 
 def _run(op, inputs, t, result_t=None, **spec):
     """The outputs of LAPACK operation `op` on `inputs` cast to `t`, evaluated now (in the same
-    call into C++: now=True). With the
-    result's dtype `result_t` (whose precision the caller casts the outputs to) single precision
-    and every input of that dtype, the node is asked to compute in `t` itself (widen): the
-    backend converts as it loads and stores, with no cast passes over the stack before and after
-    (CUDA's small-matrix kernels) or casts internally (elsewhere), and its outputs are already in
-    single precision."""
+    call into C++: now=True). With the result's dtype `result_t` (whose precision the caller
+    casts the outputs to) single precision and every input of that dtype, the node is asked to
+    compute in `t` itself (widen): the backend converts as it loads and stores, with no cast
+    passes over the stack before and after (CUDA's small-matrix kernels) or casts internally
+    (elsewhere), and its outputs are already in single precision."""
     if result_t is not None and result_t != t and all(x.dtype == result_t for x in inputs):
         return _core.linalg_decomp(op, list(inputs), widen=True, now=True, **spec)
     return _core.linalg_decomp(op, [x if x.dtype == t else x.astype(t) for x in inputs], now=True,

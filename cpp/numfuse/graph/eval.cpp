@@ -585,14 +585,16 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
     eval_nodes(lk, {dst.storage->producer}, FlushReason::Write);  // the lock held once, as eval's
     if (root->done || root->in_flight) return false;
   }
-  // An opaque node writes only memory numfuse allocated on the host and nobody else sees (no
-  // NumPy view of it, no mapping of a file another mapping may also show, nothing imported):
-  // elsewhere the product goes through its temporary, as before. On CUDA it always does (not
-  // yet run on a GPU). And no input of another storage may lie at dst's addresses.
-  if (opaque && (!dst.storage->buffer->host_allocated() ||
-                 dst.storage->host_views.load(std::memory_order_relaxed) > 0)) {
-    return false;
-  }
+  // Host memory numfuse did not allocate (a numfuse.memmap, a wrapped buffer), or that a NumPy
+  // view shows, may show dst's bytes through another storage at other addresses (two mappings of
+  // one file), where no storage-based check sees the overlap.
+  const bool dst_reachable_elsewhere =
+      dst.device().is_cpu() && (!dst.storage->buffer->host_allocated() ||
+                                dst.storage->host_views.load(std::memory_order_relaxed) > 0);
+  // An opaque node writes only memory numfuse allocated on the host and nobody else sees:
+  // elsewhere the product goes through its temporary, as before (on CUDA it always does). And no
+  // input of another storage may lie at dst's addresses.
+  if (opaque && dst_reachable_elsewhere) return false;
   if (opaque && dst.size() > 0) {
     const auto [dlo, dhi] = byte_extent(dst);
     const char* dbase = dst.storage->data();
@@ -612,18 +614,13 @@ static bool eval_into_locked(GraphLock& lk, const Array& src, const Array& dst) 
   if (busy) return false;
   Node* const* walk = single ? &root : order.data();
   const size_t walk_size = single ? 1 : order.size();
-  // Host memory numfuse did not allocate (a numfuse.memmap, a wrapped buffer) may show dst's
-  // bytes through another storage at other addresses (two mappings of one file), where no check
-  // here sees the overlap: the right side then goes through its temporary, as NumPy's does.
-  const bool dst_reachable_elsewhere =
-      dst.device().is_cpu() && (!dst.storage->buffer->host_allocated() ||
-                                dst.storage->host_views.load(std::memory_order_relaxed) > 0);
   // Every materialised input that shares dst's memory must read it through dst's own mapping
   // (elementwise, index by index); anything else needs the right side computed first.
   for (size_t k = 0; k < walk_size; ++k) {
     for (const Array& in : walk[k]->inputs) {
       if (in.storage->producer) continue;
       if (in.storage != dst.storage) {
+        // the right side then goes through its temporary, as NumPy's does
         if (dst_reachable_elsewhere && !in.storage->buffer->host_allocated()) return false;
         continue;
       }
