@@ -177,6 +177,48 @@ def test_matvec_random_views(seed):
     oracle(rtol=_rtol(dtype, k), atol=_atol(dtype, k))(lambda xp: fn(xp))()
 
 
+# Large products with the BLAS on one thread are split into blocks of y over numfuse's pool (each
+# block a gemv of its own rows, or with a transposed matrix its own columns): the block edges, the
+# last short block, reversed vectors and out= views must land each element where NumPy puts it.
+SPLIT_MATVEC_CASES = {
+    "A@x": lambda xp, dt: _m(xp, (1003, 173), dt, 1) @ _m(xp, (173,), dt, 2),
+    "x@A": lambda xp, dt: _m(xp, (173,), dt, 1) @ _m(xp, (173, 1003), dt, 2),
+    "AT@y": lambda xp, dt: _m(xp, (173, 1003), dt, 1).T @ _m(xp, (173,), dt, 2),
+    "A_rev@x_rev": lambda xp, dt: _m(xp, (1003, 173), dt, 1)[::-1, ::-1] @ _m(xp, (346,), dt, 2)[::-2],
+    "x_step@AT_rev": lambda xp, dt: _m(xp, (519,), dt, 1)[::3] @ _m(xp, (1003, 173), dt, 2).T[:, ::-1],
+    "rows_of_wide": lambda xp, dt: _m(xp, (2000, 401), dt, 1)[:, 7:300] @ _m(xp, (293,), dt, 2),
+    "batch@x": lambda xp, dt: _m(xp, (2, 700, 150), dt, 1) @ _m(xp, (150,), dt, 2),
+    "out_reversed": lambda xp, dt: _matvec_out(xp, dt, slice(None, None, -1)),
+    "out_stepped": lambda xp, dt: _matvec_out(xp, dt, slice(None, None, 2)),
+}
+
+
+def _matvec_out(xp, dt, step):
+    out = xp.zeros(2006 if step.step == 2 else 1003, dt)
+    xp.matmul(_m(xp, (1003, 173), dt, 1), _m(xp, (173,), dt, 2), out=out[step])
+    return out
+
+
+@pytest.fixture(params=[2, 3], ids=["pool2", "pool3"])
+def blas_one_thread(request):
+    """The BLAS on one thread (numfuse then splits large gemv calls itself) and numfuse's pool at
+    2 or 3 threads, whatever this machine has; both restored afterwards."""
+    nf = numfuse_module()
+    blas, pool = nf._core.blas_threads(), nf._core.num_threads()
+    nf._core.set_blas_threads(1)
+    nf._core.set_num_threads(request.param)
+    yield
+    nf._core.set_num_threads(pool)
+    nf._core.set_blas_threads(blas)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("case", list(SPLIT_MATVEC_CASES))
+def test_matvec_split_over_pool(blas_one_thread, case, dtype):
+    oracle(rtol=_rtol(dtype, 173), atol=_atol(dtype, 173))(
+        lambda xp: SPLIT_MATVEC_CASES[case](xp, dtype))()
+
+
 @oracle(rtol=1e-12)
 def test_matvec_slice_loop(xp):
     """The pattern of the issue: a vector times column blocks of a matrix, in a loop."""

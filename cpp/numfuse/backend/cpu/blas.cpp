@@ -62,14 +62,19 @@ struct SymbolScheme {
   const char* prefix;  // before the routine name ("scipy_cblas_")
   const char* suffix;  // after it ("64_")
   const char* threads;
+  const char* get_threads;
   const char* config;
   int ilp64;  // 1: 64-bit ints, 0: 32-bit, -1: ask the config string
 };
 const SymbolScheme kSchemes[] = {
-    {"scipy_cblas_", "64_", "scipy_openblas_set_num_threads64_", "scipy_openblas_get_config64_", 1},
-    {"scipy_cblas_", "", "scipy_openblas_set_num_threads", "scipy_openblas_get_config", 0},
-    {"cblas_", "64_", "openblas_set_num_threads64_", "openblas_get_config64_", 1},
-    {"cblas_", "", "openblas_set_num_threads", "openblas_get_config", -1},
+    {"scipy_cblas_", "64_", "scipy_openblas_set_num_threads64_",
+     "scipy_openblas_get_num_threads64_", "scipy_openblas_get_config64_", 1},
+    {"scipy_cblas_", "", "scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads",
+     "scipy_openblas_get_config", 0},
+    {"cblas_", "64_", "openblas_set_num_threads64_", "openblas_get_num_threads64_",
+     "openblas_get_config64_", 1},
+    {"cblas_", "", "openblas_set_num_threads", "openblas_get_num_threads", "openblas_get_config",
+     -1},
 };
 
 // Resolves the four ?gemm symbols in an open handle. False if no scheme has all of them.
@@ -97,6 +102,7 @@ bool resolve(void* handle, const std::string& path, Library* out) {
     r.ddot = sym("ddot");
     r.cdotu_sub = sym("cdotu_sub");
     r.zdotu_sub = sym("zdotu_sub");
+    r.get_threads = dlsym(handle, s.get_threads);
     r.handle = handle;
     r.lapack_prefix = std::strncmp(s.prefix, "scipy_", 6) == 0 ? "scipy_" : "";
     r.lapack_suffix = std::string("_") + s.suffix;  // dgetrf_ or dgetrf_64_

@@ -21,6 +21,9 @@ struct BlasRoutines {
   void* ddot = nullptr;
   void* cdotu_sub = nullptr;
   void* zdotu_sub = nullptr;
+  // int get_num_threads(void) where the library has it (OpenBLAS): how many threads one call of
+  // the library would use. gemv splits a large product over numfuse's pool only when it is 1.
+  void* get_threads = nullptr;
   // The open library and how its LAPACK symbols are spelled (lapack.cpp resolves them):
   // NumPy's OpenBLAS has scipy_dgetrf_64_, a system OpenBLAS dgetrf_.
   void* handle = nullptr;
