@@ -150,6 +150,32 @@ def test_nan(fn, dtype):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("seed", range(24))
+def test_extremes_over_leading_axis_with_nans(seed):
+    """max/min/nanmax/nanmin/fmax/fmin over axis 0: whole rows folded into a row of results by the
+    vector row kernels (the vector body and its tail), NaNs in random places, runs of all-NaN
+    columns, ties and signed zeros; rows wide and narrow, contiguous and transposed."""
+    rng = numpy.random.default_rng(seed)
+    dtype = ["float32", "float64"][seed % 2]
+    rows = int(rng.integers(1, 40))
+    cols = int(rng.choice([1, 3, 7, 8, 9, 31, 33, 70, 1000, 1030]))
+    x = rng.choice(numpy.array([-2.0, -0.0, 0.0, 0.5, 1.0, 3.0]), (rows, cols)).astype(dtype)
+    x[rng.random((rows, cols)) < [0.0, 0.02, 0.3][seed % 3]] = numpy.nan
+    if cols > 4:
+        x[:, cols // 2] = numpy.nan  # a column with NaN in every row
+
+    @oracle()
+    def body(xp):
+        a = xp.asarray(x)
+        out = []
+        for v in (a, xp.asarray(numpy.ascontiguousarray(x.T)).T):
+            out += [xp.max(v, axis=0), xp.min(v, axis=0), xp.nanmax(v, axis=0), xp.nanmin(v, axis=0),
+                    xp.fmax.reduce(v, axis=0), xp.fmin.reduce(v, axis=0)]
+        return out
+    body()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_nan_all_nan_slices():
     @oracle()
     def body(xp):

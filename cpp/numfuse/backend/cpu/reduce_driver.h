@@ -32,46 +32,22 @@ namespace nf::cpu {
 //       its column c0, si the input stride between columns
 
 // acc[j] = op(acc[j], v[j * s]) for j < n: the loop NumPy runs to add whole rows, which the
-// compiler vectorises along the contiguous axis. Float max/min are written with vector
-// compare-selects (the scalar NaN test defeats the vectoriser) giving exactly op(acc, v), down to
-// the sign of a zero.
+// compiler vectorises along the contiguous axis. Float sums and max/min go to reduce_rows.cpp's
+// kernels, built for several instruction sets.
 template <class R>
 void accumulate_row(const R& r, typename R::acc_t* acc, const typename R::in_t* v, int64_t n,
                     int64_t s) {
   using T = typename R::in_t;
   using Acc = typename R::acc_t;
   constexpr ReduceOp op = R::kOp;
-  if constexpr (std::is_same_v<T, Acc> &&
-                (std::is_same_v<T, float> || std::is_same_v<T, double>)&&op != ReduceOp::Sum &&
-                op != ReduceOp::Prod) {
+  if constexpr (std::is_same_v<T, Acc> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
     if (s == 1) {
-      using V = typename Vec16<T>::V;
-      using M = typename Vec16<T>::M;
-      constexpr int L = 16 / sizeof(T);
-      int64_t j = 0;
-      for (; j + L <= n; j += L) {
-        V a, x;
-        std::memcpy(&a, acc + j, sizeof(V));
-        std::memcpy(&x, v + j, sizeof(V));
-        M keep;  // where op(a, x) is a (Maximum: a > x || isnan(a); Fmax: a > x || isnan(x))
-        if constexpr (op == ReduceOp::Max)
-          keep = (a > x) | (a != a);
-        else if constexpr (op == ReduceOp::Min)
-          keep = (a < x) | (a != a);
-        else if constexpr (op == ReduceOp::Fmax)
-          keep = (a > x) | (x != x);
-        else
-          keep = (a < x) | (x != x);
-        a = (V)(((M)a & keep) | ((M)x & ~keep));
-        std::memcpy(acc + j, &a, sizeof(V));
-      }
-      for (; j < n; ++j) acc[j] = r.op(acc[j], v[j]);
-      return;
+      if constexpr (op == ReduceOp::Sum) return add_row(acc, v, n);
+      if constexpr (op == ReduceOp::Max) return max_row(acc, v, n);
+      if constexpr (op == ReduceOp::Min) return min_row(acc, v, n);
+      if constexpr (op == ReduceOp::Fmax) return fmax_row(acc, v, n);
+      if constexpr (op == ReduceOp::Fmin) return fmin_row(acc, v, n);
     }
-  }
-  if constexpr (std::is_same_v<T, Acc> &&
-                (std::is_same_v<T, float> || std::is_same_v<T, double>)&&op == ReduceOp::Sum) {
-    if (s == 1) return add_row(acc, v, n);
   }
   if (s == 1) {
     for (int64_t j = 0; j < n; ++j) acc[j] = r.op(acc[j], r.load(v[j]));

@@ -24,15 +24,19 @@ namespace {
 // instead of one waiting for the other, or running alone on its caller.
 //
 // A worker that has just finished, and a caller waiting for its workers, poll (yielding the core
-// to any other runnable thread) for kSpin before they sleep on a condition variable: a sleeping
+// to any other runnable thread) for a while (spin_) before they sleep on a condition variable: a sleeping
 // thread is woken tens of microseconds late on a virtual machine, which made a region of ~50 us
 // (a gemv of 1000^2 float32 split over two cores) slower than one thread. Back-to-back regions,
-// as a Python loop of such products makes, find the worker still polling.
-constexpr std::chrono::microseconds kSpin{200};
+// as a Python loop of such products makes, find the worker still polling. NUMFUSE_POOL_SPIN_US
+// sets the time (0: sleep at once, as before), read when the pool is made.
+std::chrono::microseconds spin_time() {
+  const char* v = std::getenv("NUMFUSE_POOL_SPIN_US");
+  return std::chrono::microseconds(v && *v ? std::max(0L, std::atol(v)) : 200L);
+}
 
 class Pool {
  public:
-  explicit Pool(int n) { resize(n); }
+  explicit Pool(int n) : spin_(spin_time()) { resize(n); }
   ~Pool() { stop(); }
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
@@ -94,10 +98,11 @@ class Pool {
     return best;
   }
 
-  // Polls `ready` for up to kSpin, yielding between polls. True when it became true.
+  // Polls `ready` for up to spin_, yielding between polls. True when it became true.
   template <class Ready>
-  static bool poll_for(const Ready& ready) {
-    const auto until = std::chrono::steady_clock::now() + kSpin;
+  bool poll_for(const Ready& ready) const {
+    if (spin_.count() == 0) return ready();
+    const auto until = std::chrono::steady_clock::now() + spin_;
     while (!ready()) {
       if (std::chrono::steady_clock::now() >= until) return false;
       std::this_thread::yield();  // lets a BLAS or another process thread have this core
@@ -148,6 +153,7 @@ class Pool {
   std::atomic<int> open_{0};  // jobs_.size(), read by polling workers without the lock
   bool stopping_ = false;
   std::atomic<bool> stopping_flag_{false};  // stopping_, for the polling workers
+  const std::chrono::microseconds spin_;
 };
 
 int default_threads() {
