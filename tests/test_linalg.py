@@ -219,6 +219,26 @@ def test_matvec_split_over_pool(blas_one_thread, case, dtype):
         lambda xp: SPLIT_MATVEC_CASES[case](xp, dtype))()
 
 
+# Large gemm calls with the BLAS on one thread: blocks of C's rows (C taller than wide) or columns
+# (wider than tall), each a gemm of its own, with transposed and sliced operands.
+SPLIT_MATMUL_CASES = {
+    "tall": lambda xp, dt: _m(xp, (333, 120), dt, 1) @ _m(xp, (120, 97), dt, 2),
+    "wide": lambda xp, dt: _m(xp, (97, 120), dt, 1) @ _m(xp, (120, 333), dt, 2),
+    "AT@B": lambda xp, dt: _m(xp, (120, 333), dt, 1).T @ _m(xp, (120, 97), dt, 2),
+    "A@BT": lambda xp, dt: _m(xp, (97, 120), dt, 1) @ _m(xp, (333, 120), dt, 2).T,
+    "AT@BT_wide": lambda xp, dt: _m(xp, (120, 97), dt, 1).T @ _m(xp, (333, 120), dt, 2).T,
+    "sliced": lambda xp, dt: _m(xp, (400, 150), dt, 1)[5:338, 10:130] @ _m(xp, (130, 300), dt, 2)[3:123, :201],
+    "batch": lambda xp, dt: _m(xp, (2, 150, 110), dt, 1) @ _m(xp, (110, 130), dt, 2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("case", list(SPLIT_MATMUL_CASES))
+def test_matmul_split_over_pool(blas_one_thread, case, dtype):
+    oracle(rtol=_rtol(dtype, 130), atol=_atol(dtype, 130))(
+        lambda xp: SPLIT_MATMUL_CASES[case](xp, dtype))()
+
+
 @oracle(rtol=1e-12)
 def test_matvec_slice_loop(xp):
     """The pattern of the issue: a vector times column blocks of a matrix, in a loop."""

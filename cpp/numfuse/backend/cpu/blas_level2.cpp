@@ -115,18 +115,15 @@ void call_gemv_any(bool ilp64, void* fn, DType dt, bool trans, int64_t rows, int
 }
 
 // A product of at least this many matrix bytes is split over numfuse's pool when the library
-// would run it on one thread (OPENBLAS_NUM_THREADS=1, or set_blas_threads(1)): each core reads
-// its own block of rows (or columns) of the matrix. Below it the hand-off to a worker costs more
-// than the half it saves. A library running several threads is left to split the call itself:
-// calling it from several threads at once makes its threads and ours fight for the cores (a
-// 1000^2 float32 product took 66 us instead of 34).
+// runs single-threaded: each core reads its own block of rows (or columns) of the matrix. Below it
+// the hand-off to a worker costs more than the part it saves.
 constexpr int64_t kSplitBytes = int64_t(1) << 19;
 
 // How many blocks of y to compute side by side: 1 unless the product is large, the library runs
 // single-threaded and numfuse's pool has threads to spare.
 int64_t gemv_blocks(const BlasRoutines& r, int64_t ny, int64_t nx, size_t es) {
-  if (!r.get_threads || ny < 64 || ny * nx * static_cast<int64_t>(es) < kSplitBytes) return 1;
-  if (reinterpret_cast<int (*)()>(r.get_threads)() != 1) return 1;
+  if (ny < 64 || ny * nx * static_cast<int64_t>(es) < kSplitBytes || !blas_single_threaded(r))
+    return 1;
   return std::min<int64_t>(cpu::num_threads(), ny / 32);
 }
 

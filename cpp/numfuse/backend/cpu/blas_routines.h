@@ -35,4 +35,12 @@ struct BlasRoutines {
 // call, as blas_available() does).
 const BlasRoutines* blas_routines();
 
+// Whether one call of the library runs on one thread (OPENBLAS_NUM_THREADS=1, or
+// set_blas_threads(1)): large gemm and gemv calls are then split over numfuse's own pool. A library
+// running several threads is left to split a call itself: calling it from several threads at
+// once makes its threads and ours fight for the cores (a 1000^2 float32 gemv took 66 us, not 34).
+inline bool blas_single_threaded(const BlasRoutines& r) {
+  return r.get_threads && reinterpret_cast<int (*)()>(r.get_threads)() == 1;
+}
+
 }  // namespace nf::cpu
