@@ -71,6 +71,12 @@ def fused_reduction_cases(n, rng):
     ]
 
 
+def softmax(xp, x):
+    """Softmax along rows as NumPy users write it (issue 11's "softmax-like programs")."""
+    e = xp.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def heat_diffusion(xp, grid, iterations):
     """The 5-point stencil as NumPy users write it: slices of one array, written through setitem."""
     a = grid.copy()
@@ -82,8 +88,9 @@ def heat_diffusion(xp, grid, iterations):
 
 
 def fused_chain_cases(n, rng, side, iterations):
-    """Issue 4's element-wise chains (1e7 float32) and the stencil: numfuse runs each chain as one
-    pass; NumPy stores every intermediate. Bytes: inputs read once and the result written once."""
+    """Issue 4's element-wise chains (1e7 float32), the stencil and issue 11's softmax rows: numfuse
+    runs each chain as one pass; NumPy stores every intermediate. Bytes: inputs read once and the
+    result written once."""
     x, y, z = (rng.random(n, dtype=numpy.float32) + 0.5 for _ in range(3))
     grid = numpy.zeros((side, side))
     grid[0, :] = 100.0
@@ -93,7 +100,8 @@ def fused_chain_cases(n, rng, side, iterations):
          (x, y, z), 4 * n * 4, 2e-6),
         (f"5-point stencil {side}^2 float64, {iterations} it", lambda xp, g: heat_diffusion(xp, g, iterations),
          (grid,), 2 * iterations * side * side * 8, 1e-12),
-    ]
+    ] + [(f"softmax(x, axis=-1) {rows.shape} {rows.dtype}", softmax, (rows,), 2 * rows.nbytes, tol)
+         for rows, tol in ((x.reshape(-1, 2000), 1e-5), (rng.random((n // 2000, 2000)), 1e-12))]
 
 
 def matvec_cases(rng, sides):
