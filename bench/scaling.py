@@ -5,8 +5,9 @@
     sweeps the workers exchange halos of that many rows, then each runs that many sweeps on its
     strip and halo: a deeper halo means fewer exchanges. The halo's outer rows go stale by one
     row per sweep, and trimming drops exactly those. The exchange is tasks submitted per strip
-    and pinned to its worker (`--exchange futures`, the default), or dask.array's map_overlap
-    (`--exchange map_overlap [--persist]`). Printed: time per iteration, and efficiency (1
+    and pinned to its worker (`--exchange futures`, the default), dask.array's map_overlap
+    (`--exchange map_overlap [--persist]`), or on GPUs one task per strip for the whole run
+    with the halos sent GPU to GPU over NCCL (`--exchange nccl`, CuPy's NCCL binding). Printed: time per iteration, and efficiency (1
     worker's time / k workers' time, same chunks) for numfuse chunks beside NumPy (cpu) or CuPy
     (cuda) chunks. "no Dask" is the loop on every worker at once, without exchanges: what the
     devices give.
@@ -22,7 +23,7 @@ NUMFUSE_DEVICE=cuda:0). Every worker runs with NCCL_NVLS_ENABLE=0 (NVLink multic
 scheduler's work stealing is off, so that strip i stays on worker i.
 
 Usage:  PYTHONPATH=python python bench/scaling.py [--device cpu|cuda] [--workers 1,2,4]
-        [--size N] [--iterations 50] [--exchange-every 10] [--exchange futures|map_overlap]
+        [--size N] [--iterations 50] [--exchange-every 10] [--exchange futures|map_overlap|nccl]
         [--persist] [--repeat 3] [--parts stencil,program,kill] [--chunks numfuse,numpy]
         [--fill seed|random] [--rows 50000] [--grid 1024]
 """
@@ -235,6 +236,110 @@ def stencil_futures(client, strips, workers, rows, iterations, exchange_every, p
     return strips
 
 
+# ---- halos over NCCL: one task per strip for the whole run, halos sent GPU to GPU --------------
+# The futures scheme pays Dask's task latency and a trip through host memory and TCP for every
+# halo (about 6 ms an exchange). Here each worker runs its strip's whole loop in one task, and the
+# strips swap halo rows with NCCL (send/recv over NVLink), ordered on the chunk library's stream.
+# NCCL through CuPy's binding (cupy.cuda.nccl): numfuse has none of its own yet; numfuse chunks
+# lend their memory through __cuda_array_interface__.
+
+def nccl_module():
+    from cupy.cuda import nccl
+    return nccl
+
+
+def nccl_comm(uid, k, rank):
+    """This worker's communicator of rank `rank` among k, made once per uid and kept on the worker
+    (every rank's task must run at once: making it waits for all)."""
+    from distributed import get_worker
+    comms = get_worker().__dict__.setdefault("_numfuse_nccl_comms", {})
+    if uid not in comms:
+        comms[uid] = nccl_module().NcclCommunicator(k, uid, rank)
+    return comms[uid]
+
+
+def device_pointer_and_stream(v):
+    """(device pointer, stream handle) of a contiguous CUDA chunk: its memory lent through the CUDA
+    array interface (numfuse computes it, and its pending readers, first) and the stream that
+    orders work on it (numfuse's own; CuPy's current)."""
+    cai = v.__cuda_array_interface__
+    stream = cai.get("stream")
+    if stream is None:
+        import cupy
+        stream = cupy.cuda.get_current_stream().ptr
+    return cai["data"][0], stream
+
+
+def swap_halos(comm, g, top, rows, bottom, index, k, xp):
+    """Rows g[top:top+top] go up and g[top+rows-bottom:top+rows] down; the neighbours' edge rows
+    arrive in g[:top] and g[top+rows:]. Through buffers of their own, so that g, which the sweeps
+    rewrite, is never lent (numfuse computes the readers of lent memory at once, which would cut
+    the sweeps' fusion); one NCCL group, so that the sends and receives of both sides cannot wait
+    on each other."""
+    nccl = nccl_module()
+    sends, recvs = [], []
+    if index > 0:
+        sends.append((g[top:2 * top].copy(), index - 1))
+        recvs.append((xp.empty((top, g.shape[1])), index - 1, slice(0, top)))
+    if index < k - 1:
+        sends.append((g[top + rows - bottom:top + rows].copy(), index + 1))
+        recvs.append((xp.empty((bottom, g.shape[1])), index + 1, slice(top + rows, None)))
+    posted = [(comm.send, v, peer, *device_pointer_and_stream(v)) for v, peer in sends]
+    posted += [(comm.recv, v, peer, *device_pointer_and_stream(v)) for v, peer, _ in recvs]
+    nccl.groupStart()
+    for op, v, peer, ptr, stream in posted:
+        op(ptr, v.size, nccl.NCCL_FLOAT64, peer, stream)
+    nccl.groupEnd()
+    for v, _, rows_of_g in recvs:
+        g[rows_of_g] = v
+
+
+def nccl_strip_run(strip, index, k, uid, iterations, exchange_every, tag=0):
+    """Runs on strip `index`'s worker: `iterations` sweeps of the strip, its halos of
+    `exchange_every` rows swapped with its neighbours over NCCL before every `exchange_every`
+    sweeps. Returns the strip's rows, computed."""
+    xp = numfuse if isinstance(strip, numfuse.ndarray) else chunk_module("cupy")
+    rows, cols = strip.shape
+    d = exchange_every
+    top, bottom = (d if index > 0 else 0), (d if index < k - 1 else 0)
+    g = xp.empty((rows + top + bottom, cols))
+    g[top:top + rows] = strip
+    comm = nccl_comm(uid, k, index) if k > 1 else None
+    done = 0
+    while done < iterations:
+        step = min(d, iterations - done)
+        if comm is not None:
+            swap_halos(comm, g, top, rows, bottom, index, k, xp)
+        g = sweep_owned(g, step)
+        done += step
+    return finish(g[top:top + rows].copy())
+
+
+def nccl_setup(client, workers):
+    """A unique id and, on every worker at once, its communicator: made before the clock starts."""
+    uid = nccl_module().get_unique_id()
+    k = len(workers)
+    if k > 1:
+        futures = [client.submit(lambda i: nccl_comm(uid, k, i) is not None, i, workers=[w],
+                                 pure=False) for i, w in enumerate(workers)]
+        wait(futures, timeout=TIMEOUT)
+    return uid
+
+
+def nccl_uid(client, workers):
+    """The cluster's NCCL unique id, its communicators made at the first call."""
+    if not hasattr(client, "_numfuse_nccl_uid"):
+        client._numfuse_nccl_uid = nccl_setup(client, workers)
+    return client._numfuse_nccl_uid
+
+
+def stencil_nccl(client, strips, workers, iterations, exchange_every, uid, tag=0):
+    """One task per strip, pinned to its worker (NCCL ranks cannot move)."""
+    k = len(strips)
+    return [client.submit(nccl_strip_run, strips[i], i, k, uid, iterations, exchange_every, tag,
+                          workers=[workers[i]], pure=False) for i in range(k)]
+
+
 def run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations, exchange_every,
                 persist=False, pause=0.0, tag=0):
     """The stencil submitted by `scheme` ("futures" or "map_overlap") from `strips` (futures, or
@@ -242,6 +347,10 @@ def run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations
     array), which can start another run."""
     if scheme == "futures":
         return stencil_futures(client, strips, workers, rows, iterations, exchange_every, pause)
+    if scheme == "nccl":
+        check_exchange(exchange_every, rows)
+        return stencil_nccl(client, strips, workers, iterations, exchange_every,
+                            nccl_uid(client, workers), tag)
     x = as_dask_array(strips, backend, rows, cols) if isinstance(strips, list) else strips
     return client.persist(stencil_map_overlap(x, iterations, exchange_every,
                                               client if persist else None, pause, tag))
@@ -420,8 +529,9 @@ def main():
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--exchange-every", type=int, default=10)
     p.add_argument("--exchange", default="futures",
-                   help="halo exchange: futures (tasks submitted per strip) or map_overlap "
-                        "(dask.array's), or both, comma-separated, their runs interleaved")
+                   help="halo exchange: futures (tasks submitted per strip), map_overlap "
+                        "(dask.array's) or nccl (one task per strip, halos over NCCL, GPUs "
+                        "only), or several, comma-separated, their runs interleaved")
     p.add_argument("--persist", action="store_true",
                    help="map_overlap: persist after each halo exchange")
     p.add_argument("--repeat", type=int, default=3)
