@@ -305,14 +305,22 @@ def nccl_strip_run(strip, index, k, uid, iterations, exchange_every, tag=0):
     g = xp.empty((rows + top + bottom, cols))
     g[top:top + rows] = strip
     comm = nccl_comm(uid, k, index) if k > 1 else None
+    trace = os.environ.get("SCALING_TRACE") == "1"
+    t0, swap_s = time.time(), 0.0
     done = 0
     while done < iterations:
         step = min(d, iterations - done)
         if comm is not None:
+            t = time.perf_counter()
             swap_halos(comm, g, top, rows, bottom, index, k, xp)
+            swap_s += time.perf_counter() - t
         g = sweep_owned(g, step)
         done += step
-    return finish(g[top:top + rows].copy())
+    out = finish(g[top:top + rows].copy())
+    if trace:  # wall-clock start and end (comparable across the host's workers), host time in swaps
+        print(f"strip {index}/{k} tag {tag}: start {t0:.6f} end {time.time():.6f} "
+              f"swaps {swap_s * 1e3:.2f} ms", flush=True)
+    return out
 
 
 def nccl_setup(client, workers):
