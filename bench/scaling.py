@@ -7,7 +7,8 @@
     row per sweep, and trimming drops exactly those. The exchange is tasks submitted per strip
     and pinned to its worker (`--exchange futures`, the default), dask.array's map_overlap
     (`--exchange map_overlap [--persist]`), or on GPUs one task per strip for the whole run
-    with the halos sent GPU to GPU over NCCL (`--exchange nccl`, CuPy's NCCL binding). Printed: time per iteration, and efficiency (1
+    with the halos sent GPU to GPU over NCCL (`--exchange nccl`, CuPy's NCCL binding;
+    bench/stencil_strips.py). Printed: time per iteration, and efficiency (1
     worker's time / k workers' time, same chunks) for numfuse chunks beside NumPy (cpu) or CuPy
     (cuda) chunks. "no Dask" is the loop on every worker at once, without exchanges: what the
     devices give.
@@ -49,6 +50,11 @@ import dask_seed_program as seed  # noqa: E402
 # A task ends with its chunk computed (numfuse is lazy, CuPy asynchronous): dask_program's helpers,
 # found beside this file (bench/ is on every worker's sys.path, see below).
 from dask_program import force_block as finish, forced as finished  # noqa: E402
+# The tasks' own functions live in a module, so that a task names them (pickled by reference)
+# instead of carrying them by value: by value, the client pickled each NCCL strip task's function
+# and everything it calls at every submit, and the second worker's task left ~5 ms after the
+# first's (measured with SCALING_TRACE=1), which the strips' first halo swap then waited for.
+from stencil_strips import nccl_comm, nccl_module, nccl_strip_run, sweep_owned  # noqa: E402
 
 # Tasks name their functions by module (distributed pickles by reference unless a function
 # lives in __main__), and the workers import those modules: local worker processes start with
@@ -77,22 +83,6 @@ def heat_diffusion(grid, iterations):
     edge rows and columns stay as they are (fixed boundary)."""
     a = grid.copy()
     b = a.copy()
-    for _ in range(iterations):
-        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
-        a, b = b, a
-    return a
-
-
-def sweep_owned(a, iterations):
-    """The seed's loop on a grid the task owns (a fresh concatenation or copy), which it
-    overwrites: `b` starts as a copy of `a`'s edge only, the cells the loop never writes,
-    instead of the seed's two whole copies. Per exchange of 10 sweeps, those copies cost as much
-    as 2-3 sweeps."""
-    b = numpy.empty_like(a)  # NEP-18: the chunk's own type and device
-    b[0] = a[0]
-    b[-1] = a[-1]
-    b[:, 0] = a[:, 0]
-    b[:, -1] = a[:, -1]
     for _ in range(iterations):
         b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
         a, b = b, a
@@ -234,93 +224,6 @@ def stencil_futures(client, strips, workers, rows, iterations, exchange_every, p
                      tops[i + 1] if i < k - 1 else None, d, pause=pause) for i in range(k)]
         done += d
     return strips
-
-
-# ---- halos over NCCL: one task per strip for the whole run, halos sent GPU to GPU --------------
-# The futures scheme pays Dask's task latency and a trip through host memory and TCP for every
-# halo (about 6 ms an exchange). Here each worker runs its strip's whole loop in one task, and the
-# strips swap halo rows with NCCL (send/recv over NVLink), ordered on the chunk library's stream.
-# NCCL through CuPy's binding (cupy.cuda.nccl): numfuse has none of its own yet; numfuse chunks
-# lend their memory through __cuda_array_interface__.
-
-def nccl_module():
-    from cupy.cuda import nccl
-    return nccl
-
-
-def nccl_comm(uid, k, rank):
-    """This worker's communicator of rank `rank` among k, made once per uid and kept on the worker
-    (every rank's task must run at once: making it waits for all)."""
-    from distributed import get_worker
-    comms = get_worker().__dict__.setdefault("_numfuse_nccl_comms", {})
-    if uid not in comms:
-        comms[uid] = nccl_module().NcclCommunicator(k, uid, rank)
-    return comms[uid]
-
-
-def device_pointer_and_stream(v):
-    """(device pointer, stream handle) of a contiguous CUDA chunk: its memory lent through the CUDA
-    array interface (numfuse computes it, and its pending readers, first) and the stream that
-    orders work on it (numfuse's own; CuPy's current)."""
-    cai = v.__cuda_array_interface__
-    stream = cai.get("stream")
-    if stream is None:
-        import cupy
-        stream = cupy.cuda.get_current_stream().ptr
-    return cai["data"][0], stream
-
-
-def swap_halos(comm, g, top, rows, bottom, index, k, xp):
-    """Rows g[top:top+top] go up and g[top+rows-bottom:top+rows] down; the neighbours' edge rows
-    arrive in g[:top] and g[top+rows:]. Through buffers of their own, so that g, which the sweeps
-    rewrite, is never lent (numfuse computes the readers of lent memory at once, which would cut
-    the sweeps' fusion); one NCCL group, so that the sends and receives of both sides cannot wait
-    on each other."""
-    nccl = nccl_module()
-    sends, recvs = [], []
-    if index > 0:
-        sends.append((g[top:2 * top].copy(), index - 1))
-        recvs.append((xp.empty((top, g.shape[1])), index - 1, slice(0, top)))
-    if index < k - 1:
-        sends.append((g[top + rows - bottom:top + rows].copy(), index + 1))
-        recvs.append((xp.empty((bottom, g.shape[1])), index + 1, slice(top + rows, None)))
-    posted = [(comm.send, v, peer, *device_pointer_and_stream(v)) for v, peer in sends]
-    posted += [(comm.recv, v, peer, *device_pointer_and_stream(v)) for v, peer, _ in recvs]
-    nccl.groupStart()
-    for op, v, peer, ptr, stream in posted:
-        op(ptr, v.size, nccl.NCCL_FLOAT64, peer, stream)
-    nccl.groupEnd()
-    for v, _, rows_of_g in recvs:
-        g[rows_of_g] = v
-
-
-def nccl_strip_run(strip, index, k, uid, iterations, exchange_every, tag=0):
-    """Runs on strip `index`'s worker: `iterations` sweeps of the strip, its halos of
-    `exchange_every` rows swapped with its neighbours over NCCL before every `exchange_every`
-    sweeps. Returns the strip's rows, computed."""
-    xp = numfuse if isinstance(strip, numfuse.ndarray) else chunk_module("cupy")
-    rows, cols = strip.shape
-    d = exchange_every
-    top, bottom = (d if index > 0 else 0), (d if index < k - 1 else 0)
-    g = xp.empty((rows + top + bottom, cols))
-    g[top:top + rows] = strip
-    comm = nccl_comm(uid, k, index) if k > 1 else None
-    trace = os.environ.get("SCALING_TRACE") == "1"
-    t0, swap_s = time.time(), 0.0
-    done = 0
-    while done < iterations:
-        step = min(d, iterations - done)
-        if comm is not None:
-            t = time.perf_counter()
-            swap_halos(comm, g, top, rows, bottom, index, k, xp)
-            swap_s += time.perf_counter() - t
-        g = sweep_owned(g, step)
-        done += step
-    out = finish(g[top:top + rows].copy())
-    if trace:  # wall-clock start and end (comparable across the host's workers), host time in swaps
-        print(f"strip {index}/{k} tag {tag}: start {t0:.6f} end {time.time():.6f} "
-              f"swaps {swap_s * 1e3:.2f} ms", flush=True)
-    return out
 
 
 def nccl_setup(client, workers):
