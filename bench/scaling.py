@@ -7,8 +7,8 @@
     row per sweep, and trimming drops exactly those. The exchange is tasks submitted per strip
     and pinned to its worker (`--exchange futures`, the default), dask.array's map_overlap
     (`--exchange map_overlap [--persist]`), or on GPUs one task per strip for the whole run
-    with the halos sent GPU to GPU over NCCL (`--exchange nccl`, CuPy's NCCL binding;
-    bench/stencil_strips.py). Printed: time per iteration, and efficiency (1
+    with the halos sent GPU to GPU over NCCL (`--exchange nccl`: numfuse.cuda.nccl for numfuse
+    chunks, CuPy's binding for CuPy's; bench/stencil_strips.py). Printed: time per iteration, and efficiency (1
     worker's time / k workers' time, same chunks) for numfuse chunks beside NumPy (cpu) or CuPy
     (cuda) chunks. "no Dask" is the loop on every worker at once, without exchanges: what the
     devices give.
@@ -226,22 +226,25 @@ def stencil_futures(client, strips, workers, rows, iterations, exchange_every, p
     return strips
 
 
-def nccl_setup(client, workers):
-    """A unique id and, on every worker at once, its communicator: made before the clock starts."""
-    uid = nccl_module().get_unique_id()
+def nccl_setup(client, workers, backend):
+    """A unique id of `backend`'s NCCL (numfuse.cuda.nccl or CuPy's) and, on every worker at once,
+    its communicator: made before the clock starts."""
+    uid = nccl_module(backend).get_unique_id()
     k = len(workers)
     if k > 1:
-        futures = [client.submit(lambda i: nccl_comm(uid, k, i) is not None, i, workers=[w],
-                                 pure=False) for i, w in enumerate(workers)]
+        futures = [client.submit(nccl_comm, uid, k, i, backend, workers=[w], pure=False)
+                   for i, w in enumerate(workers)]
         wait(futures, timeout=TIMEOUT)
     return uid
 
 
-def nccl_uid(client, workers):
-    """The cluster's NCCL unique id, its communicators made at the first call."""
-    if not hasattr(client, "_numfuse_nccl_uid"):
-        client._numfuse_nccl_uid = nccl_setup(client, workers)
-    return client._numfuse_nccl_uid
+def nccl_uid(client, workers, backend):
+    """The cluster's NCCL unique id for `backend`'s chunks, its communicators made at the first
+    call (an id serves one communicator: its root stops listening once every rank has joined)."""
+    uids = client.__dict__.setdefault("_numfuse_nccl_uids", {})
+    if backend not in uids:
+        uids[backend] = nccl_setup(client, workers, backend)
+    return uids[backend]
 
 
 def stencil_nccl(client, strips, workers, iterations, exchange_every, uid, tag=0):
@@ -261,7 +264,7 @@ def run_stencil(client, scheme, strips, workers, backend, rows, cols, iterations
     if scheme == "nccl":
         check_exchange(exchange_every, rows)
         return stencil_nccl(client, strips, workers, iterations, exchange_every,
-                            nccl_uid(client, workers), tag)
+                            nccl_uid(client, workers, backend), tag)
     x = as_dask_array(strips, backend, rows, cols) if isinstance(strips, list) else strips
     return client.persist(stencil_map_overlap(x, iterations, exchange_every,
                                               client if persist else None, pause, tag))

@@ -5,8 +5,8 @@ name them by reference: the seed's sweep on a strip the task owns, and the NCCL 
 Halos over NCCL: the futures scheme pays Dask's task latency and a trip through host memory and
 TCP for every halo (about 6 ms an exchange). Here each worker runs its strip's whole loop in one
 task, and the strips swap halo rows with NCCL (send/recv over NVLink), ordered on the chunk
-library's stream. NCCL through CuPy's binding (cupy.cuda.nccl): numfuse has none of its own yet;
-numfuse chunks lend their memory through __cuda_array_interface__.
+library's stream: numfuse chunks through numfuse.cuda.nccl, CuPy chunks through CuPy's binding
+(cupy.cuda.nccl).
 """
 import os
 import time
@@ -33,31 +33,36 @@ def sweep_owned(a, iterations):
     return a
 
 
-def nccl_module():
+class _NumfuseNccl:
+    """numfuse.cuda.nccl behind the few names of cupy.cuda.nccl this module uses."""
+
+    def __init__(self):
+        import numfuse.cuda.nccl as n
+        self.n = n
+
+    def get_unique_id(self):
+        return self.n.get_unique_id()
+
+    def NcclCommunicator(self, k, uid, rank):
+        return self.n.NcclCommunicator(k, uid, rank)
+
+
+def nccl_module(backend="numfuse"):
+    """numfuse.cuda.nccl for numfuse chunks, CuPy's binding for CuPy chunks."""
+    if backend == "numfuse":
+        return _NumfuseNccl()
     from cupy.cuda import nccl
     return nccl
 
 
-def nccl_comm(uid, k, rank):
-    """This worker's communicator of rank `rank` among k, made once per uid and kept on the worker
-    (every rank's task must run at once: making it waits for all)."""
+def nccl_comm(uid, k, rank, backend="numfuse"):
+    """This worker's communicator of rank `rank` among k for `backend`'s chunks, made once per uid
+    and kept on the worker (every rank's task must run at once: making it waits for all)."""
     from distributed import get_worker
     comms = get_worker().__dict__.setdefault("_numfuse_nccl_comms", {})
-    if uid not in comms:
-        comms[uid] = nccl_module().NcclCommunicator(k, uid, rank)
-    return comms[uid]
-
-
-def device_pointer_and_stream(v):
-    """(device pointer, stream handle) of a contiguous CUDA chunk: its memory lent through the CUDA
-    array interface (numfuse computes it, and its pending readers, first) and the stream that
-    orders work on it (numfuse's own; CuPy's current)."""
-    cai = v.__cuda_array_interface__
-    stream = cai.get("stream")
-    if stream is None:
-        import cupy
-        stream = cupy.cuda.get_current_stream().ptr
-    return cai["data"][0], stream
+    if (uid, backend) not in comms:
+        comms[uid, backend] = nccl_module(backend).NcclCommunicator(k, uid, rank)
+    return comms[uid, backend]
 
 
 def swap_halos(comm, g, top, rows, bottom, index, k, xp):
@@ -66,7 +71,6 @@ def swap_halos(comm, g, top, rows, bottom, index, k, xp):
     rewrite, is never lent (numfuse computes the readers of lent memory at once, which would cut
     the sweeps' fusion); one NCCL group, so that the sends and receives of both sides cannot wait
     on each other."""
-    nccl = nccl_module()
     sends, recvs = [], []
     if index > 0:
         sends.append((g[top:2 * top].copy(), index - 1))
@@ -74,12 +78,21 @@ def swap_halos(comm, g, top, rows, bottom, index, k, xp):
     if index < k - 1:
         sends.append((g[top + rows - bottom:top + rows].copy(), index + 1))
         recvs.append((xp.empty((bottom, g.shape[1])), index + 1, slice(top + rows, None)))
-    posted = [(comm.send, v, peer, *device_pointer_and_stream(v)) for v, peer in sends]
-    posted += [(comm.recv, v, peer, *device_pointer_and_stream(v)) for v, peer, _ in recvs]
-    nccl.groupStart()
-    for op, v, peer, ptr, stream in posted:
-        op(ptr, v.size, nccl.NCCL_FLOAT64, peer, stream)
-    nccl.groupEnd()
+    if xp is numfuse:  # numfuse.cuda.nccl: arrays, on numfuse's stream
+        with numfuse.cuda.nccl.group():
+            for v, peer in sends:
+                comm.send(v, peer)
+            for v, peer, _ in recvs:
+                comm.recv(v, peer)
+    else:  # CuPy's binding: pointers, on CuPy's current stream
+        nccl = nccl_module("cupy")
+        stream = xp.cuda.get_current_stream().ptr
+        nccl.groupStart()
+        for v, peer in sends:
+            comm.send(v.data.ptr, v.size, nccl.NCCL_FLOAT64, peer, stream)
+        for v, peer, _ in recvs:
+            comm.recv(v.data.ptr, v.size, nccl.NCCL_FLOAT64, peer, stream)
+        nccl.groupEnd()
     for v, _, rows_of_g in recvs:
         g[rows_of_g] = v
 
@@ -97,7 +110,7 @@ def nccl_strip_run(strip, index, k, uid, iterations, exchange_every, tag=0):
     top, bottom = (d if index > 0 else 0), (d if index < k - 1 else 0)
     g = xp.empty((rows + top + bottom, cols))
     g[top:top + rows] = strip
-    comm = nccl_comm(uid, k, index) if k > 1 else None
+    comm = nccl_comm(uid, k, index, "numfuse" if xp is numfuse else "cupy") if k > 1 else None
     trace = os.environ.get("SCALING_TRACE") == "1"
     t0, swap_s = time.time(), 0.0
     done = 0

@@ -30,6 +30,8 @@ const char* probe_symbol(CudaLibrary lib) {
       return "cufftPlan1d";
     case CudaLibrary::Curand:
       return "curandCreateGenerator";
+    case CudaLibrary::Nccl:
+      return "ncclGetUniqueId";
   }
   return "";
 }
@@ -77,9 +79,9 @@ TEST(LibraryLoader, EveryInstalledLibraryOpensAndResolvesACall) {
     EXPECT_NE(why.find(l.path()), std::string::npos) << why;
     EXPECT_NE(why.find("nf_no_such_call"), std::string::npos) << why;
   }
-  // The toolkit of this machine: NVRTC, cuBLAS, cuSOLVER, cuFFT and cuRAND all open.
+  // The toolkit of this machine: NVRTC, cuBLAS, cuSOLVER, cuFFT, cuRAND and NCCL all open.
   for (CudaLibrary lib : {CudaLibrary::Nvrtc, CudaLibrary::Cublas, CudaLibrary::Cusolver,
-                          CudaLibrary::Cufft, CudaLibrary::Curand}) {
+                          CudaLibrary::Cufft, CudaLibrary::Curand, CudaLibrary::Nccl}) {
     if (installed(lib)) EXPECT_TRUE(load_library(lib).ok()) << load_library(lib).reason();
   }
   if (!exists("/usr/local/cuda/lib64"))

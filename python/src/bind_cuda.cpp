@@ -134,6 +134,7 @@ struct DeviceMemory {
 void bind_cuda(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("cuda", "numfuse's CUDA runtime layer");
   make_exceptions(m);
+  bind_nccl(m);
 
   // The warm-up thread (warmup.h) ends before the interpreter does: the libraries it is loading
   // must not be torn down under it.

@@ -25,6 +25,7 @@ void bind_linalg(nb::module_& m);
 void bind_fft(nb::module_& m);  // numfuse.fft
 void bind_random(nb::module_& m);
 void bind_cuda(nb::module_& m);  // numfuse._core.cuda
+void bind_nccl(nb::module_& cuda);  // numfuse._core.cuda's NCCL calls (bind_nccl.cpp)
 void bind_kernels(nb::module_& m);  // numfuse._core.kernels: users' CUDA C++ kernels
 void bind_advanced_indexing(nb::module_& m);
 void bind_reductions(nb::module_& m);

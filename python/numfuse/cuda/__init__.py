@@ -9,6 +9,7 @@ import sys as _sys
 from .. import _core
 from .._core import cuda as _c
 from . import runtime  # noqa: F401
+from . import nccl  # noqa: F401
 from ._pycuda import (SourceModule, mem_alloc, memcpy_htod, memcpy_dtoh, In, Out, InOut,  # noqa: F401
                       DeviceAllocation, Context)
 

@@ -17,8 +17,11 @@ namespace {
 
 // The search table. Sonames newest first: the CUDA 13 names, then CUDA 12's (the libraries keep
 // their own major numbers: cuFFT 12 and cuRAND 10 ship with CUDA 13), then the unversioned link.
-const std::array<LibrarySpec, 6>& table() {
-  static const std::array<LibrarySpec, 6> t = {{
+// One row per CudaLibrary, in its order; the loaded-library slots below have as many.
+constexpr size_t kLibraries = static_cast<size_t>(CudaLibrary::Nccl) + 1;
+
+const std::array<LibrarySpec, kLibraries>& table() {
+  static const std::array<LibrarySpec, kLibraries> t = {{
       {"the CUDA driver",
        {"libcuda.so.1", "libcuda.so"},
        true,
@@ -49,6 +52,11 @@ const std::array<LibrarySpec, 6>& table() {
        false,
        "install the CUDA toolkit, set CUDA_HOME, or pip install nvidia-curand",
        ""},
+      {"NCCL",
+       {"libnccl.so.2", "libnccl.so"},
+       false,
+       "install NCCL, or pip install nvidia-nccl-cu13 (nvidia-nccl-cu12 for CUDA 12)",
+       " (NCCL 2.7 or newer is needed for send and recv)"},
   }};
   return t;
 }
@@ -70,7 +78,8 @@ const LibrarySpec& library_spec(CudaLibrary lib) { return table()[static_cast<si
 
 std::vector<CudaLibrary> all_libraries() {
   return {CudaLibrary::Driver,   CudaLibrary::Nvrtc, CudaLibrary::Cublas,
-          CudaLibrary::Cusolver, CudaLibrary::Cufft, CudaLibrary::Curand};
+          CudaLibrary::Cusolver, CudaLibrary::Cufft, CudaLibrary::Curand,
+          CudaLibrary::Nccl};
 }
 
 void* LoadedLibrary::symbol(const char* name) const {
@@ -83,8 +92,8 @@ std::string LoadedLibrary::missing_symbol(const char* name) const {
 }
 
 const LoadedLibrary& load_library(CudaLibrary lib) {
-  static std::array<LoadedLibrary, 6> loaded;
-  static std::array<std::once_flag, 6> once;
+  static std::array<LoadedLibrary, kLibraries> loaded;
+  static std::array<std::once_flag, kLibraries> once;
   const size_t i = static_cast<size_t>(lib);
   std::call_once(once[i], [&] {
     LoadedLibrary& l = loaded[i];

@@ -1,5 +1,5 @@
-// The one run-time loader of the CUDA libraries: the driver, NVRTC, cuBLAS and the libraries to
-// come (cuSOLVER, cuFFT, cuRAND) are each a row of one search table (file names, where to look,
+// The one run-time loader of the CUDA libraries: the driver, NVRTC, cuBLAS, cuSOLVER, cuFFT,
+// cuRAND and NCCL are each a row of one search table (file names, where to look,
 // what to tell the user when they are missing), opened with dlopen once per process at first use,
 // and their calls resolved with dlsym through one helper, so that every library fails the same
 // way: a reason naming the library, the files and directories tried and the loader's own words.
@@ -9,7 +9,8 @@
 
 namespace nf::cuda {
 
-enum class CudaLibrary { Driver, Nvrtc, Cublas, Cusolver, Cufft, Curand };
+// Nccl last: library_loader.cpp sizes its table from it.
+enum class CudaLibrary { Driver, Nvrtc, Cublas, Cusolver, Cufft, Curand, Nccl };
 
 // A row of the search table.
 struct LibrarySpec {
