@@ -599,7 +599,7 @@ void blas_gemm_blocks(const Library& lib, DType dt, bool ta, bool tb, int64_t M,
     return;
   }
   const int64_t es = static_cast<int64_t>(elem_size(dt));
-  const int64_t grain = ((n + threads - 1) / threads + 15) / 16 * 16;
+  const int64_t grain = (n + threads - 1) / threads;  // one block per thread
   const char* a0 = static_cast<const char*>(A);
   const char* b0 = static_cast<const char*>(B);
   char* c0 = static_cast<char*>(C);

@@ -184,11 +184,11 @@ bool gemv(DType dt, bool trans, int64_t rows, int64_t cols, const void* A, int64
     call_gemv_any(r->ilp64, fn, dt, trans, rows, cols, A, lda, x, incx, y, incy);
     return true;
   }
-  // One block of y per thread, a multiple of 16 elements (whole cache lines of the matrix's rows
-  // when trans): y[b:e] takes rows b..e of A, or with trans its columns b..e; each reads all of x.
-  // Fewer, larger blocks than parallel_for's usual few per thread: with trans, narrower column
-  // strips read the matrix in shorter runs and were slower.
-  const int64_t grain = ((ny + blocks - 1) / blocks + 15) / 16 * 16;
+  // One block of y per thread (parallel_for cuts ny evenly into that many): y[b:e] takes rows
+  // b..e of A, or with trans its columns b..e; each reads all of x. Fewer, larger blocks than
+  // parallel_for's usual few per thread: with trans, narrower column strips read the matrix in
+  // shorter runs and were slower.
+  const int64_t grain = (ny + blocks - 1) / blocks;
   const char* a0 = static_cast<const char*>(A);
   char* y0 = static_cast<char*>(y);
   const int64_t esz = static_cast<int64_t>(es);
