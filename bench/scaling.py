@@ -51,10 +51,11 @@ import dask_seed_program as seed  # noqa: E402
 # found beside this file (bench/ is on every worker's sys.path, see below).
 from dask_program import force_block as finish, forced as finished  # noqa: E402
 # The tasks' own functions live in a module, so that a task names them (pickled by reference)
-# instead of carrying them by value: by value, the client pickled each NCCL strip task's function
-# and everything it calls at every submit, and the second worker's task left ~5 ms after the
-# first's (measured with SCALING_TRACE=1), which the strips' first halo swap then waited for.
-from stencil_strips import nccl_comm, nccl_module, nccl_strip_run, sweep_owned  # noqa: E402
+# instead of carrying them by value: by value, the client pickled each task's function and
+# everything it calls at every submit (an NCCL strip task left ~5 ms after the previous one,
+# measured with SCALING_TRACE=1, which the strips' first halo swap then waited for).
+from stencil_strips import (chunk_module, edge, exchange_step, host_strip, initial_block,  # noqa: E402
+                            nccl_comm, nccl_module, nccl_strip_run, sweep_owned, sweeps)
 
 # Tasks name their functions by module (distributed pickles by reference unless a function
 # lives in __main__), and the workers import those modules: local worker processes start with
@@ -69,15 +70,6 @@ TIMEOUT = 600
 CLIENT_DEVICE = {"cpu": "cpu", "cuda": "cuda:0"}
 
 
-def chunk_module(backend):
-    if backend == "numfuse":
-        return numfuse
-    if backend == "cupy":
-        import cupy
-        return cupy
-    return numpy
-
-
 def heat_diffusion(grid, iterations):
     """The seed's loop (bench/run_cpu.py): slices of one array, written through setitem; the
     edge rows and columns stay as they are (fixed boundary)."""
@@ -89,42 +81,9 @@ def heat_diffusion(grid, iterations):
     return a
 
 
-def host_strip(index, rows, cols, fill):
-    """Strip `index` as NumPy: the seed's grid (zeros, the top row held at 100) or, for tests,
-    random numbers (the seed's heat reaches one row per sweep, so halo errors further down would
-    hide among zeros)."""
-    if fill == "random":
-        return numpy.random.default_rng(index).random((rows, cols))
-    strip = numpy.zeros((rows, cols))
-    if index == 0:
-        strip[0, :] = 100.0
-    return strip
-
-
 def initial_grid(strips, rows, cols, fill="seed"):
     """The whole grid as NumPy: `strips` strips of rows x cols."""
     return numpy.concatenate([host_strip(i, rows, cols, fill) for i in range(strips)])
-
-
-def initial_block(backend, index, rows, cols, fill="seed"):
-    """Strip `index` of the grid, made where the task runs (the worker's device)."""
-    if fill == "seed":
-        block = chunk_module(backend).zeros((rows, cols))
-        if index == 0:
-            block[0, :] = 100.0
-    else:
-        block = chunk_module(backend).asarray(host_strip(index, rows, cols, fill))
-    return finish(block)
-
-
-def sweeps(block, iterations, pause=0.0, tag=0):
-    """`iterations` sweeps of one strip with its halo, computed when the task ends. `pause`
-    (seconds) stretches the task for the worker-kill scenario; `tag` (unused) gives each timed
-    run keys of its own (the scheduler warns when a released key comes back with another
-    task)."""
-    if pause:
-        time.sleep(pause)
-    return finish(sweep_owned(block.copy(), iterations))
 
 
 def plain_seconds(backend, size, iterations, repeat=3):
@@ -185,23 +144,6 @@ def stencil_map_overlap(x, iterations, exchange_every, client=None, pause=0.0, t
             x = client.persist(x)
         done += d
     return x
-
-
-def edge(strip, side, depth):
-    """The `depth` rows of a strip that its neighbour on `side` ("top" or "bottom") needs."""
-    return strip[:depth] if side == "top" else strip[-depth:]
-
-
-def exchange_step(above, strip, below, iterations, pause=0.0):
-    """One exchange: the strip between its neighbours' edge rows (None at the grid's top or
-    bottom), `iterations` sweeps, the strip's own rows back, computed. The halo's outer rows go
-    stale by one row per sweep, so a halo of `iterations` rows leaves the strip's rows exact."""
-    if pause:
-        time.sleep(pause)
-    parts = [p for p in (above, strip, below) if p is not None]
-    grid = numpy.concatenate(parts) if len(parts) > 1 else strip.copy()  # NEP-18: the chunks'
-    top = 0 if above is None else above.shape[0]
-    return finish(sweep_owned(grid, iterations)[top:top + strip.shape[0]])
 
 
 def stencil_futures(client, strips, workers, rows, iterations, exchange_every, pause=0.0):

@@ -1,6 +1,7 @@
 """The strip tasks of bench/scaling.py (issue 16), in a module of their own so that Dask tasks
-name them by reference: the seed's sweep on a strip the task owns, and the NCCL halo exchange
-(one task per strip for a whole run, halos sent GPU to GPU).
+name them by reference: a strip made on its worker, the seed's sweeps on a strip the task owns,
+the futures scheme's edge and exchange steps, and the NCCL halo exchange (one task per strip for
+a whole run, halos sent GPU to GPU).
 
 Halos over NCCL: the futures scheme pays Dask's task latency and a trip through host memory and
 TCP for every halo (about 6 ms an exchange). Here each worker runs its strip's whole loop in one
@@ -127,3 +128,62 @@ def nccl_strip_run(strip, index, k, uid, iterations, exchange_every, tag=0):
         print(f"strip {index}/{k} tag {tag}: start {t0:.6f} end {time.time():.6f} "
               f"swaps {swap_s * 1e3:.2f} ms", flush=True)
     return out
+
+
+def chunk_module(backend):
+    if backend == "numfuse":
+        return numfuse
+    if backend == "cupy":
+        import cupy
+        return cupy
+    return numpy
+
+
+def host_strip(index, rows, cols, fill):
+    """Strip `index` as NumPy: the seed's grid (zeros, the top row held at 100) or, for tests,
+    random numbers (the seed's heat reaches one row per sweep, so halo errors further down would
+    hide among zeros)."""
+    if fill == "random":
+        return numpy.random.default_rng(index).random((rows, cols))
+    strip = numpy.zeros((rows, cols))
+    if index == 0:
+        strip[0, :] = 100.0
+    return strip
+
+
+def initial_block(backend, index, rows, cols, fill="seed"):
+    """Strip `index` of the grid, made where the task runs (the worker's device)."""
+    if fill == "seed":
+        block = chunk_module(backend).zeros((rows, cols))
+        if index == 0:
+            block[0, :] = 100.0
+    else:
+        block = chunk_module(backend).asarray(host_strip(index, rows, cols, fill))
+    return finish(block)
+
+
+def sweeps(block, iterations, pause=0.0, tag=0):
+    """`iterations` sweeps of one strip with its halo, computed when the task ends. `pause`
+    (seconds) stretches the task for the worker-kill scenario; `tag` (unused) gives each timed
+    run keys of its own (the scheduler warns when a released key comes back with another
+    task)."""
+    if pause:
+        time.sleep(pause)
+    return finish(sweep_owned(block.copy(), iterations))
+
+
+def edge(strip, side, depth):
+    """The `depth` rows of a strip that its neighbour on `side` ("top" or "bottom") needs."""
+    return strip[:depth] if side == "top" else strip[-depth:]
+
+
+def exchange_step(above, strip, below, iterations, pause=0.0):
+    """One exchange: the strip between its neighbours' edge rows (None at the grid's top or
+    bottom), `iterations` sweeps, the strip's own rows back, computed. The halo's outer rows go
+    stale by one row per sweep, so a halo of `iterations` rows leaves the strip's rows exact."""
+    if pause:
+        time.sleep(pause)
+    parts = [p for p in (above, strip, below) if p is not None]
+    grid = numpy.concatenate(parts) if len(parts) > 1 else strip.copy()  # NEP-18: the chunks'
+    top = 0 if above is None else above.shape[0]
+    return finish(sweep_owned(grid, iterations)[top:top + strip.shape[0]])
