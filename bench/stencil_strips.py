@@ -34,24 +34,11 @@ def sweep_owned(a, iterations):
     return a
 
 
-class _NumfuseNccl:
-    """numfuse.cuda.nccl behind the few names of cupy.cuda.nccl this module uses."""
-
-    def __init__(self):
-        import numfuse.cuda.nccl as n
-        self.n = n
-
-    def get_unique_id(self):
-        return self.n.get_unique_id()
-
-    def NcclCommunicator(self, k, uid, rank):
-        return self.n.NcclCommunicator(k, uid, rank)
-
-
 def nccl_module(backend="numfuse"):
     """numfuse.cuda.nccl for numfuse chunks, CuPy's binding for CuPy chunks."""
     if backend == "numfuse":
-        return _NumfuseNccl()
+        import numfuse.cuda.nccl as nccl  # get_unique_id and NcclCommunicator as CuPy's
+        return nccl
     from cupy.cuda import nccl
     return nccl
 

@@ -24,7 +24,7 @@ namespace {
 // instead of one waiting for the other, or running alone on its caller.
 //
 // A worker that has just finished, and a caller waiting for its workers, poll (yielding the core
-// to any other runnable thread) for a while (spin_) before they sleep on a condition variable: a sleeping
+// to any other runnable thread) for spin_ before they sleep on a condition variable: a sleeping
 // thread is woken tens of microseconds late on a virtual machine, which made a region of ~50 us
 // (a gemv of 1000^2 float32 split over two cores) slower than one thread. Back-to-back regions,
 // as a Python loop of such products makes, find the worker still polling. NUMFUSE_POOL_SPIN_US
@@ -44,7 +44,6 @@ class Pool {
   void resize(int n) {
     stop();
     stopping_ = false;
-    stopping_flag_.store(false);
     for (int i = 1; i < n; ++i) workers_.emplace_back([this] { work(); });
   }
 
@@ -114,7 +113,7 @@ class Pool {
     for (;;) {
       Job* job;
       int part;
-      poll_for([&] { return open_.load(std::memory_order_acquire) > 0 || stopping_flag_.load(); });
+      poll_for([&] { return open_.load(std::memory_order_acquire) > 0 || stopping_.load(); });
       {
         std::unique_lock<std::mutex> lk(m_);
         cv_.wait(lk, [&] { return stopping_ || open_job(); });
@@ -139,7 +138,6 @@ class Pool {
     {
       std::lock_guard<std::mutex> lk(m_);
       stopping_ = true;
-      stopping_flag_.store(true);
     }
     cv_.notify_all();
     for (auto& t : workers_) t.join();
@@ -151,8 +149,7 @@ class Pool {
   std::condition_variable cv_, done_cv_;
   std::vector<Job*> jobs_;  // regions open to workers
   std::atomic<int> open_{0};  // jobs_.size(), read by polling workers without the lock
-  bool stopping_ = false;
-  std::atomic<bool> stopping_flag_{false};  // stopping_, for the polling workers
+  std::atomic<bool> stopping_{false};  // written under m_, read by polling workers without it
   const std::chrono::microseconds spin_;
 };
 
