@@ -129,26 +129,38 @@ def measure(fn, xp, repeats=5, warmup=1, budget_s=None) -> Timing:
     return out
 
 
-def measure_pair(fn_a, xp_a, fn_b, xp_b, repeats=7, warmup=1, budget_s=None):
+def measure_pair(fn_a, xp_a, fn_b, xp_b, repeats=7, warmup=1, budget_s=None, min_sample_s=None):
     """Times two implementations of one case with their repeats interleaved (a b b a a b ...).
 
     On a shared 2-core machine the background load drifts; alternating the runs puts both
     sides under the same load, so the ratio is steadier than from two separate series.
+
+    With min_sample_s, a sample of a short operation is a loop of k calls (the same k for both
+    sides, chosen after the warm-up so that the slower side's loop lasts about min_sample_s), and
+    its time is the loop's divided by k: one call of tens of microseconds is otherwise timed at the
+    mercy of a single interrupt or preemption. Times stay per call; `first` is one call.
     """
-    def once(fn, xp):
+    inner = 1
+
+    def once(fn, xp, k=None):
+        k = inner if k is None else k
         t0 = time.perf_counter()
-        force(xp, fn())
-        return time.perf_counter() - t0
-    ta, tb = Timing(once(fn_a, xp_a)), Timing(once(fn_b, xp_b))
+        for _ in range(k):
+            force(xp, fn())
+        return (time.perf_counter() - t0) / k
+    ta, tb = Timing(once(fn_a, xp_a, 1)), Timing(once(fn_b, xp_b, 1))
     for _ in range(warmup):
         once(fn_a, xp_a)
         once(fn_b, xp_b)
+    if min_sample_s:
+        slower = max(once(fn_a, xp_a, 1), once(fn_b, xp_b, 1), 1e-7)
+        inner = max(1, min(1000, round(min_sample_s / slower)))
     spent = 0.0
     for i in range(repeats):
         order = ((fn_a, xp_a, ta), (fn_b, xp_b, tb))
         for fn, xp, out in (order if i % 2 == 0 else order[::-1]):
             out.times.append(once(fn, xp))
-            spent += out.times[-1]
+            spent += out.times[-1] * inner
         if budget_s is not None and spent > budget_s:
             break
     return ta, tb
