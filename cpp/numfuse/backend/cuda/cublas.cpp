@@ -69,37 +69,32 @@ struct CublasState {
   std::array<cublasHandle_t, 64> handles{};
 };
 
-CublasState& state() {
-  static auto* s = new CublasState();  // lives until exit: handles are never destroyed
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const LoadedLibrary& lib = load_library(CudaLibrary::Cublas);
-    if (!lib.ok()) {
-      s->reason = lib.reason();
-      return;
-    }
-    s->api.path = lib.path();
+// cuBLAS's calls into s (false, with s.reason, when one is missing).
+bool bind_cublas(const LoadedLibrary& lib, CublasState& s) {
+  s.api.path = lib.path();
 #define NF_CUBLAS_LOAD(member, symbol, type) \
-  if (!lib.bind(s->api.member, symbol, &s->reason)) return;
-    NF_CUBLAS_CALLS(NF_CUBLAS_LOAD)
+  if (!lib.bind(s.api.member, symbol, &s.reason)) return false;
+  NF_CUBLAS_CALLS(NF_CUBLAS_LOAD)
 #undef NF_CUBLAS_LOAD
-    for (size_t i = 0; i < kGemmRows; ++i) {
-      if (!lib.bind(s->api.gemm[i], kGemmTable[i].gemm, &s->reason)) return;
-      if (!lib.bind(s->api.batched[i], kGemmTable[i].batched, &s->reason)) return;
-    }
-    const char* const kLu[4][2] = {{"cublasSgetrfBatched", "cublasSgetrsBatched"},
-                                   {"cublasDgetrfBatched", "cublasDgetrsBatched"},
-                                   {"cublasCgetrfBatched", "cublasCgetrsBatched"},
-                                   {"cublasZgetrfBatched", "cublasZgetrsBatched"}};
-    for (int i = 0; i < 4; ++i) {
-      lib.bind_optional(s->api.getrf_batched[i], kLu[i][0]);
-      lib.bind_optional(s->api.getrs_batched[i], kLu[i][1]);
-    }
-    lib.bind_optional(s->api.GetStatusName, "cublasGetStatusName");
-    lib.bind_optional(s->api.GetStatusString, "cublasGetStatusString");
-    s->ok = true;
-  });
-  return *s;
+  for (size_t i = 0; i < kGemmRows; ++i) {
+    if (!lib.bind(s.api.gemm[i], kGemmTable[i].gemm, &s.reason)) return false;
+    if (!lib.bind(s.api.batched[i], kGemmTable[i].batched, &s.reason)) return false;
+  }
+  const char* const kLu[4][2] = {{"cublasSgetrfBatched", "cublasSgetrsBatched"},
+                                 {"cublasDgetrfBatched", "cublasDgetrsBatched"},
+                                 {"cublasCgetrfBatched", "cublasCgetrsBatched"},
+                                 {"cublasZgetrfBatched", "cublasZgetrsBatched"}};
+  for (int i = 0; i < 4; ++i) {
+    lib.bind_optional(s.api.getrf_batched[i], kLu[i][0]);
+    lib.bind_optional(s.api.getrs_batched[i], kLu[i][1]);
+  }
+  lib.bind_optional(s.api.GetStatusName, "cublasGetStatusName");
+  lib.bind_optional(s.api.GetStatusString, "cublasGetStatusString");
+  return true;
+}
+
+CublasState& state() {  // lives until exit: handles are never destroyed
+  return bound_library<CublasState>(CudaLibrary::Cublas, bind_cublas);
 }
 
 const CublasApi& api() {

@@ -59,36 +59,31 @@ bool bind_table(const LoadedLibrary& lib, char p, bool cplx, SolverTable* t, std
          bind(t->gesvd, "gesvd");
 }
 
-SolverState& state() {
-  static auto* s = new SolverState();  // lives until exit: handles are never destroyed
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const LoadedLibrary& lib = load_library(CudaLibrary::Cusolver);
-    if (!lib.ok()) {
-      s->reason = lib.reason();
-      return;
-    }
-    if (!lib.bind(s->create, "cusolverDnCreate", &s->reason)) return;
-    if (!lib.bind(s->set_stream, "cusolverDnSetStream", &s->reason)) return;
-    lib.bind_optional(s->create_syevj_info, "cusolverDnCreateSyevjInfo");
-    lib.bind_optional(s->create_params, "cusolverDnCreateParams");
-    lib.bind_optional(s->create_gesvdj_info, "cusolverDnCreateGesvdjInfo");
-    lib.bind_optional(s->gesvdj_set_sort, "cusolverDnXgesvdjSetSortEig");
-    lib.bind_optional(s->xgeev.bufferSize, "cusolverDnXgeev_bufferSize");
-    lib.bind_optional(s->xgeev.geev, "cusolverDnXgeev");
-    lib.bind_optional(s->xgesvdp.bufferSize, "cusolverDnXgesvdp_bufferSize");
-    lib.bind_optional(s->xgesvdp.gesvdp, "cusolverDnXgesvdp");
-    if (!s->create_params || !s->xgeev.bufferSize || !s->xgeev.geev) {
-      s->xgeev_missing = "cuSOLVER at " + lib.path() +
-                         " lacks cusolverDnXgeev (it needs the cuSOLVER of CUDA 12.6 or later)";
-    }
-    const char prefixes[4] = {'S', 'D', 'C', 'Z'};
-    for (int i = 0; i < 4; ++i) {
-      if (!bind_table(lib, prefixes[i], i >= 2, &s->tables[i], &s->reason)) return;
-    }
-    s->ok = true;
-  });
-  return *s;
+// cuSOLVER's calls into s (false, with s.reason, when one is missing).
+bool bind_cusolver(const LoadedLibrary& lib, SolverState& s) {
+  if (!lib.bind(s.create, "cusolverDnCreate", &s.reason)) return false;
+  if (!lib.bind(s.set_stream, "cusolverDnSetStream", &s.reason)) return false;
+  lib.bind_optional(s.create_syevj_info, "cusolverDnCreateSyevjInfo");
+  lib.bind_optional(s.create_params, "cusolverDnCreateParams");
+  lib.bind_optional(s.create_gesvdj_info, "cusolverDnCreateGesvdjInfo");
+  lib.bind_optional(s.gesvdj_set_sort, "cusolverDnXgesvdjSetSortEig");
+  lib.bind_optional(s.xgeev.bufferSize, "cusolverDnXgeev_bufferSize");
+  lib.bind_optional(s.xgeev.geev, "cusolverDnXgeev");
+  lib.bind_optional(s.xgesvdp.bufferSize, "cusolverDnXgesvdp_bufferSize");
+  lib.bind_optional(s.xgesvdp.gesvdp, "cusolverDnXgesvdp");
+  if (!s.create_params || !s.xgeev.bufferSize || !s.xgeev.geev) {
+    s.xgeev_missing = "cuSOLVER at " + lib.path() +
+                       " lacks cusolverDnXgeev (it needs the cuSOLVER of CUDA 12.6 or later)";
+  }
+  const char prefixes[4] = {'S', 'D', 'C', 'Z'};
+  for (int i = 0; i < 4; ++i) {
+    if (!bind_table(lib, prefixes[i], i >= 2, &s.tables[i], &s.reason)) return false;
+  }
+  return true;
+}
+
+SolverState& state() {  // lives until exit: handles are never destroyed
+  return bound_library<SolverState>(CudaLibrary::Cusolver, bind_cusolver);
 }
 
 }  // namespace

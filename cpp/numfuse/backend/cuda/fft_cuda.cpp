@@ -37,23 +37,18 @@ struct CufftState {
   CufftApi api;
 };
 
-CufftState& state() {
-  static auto* s = new CufftState();  // lives until exit, as the plans that call it may
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const LoadedLibrary& lib = load_library(CudaLibrary::Cufft);
-    if (!lib.ok()) {
-      s->reason = lib.reason();
-      return;
-    }
-    s->api.path = lib.path();
+// cuFFT's calls into s (false, with s.reason, when one is missing).
+bool bind_cufft(const LoadedLibrary& lib, CufftState& s) {
+  s.api.path = lib.path();
 #define NF_CUFFT_LOAD(member, symbol, type) \
-  if (!lib.bind(s->api.member, symbol, &s->reason)) return;
-    NF_CUFFT_CALLS(NF_CUFFT_LOAD)
+  if (!lib.bind(s.api.member, symbol, &s.reason)) return false;
+  NF_CUFFT_CALLS(NF_CUFFT_LOAD)
 #undef NF_CUFFT_LOAD
-    s->ok = true;
-  });
-  return *s;
+  return true;
+}
+
+CufftState& state() {  // lives until exit, as the plans that call it may
+  return bound_library<CufftState>(CudaLibrary::Cufft, bind_cufft);
 }
 
 const CufftApi& api() {

@@ -4,6 +4,7 @@
 // and their calls resolved with dlsym through one helper, so that every library fails the same
 // way: a reason naming the library, the files and directories tried and the loader's own words.
 #pragma once
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,26 @@ class LoadedLibrary {
 // check ok() and reason(). Directories are library_dirs() (library_search.h) as they are at the
 // first call, then the system loader (LD_LIBRARY_PATH, ldconfig), then /usr/local/cuda.
 const LoadedLibrary& load_library(CudaLibrary lib);
+
+// The process-wide table of a library's bound calls, made at first use and kept until exit (the
+// handles and plans made through it may outlive static teardown). State has `bool ok` and
+// `std::string reason`; `bind(lib, state)` resolves the calls into state and returns false, with
+// state.reason set (LoadedLibrary::bind does), when one is missing. A library that cannot be
+// opened leaves ok false and its reason. One table per State type.
+template <class State, class Bind>
+State& bound_library(CudaLibrary which, const Bind& bind) {
+  static State* state = new State();
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    const LoadedLibrary& lib = load_library(which);
+    if (!lib.ok()) {
+      state->reason = lib.reason();
+      return;
+    }
+    state->ok = bind(lib, *state);
+  });
+  return *state;
+}
 
 // dlopen's the first of `names` found: in each of `dirs` (full path), then by bare name through
 // the system loader, then in /usr/local/cuda/lib64 and lib. Returns the handle (nullptr when

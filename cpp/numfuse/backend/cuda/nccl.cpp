@@ -1,7 +1,6 @@
 #include "numfuse/backend/cuda/nccl.h"
 
 #include <cstring>
-#include <mutex>
 
 #include "numfuse/backend/cuda/driver.h"
 #include "numfuse/backend/cuda/launch.h"
@@ -35,25 +34,20 @@ struct NcclCalls {
   std::string reason;
 };
 
-const NcclCalls& calls() {
-  static NcclCalls* c = new NcclCalls();  // lives until exit, as the library does
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const LoadedLibrary& lib = load_library(CudaLibrary::Nccl);
-    if (!lib.ok()) {
-      c->reason = lib.reason();
-      return;
-    }
-    c->ok = lib.bind(c->get_version, "ncclGetVersion", &c->reason) &&
-            lib.bind(c->get_unique_id, "ncclGetUniqueId", &c->reason) &&
-            lib.bind(c->comm_init_rank, "ncclCommInitRank", &c->reason) &&
-            lib.bind(c->comm_destroy, "ncclCommDestroy", &c->reason) &&
-            lib.bind(c->send, "ncclSend", &c->reason) && lib.bind(c->recv, "ncclRecv", &c->reason) &&
-            lib.bind(c->group_start, "ncclGroupStart", &c->reason) &&
-            lib.bind(c->group_end, "ncclGroupEnd", &c->reason) &&
-            lib.bind(c->error_string, "ncclGetErrorString", &c->reason);
-  });
-  return *c;
+// NCCL's calls into c (false, with c.reason, when one is missing).
+bool bind_nccl(const LoadedLibrary& lib, NcclCalls& c) {
+  return lib.bind(c.get_version, "ncclGetVersion", &c.reason) &&
+         lib.bind(c.get_unique_id, "ncclGetUniqueId", &c.reason) &&
+         lib.bind(c.comm_init_rank, "ncclCommInitRank", &c.reason) &&
+         lib.bind(c.comm_destroy, "ncclCommDestroy", &c.reason) &&
+         lib.bind(c.send, "ncclSend", &c.reason) && lib.bind(c.recv, "ncclRecv", &c.reason) &&
+         lib.bind(c.group_start, "ncclGroupStart", &c.reason) &&
+         lib.bind(c.group_end, "ncclGroupEnd", &c.reason) &&
+         lib.bind(c.error_string, "ncclGetErrorString", &c.reason);
+}
+
+const NcclCalls& calls() {  // lives until exit, as the library does
+  return bound_library<NcclCalls>(CudaLibrary::Nccl, bind_nccl);
 }
 
 const NcclCalls& require() {
