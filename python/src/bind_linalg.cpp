@@ -23,6 +23,21 @@ void bind_linalg(nb::module_& m) {
       },
       nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
       nb::arg("casting") = "same_kind");
+  // NumPy's rule for a result it returns as a scalar (new_result_object): the 0-d result of a CPU
+  // product (dot, vdot, inner and matmul of two vectors) becomes NumPy's scalar; others as given.
+  m.def("as_result", [](nb::handle x) -> nb::object {
+    if (!is_array(x.ptr())) return nb::borrow(x);
+    return nb::steal(new_result_object(Array(nb::cast<const Array&>(x))));
+  });
+  // numpy.dot / matmul of two numfuse CPU vectors in a Python loop: NumPy's scalar, computed now;
+  // None for any other operands (the caller's general path then runs).
+  m.def("vector_dot_now", [](nb::handle a, nb::handle b) -> nb::object {
+    Array r;
+    if (!is_exact_array(a.ptr()) || !is_exact_array(b.ptr()) ||
+        !matmul_vectors_now(nb::cast<const Array&>(a), nb::cast<const Array&>(b), &r))
+      return nb::none();
+    return nb::steal(new_result_object(std::move(r)));
+  });
   m.def("matmul_shape", &matmul_shape);
   m.def("blas_info", &cpu::blas_description, "The BLAS library matmul uses, in words.");
   m.def("blas_available", &cpu::blas_available);

@@ -168,9 +168,14 @@ PyObject* divmod_slot(PyObject* x, PyObject* y) {
 PyObject* matmul_slot(PyObject* x, PyObject* y) {
   try {
     if (!is_array(x) && !is_array(y)) Py_RETURN_NOTIMPLEMENTED;
+    Array r;
+    if (is_exact_array(x) && is_exact_array(y) && matmul_vectors_now(as_array(x), as_array(y), &r))
+      return new_result_object(std::move(r));
     const Device dev = operands_device({nb::handle(x), nb::handle(y)});
-    return result(matmul(array_from_py(x, std::nullopt, dev), array_from_py(y, std::nullopt, dev),
-                         std::nullopt, Casting::SameKind));
+    // Two vectors: NumPy's scalar on the CPU, as numpy.matmul returns (new_result_object).
+    return new_result_object(matmul(array_from_py(x, std::nullopt, dev),
+                                    array_from_py(y, std::nullopt, dev), std::nullopt,
+                                    Casting::SameKind));
   } catch (...) {
     return raise_from_slot(std::current_exception());
   }

@@ -2,6 +2,7 @@
 #include <nanobind/stl/pair.h>
 
 #include <exception>
+#include <unordered_map>
 
 #include "bindings.h"
 #include "numfuse/core/error.h"
@@ -114,22 +115,49 @@ nb::object call_ufunc(const UFuncObject& self, nb::args args, nb::kwargs kwargs)
   return nb::make_tuple(result(0), result(1));
 }
 
+// A Python number or a NumPy scalar of one of numfuse's dtypes: what a loop over a CPU array's
+// elements computes with (`np.sqrt(A[i, i])`).
+bool host_scalar(PyObject* o) {
+  DType d;
+  const void* v;
+  return PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) ||
+         PyComplex_CheckExact(o) || numpy_scalar_value(o, &d, &v);
+}
+
+// NumPy's ufunc of op's name (nullptr if NumPy has none), looked up once.
+PyObject* numpy_ufunc(UFunc op) {
+  static PyObject* table[kNumUFuncs] = {};
+  static bool looked[kNumUFuncs] = {};
+  const int k = static_cast<int>(op);
+  if (!looked[k]) {
+    PyObject* f = PyObject_GetAttrString(numpy().ptr(), ufunc_name(op));
+    if (!f) PyErr_Clear();
+    table[k] = f;  // kept: NumPy's ufuncs live as long as NumPy
+    looked[k] = true;
+  }
+  return table[k];
+}
+
 // ufunc.__call__ as the type's tp_call: numfuse.sin(a) and numfuse.add(a, 1.0) are as hot as
-// operators. Positional array / Python-scalar operands go straight to ufunc1/ufunc2; anything
+// operators. Positional array / host-scalar operands go straight to ufunc1/ufunc2; anything
 // else (out=, where=, dtype=, NumPy arrays, lists) through call_ufunc.
-PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+PyObject* ufunc_call(const UFuncObject& u, PyObject* args, PyObject* kwargs) {
   try {
-    const UFuncObject& u = *nb::inst_ptr<UFuncObject>(self);
     const int nin = ufunc_nin(u.op);
     const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     const bool no_kwargs = !kwargs || PyDict_GET_SIZE(kwargs) == 0;
     if (no_kwargs && nargs == nin && nin <= 2 && ufunc_nout(u.op) == 1) {
       PyObject* a0 = PyTuple_GET_ITEM(args, 0);
       PyObject* a1 = nin == 2 ? PyTuple_GET_ITEM(args, 1) : nullptr;
-      auto simple = [](PyObject* o) {
-        return is_exact_array(o) || PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) ||
-               PyComplex_CheckExact(o);
-      };
+      if (host_scalar(a0) && (!a1 || host_scalar(a1))) {
+        // Scalars only, bound for the CPU (no GPU is the default device): NumPy's result, a NumPy
+        // scalar, is the answer numfuse would compute, from NumPy's own loop (same errstate).
+        const nb::handle ins[2] = {a0, a1};
+        if (operands_device(ins, a1 ? 2 : 1).is_cpu()) {
+          if (PyObject* f = numpy_ufunc(u.op)) return PyObject_Call(f, args, nullptr);
+        }
+      }
+      auto simple = [](PyObject* o) { return is_exact_array(o) || host_scalar(o); };
       if (simple(a0) && (!a1 || simple(a1))) {
         // Operands that are not arrays go where the array operands live (as call_ufunc does).
         const nb::handle ins[2] = {a0, a1};
@@ -147,7 +175,65 @@ PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   }
 }
 
+PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  return ufunc_call(*nb::inst_ptr<UFuncObject>(self), args, kwargs);
+}
+
 PyType_Slot g_ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)}, {0, nullptr}};
+
+// ndarray.__array_ufunc__ (NumPy's override protocol) for its hottest call: a NumPy ufunc called
+// with positional operands only, as `numpy.float64(2.0) * a` reaches it (a NumPy scalar does not
+// defer to an operand that has __array_ufunc__: NumPy calls numpy.multiply, which calls this).
+// Such a call goes straight to numfuse's ufunc of the same name; anything else (ufunc methods,
+// keywords, names numfuse lacks or wraps in Python) to the Python implementation in _interop.py.
+// Neither numfuse's ufunc objects nor that function are held here: a reference kept in C++ would
+// outlive nanobind's shutdown (docs/architecture.md).
+
+// The op of numfuse's ufunc named as NumPy's `np_ufunc` is (-1 if numfuse's name is not one of its
+// C++ ufuncs), looked up once per NumPy ufunc.
+int numfuse_ufunc_for(PyObject* np_ufunc) {
+  static std::unordered_map<PyObject*, int> found;  // NumPy's ufuncs, kept: they live as long as NumPy
+  auto it = found.find(np_ufunc);
+  if (it != found.end()) return it->second;
+  int op = -1;
+  nb::object name = nb::steal(PyObject_GetAttrString(np_ufunc, "__name__"));
+  if (name.is_valid() && PyUnicode_Check(name.ptr())) {
+    nb::object ours = nb::steal(PyObject_GetAttr(nb::module_::import_("numfuse").ptr(), name.ptr()));
+    if (ours.is_valid() && nb::isinstance<UFuncObject>(ours))
+      op = static_cast<int>(nb::cast<const UFuncObject&>(ours).op);
+  }
+  PyErr_Clear();
+  Py_INCREF(np_ufunc);
+  found.emplace(np_ufunc, op);
+  return op;
+}
+
+PyObject* array_ufunc(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  try {
+    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs >= 4 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) && PyUnicode_Check(args[2]) &&
+        PyUnicode_CompareWithASCIIString(args[2], "__call__") == 0) {
+      const int op = numfuse_ufunc_for(args[1]);
+      if (op >= 0) {
+        nb::object inputs = nb::steal(PyTuple_New(nargs - 3));
+        if (!inputs.is_valid()) return nullptr;
+        for (Py_ssize_t i = 3; i < nargs; ++i) {
+          Py_INCREF(args[i]);
+          PyTuple_SET_ITEM(inputs.ptr(), i - 3, args[i]);
+        }
+        return ufunc_call(UFuncObject{static_cast<UFunc>(op)}, inputs.ptr(), nullptr);
+      }
+    }
+    nb::object fallback = nb::module_::import_("numfuse._interop").attr("__array_ufunc__");
+    return PyObject_Vectorcall(fallback.ptr(), args, nargsf, kwnames);
+  } catch (...) {
+    return raise_from_slot(std::current_exception());
+  }
+}
+
+PyMethodDef g_array_ufunc_def = {
+    "__array_ufunc__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&array_ufunc)),
+    METH_FASTCALL | METH_KEYWORDS, "NumPy's ufunc override protocol: numfuse's ufunc runs."};
 
 }  // namespace
 
@@ -171,6 +257,11 @@ void bind_ufuncs(nb::module_& m) {
     ufuncs[ufunc_name(op)] = nb::cast(UFuncObject{op});
   }
   m.attr("ufuncs") = ufuncs;
+
+  // ndarray.__array_ufunc__ (array_ufunc above): an instance method, so that a.__array_ufunc__
+  // binds a as a Python function would; NumPy calls it with the array first.
+  nb::object array_ufunc_fn = nb::steal(PyCFunction_New(&g_array_ufunc_def, nullptr));
+  m.attr("array_ufunc_method") = nb::steal(PyInstanceMethod_New(array_ufunc_fn.ptr()));
 
   m.def("where", [](nb::handle c, nb::handle x, nb::handle y) {
     const Device d = operands_device({c, x, y});

@@ -47,6 +47,11 @@ bool is_exact_array(PyObject* h);
 bool is_array(PyObject* h);
 // A new numfuse.ndarray object holding `a` (a new reference).
 PyObject* new_array_object(Array&& a);
+// The result of a product that NumPy returns as a scalar when it is 0-d (matmul, dot, vdot and
+// inner of two vectors): on the CPU NumPy's scalar of its value, evaluated now, as NumPy returns
+// `v @ w`; elsewhere the array (on a GPU a 0-d array, as CuPy's, so that a loop does not wait for
+// the device). A new reference.
+PyObject* new_result_object(Array&& a);
 // The ndarray's operator slots (bind_operators.cpp), for nb::type_slots.
 PyType_Slot* array_operator_slots();
 // ndarray's mapping slots (bind_indexing.cpp): a[key], a[key] = value and del a[key].

@@ -2,6 +2,7 @@
 // are the hottest calls of a Python loop. What they share: the exact-type test and the way a C++
 // exception thrown in a slot reaches nanobind's translators (NumPy's exception classes).
 #include "bindings.h"
+#include "numfuse/graph/eval.h"
 
 namespace nf::py {
 
@@ -43,6 +44,12 @@ PyObject* new_array_object(Array&& a) {
   new (nb::inst_ptr<Array>(o)) Array(std::move(a));
   nb::inst_mark_ready(o);
   return o.release().ptr();
+}
+
+PyObject* new_result_object(Array&& a) {
+  if (a.ndim() != 0 || !a.device().is_cpu()) return new_array_object(std::move(a));
+  eval(a, FlushReason::HostRead);
+  return numpy_scalar(a.dtype, a.data());
 }
 
 PyObject* new_view_object(nb::handle self, Shape&& shape, Strides&& strides, int64_t byte_offset) {

@@ -119,6 +119,14 @@ class Backend {
   // a floating-point flag or the device has no such path.
   virtual bool run_reduce_now(const ReduceSpec& spec, const Array& in, const Array& out) { return false; }
 
+  // The same for the product of two vectors (`v @ w`, numpy.dot of 1-D operands in a Python
+  // loop): *out = sum x[i] * y[i] over n elements of `dt` (strides in elements, negative:
+  // reversed). False when this device has no such path for the dtype.
+  virtual bool run_vector_dot_now(DType dt, int64_t n, const void* x, int64_t incx, const void* y,
+                                  int64_t incy, void* out) {
+    return false;
+  }
+
   // ---- nodes
   // Whether evaluating `node` enqueues device work and then only waits for it, calling
   // device_wait_begins() (core/interrupt.h) before the wait and before any long host work: a

@@ -1,7 +1,9 @@
 #include "numfuse/ops/linalg.h"
 
+#include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/type_resolution.h"
+#include "numfuse/graph/flush.h"
 #include "numfuse/ops/elementwise.h"
 
 namespace nf {
@@ -64,6 +66,25 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
   if (core_a == 2) out.push_back(a[a.size() - 2]);
   if (core_b == 2) out.push_back(b.back());
   return out;
+}
+
+bool matmul_vectors_now(const Array& a, const Array& b, Array* result) {
+  if (a.ndim() != 1 || b.ndim() != 1 || a.shape[0] != b.shape[0] || a.dtype != b.dtype ||
+      a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu())
+    return false;
+  const DType dt = a.dtype;
+  if (dt != DType::Float32 && dt != DType::Float64 && dt != DType::Complex64 &&
+      dt != DType::Complex128)
+    return false;
+  const GraphLimits& lim = graph_limits();
+  if (lim.immediate_max <= 0 || lim.trace) return false;
+  Array out = Array::empty(Shape{}, dt, Device::cpu());
+  if (!backend_for(Device::cpu())
+           .run_vector_dot_now(dt, a.shape[0], a.data(), a.strides[0], b.data(), b.strides[0],
+                               out.data()))
+    return false;
+  *result = std::move(out);
+  return true;
 }
 
 Array matmul(const Array& a, const Array& b, std::optional<DType> dtype, Casting casting) {

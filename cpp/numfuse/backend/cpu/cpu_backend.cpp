@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "numfuse/backend/cpu/blas.h"
 #include "numfuse/backend/cpu/elementwise_cpu.h"
 #include "numfuse/backend/cpu/express_cpu.h"
 #include "numfuse/backend/cpu/fused_cpu.h"
@@ -13,6 +14,7 @@
 #include "numfuse/backend/cpu/reduce_fused_cpu.h"
 #include "numfuse/backend/cpu/thread_pool.h"
 #include "numfuse/backend/cpu/ufunc_loops.h"
+#include "numfuse/backend/matmul_plan.h"
 #include "numfuse/core/fp_status.h"
 #include "numfuse/core/type_resolution.h"
 
@@ -92,6 +94,16 @@ class CpuBackend final : public Backend {
       reduce(spec, in, out);
     }
     return fp_hw_take() == 0;
+  }
+
+  bool run_vector_dot_now(DType dt, int64_t n, const void* x, int64_t incx, const void* y,
+                          int64_t incy, void* out) override {
+    // BLAS reads a vector of negative increment from its lowest address (blas_vector's shift).
+    int64_t xs = 0, ys = 0;
+    if (!blas_vector(n, incx, &xs, &incx) || !blas_vector(n, incy, &ys, &incy)) return false;
+    const int64_t es = static_cast<int64_t>(itemsize(dt));
+    return cpu::dot(dt, n, static_cast<const char*>(x) + xs * es, incx,
+                    static_cast<const char*>(y) + ys * es, incy, out);
   }
 
   bool run_reduction_program(ReduceNode& red, const GroupProgram& prologue, const Array& out,
