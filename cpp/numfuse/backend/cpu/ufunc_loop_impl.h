@@ -54,8 +54,16 @@ constexpr bool callable2<Op, A, B, std::void_t<typename result2<Op, A, B>::type>
 template <class T> constexpr bool is_pair = false;
 template <class A, class B> constexpr bool is_pair<pair<A, B>> = true;
 
-// The float loops worth compiling for wider vector units (see NF_MULTIVERSION).
+// The float loops worth compiling for wider vector units (see NF_MULTIVERSION), and the complex
+// arithmetic that vectorises with them (a 256-bit register holds two complex128): complex
+// multiply of 32768 elements took 40 us on the baseline against NumPy's 21.
 template <class T> constexpr bool kMultiversion = std::is_floating_point_v<C<T>>;
+template <class Op> constexpr bool kVectorComplexOp =
+    std::is_same_v<Op, sop::Add> || std::is_same_v<Op, sop::Subtract> ||
+    std::is_same_v<Op, sop::Multiply> || std::is_same_v<Op, sop::Square> ||
+    std::is_same_v<Op, sop::Conjugate>;
+template <class Op, class T>
+constexpr bool kMultiversionOp = kMultiversion<T> || (is_cplx_v<C<T>> && kVectorComplexOp<Op>);
 
 // ---- one output, contiguous kernels -----------------------------------------------------------
 // Each kernel body is always-inlined into a plain and a multiversioned wrapper.
@@ -107,7 +115,7 @@ void unary_loop(const void* const* in, const int64_t* st, void* const* out, int6
   O* o = static_cast<O*>(out[0]);
   const int64_t s = st[0];
   if (s == 1) {
-    if constexpr (kMultiversion<T>) unary_contig_mv<Op, T, O>(a, o, n);
+    if constexpr (kMultiversionOp<Op, T>) unary_contig_mv<Op, T, O>(a, o, n);
     else unary_contig<Op, T, O>(a, o, n);
   } else if (s == 0) {
     const O v = store<O>(Op{}(load(a[0])));
@@ -126,7 +134,7 @@ void binary_loop(const void* const* in, const int64_t* st, void* const* out, int
   const B* b = static_cast<const B*>(in[1]);
   O* o = static_cast<O*>(out[0]);
   const int64_t sa = st[0], sb = st[1];
-  constexpr bool mv = kMultiversion<A>;
+  constexpr bool mv = kMultiversionOp<Op, A>;
   if (sa == 1 && sb == 1) {
     if constexpr (mv) binary_contig_mv<Op, A, B, O, 0>(a, b, o, n);
     else binary_contig<Op, A, B, O, 0>(a, b, o, n);
