@@ -460,10 +460,11 @@ def test_operators_on_arrays_and_floats_agree_with_numpy(seed, cpu_default_devic
 
 
 def test_in_place_writes_wait_for_pending_readers(cpu_default_device):
-    """`a[:10] += 1` is small enough for the express lane, but a pending op of 20000 elements
-    still reads `a`: it must see the values of before the write (NumPy's eager order), and a
-    pending target is evaluated before it is written."""
-    x = numpy.arange(20000.0)
+    """`a[:10] += 1` is small enough for the express lane, but a pending op past the immediate
+    limit still reads `a`: it must see the values of before the write (NumPy's eager order), and
+    a pending target is evaluated before it is written."""
+    n = nf._core.immediate_max() + 3616  # past the limit, whatever it is
+    x = numpy.arange(float(n))
     a = materialised(x)
     reader = a * 2.0  # past the immediate limit: pending
     assert reader._pending
@@ -474,7 +475,7 @@ def test_in_place_writes_wait_for_pending_readers(cpu_default_device):
     want[:10] += 1.0
     want[10:20] *= 3.0
     same(a, want)
-    target = nf.zeros(20000, device="cpu")  # a pending generator as the target
+    target = nf.zeros(n, device="cpu")  # a pending generator as the target
     assert target._pending
     target[:5] += materialised(numpy.arange(5.0))
     same(target[:6], numpy.array([0.0, 1.0, 2.0, 3.0, 4.0, 0.0]))

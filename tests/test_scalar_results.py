@@ -165,3 +165,56 @@ def test_ufuncs_of_arrays_and_scalars_stay_numfuse_arrays(cpu_default_device):
     zero_d = nf.asarray(numpy.float64(2.0))
     for r in (nf.sqrt(a), nf.add(numpy.float64(1.0), a), nf.add(zero_d, 1.0), nf.sqrt(zero_d)):
         assert isinstance(r, nf.ndarray)
+
+
+MATRIX_LAYOUTS = {
+    "C": lambda m: m,
+    "F": lambda m: numpy.asfortranarray(m),
+    "rows sliced": lambda m: numpy.ascontiguousarray(numpy.pad(m, ((0, 0), (1, 2))))[:, 1:-2],
+    "columns sliced": lambda m: numpy.asfortranarray(numpy.pad(m, ((1, 2), (0, 0))))[1:-2, :],
+    "stepped": lambda m: numpy.repeat(m, 2, axis=1)[:, ::2],
+    "reversed": lambda m: numpy.ascontiguousarray(m[::-1])[::-1],
+}
+
+
+def _numfuse_matrix(m, layout):
+    """The layout built on a numfuse copy of the same base as on NumPy's side (views stay views)."""
+    if layout in ("C", "F"):
+        a = nf.asarray(MATRIX_LAYOUTS[layout](m))
+        nf.eval(a)
+        return a
+    base = {"rows sliced": lambda: numpy.ascontiguousarray(numpy.pad(m, ((0, 0), (1, 2)))),
+            "columns sliced": lambda: numpy.asfortranarray(numpy.pad(m, ((1, 2), (0, 0)))),
+            "stepped": lambda: numpy.repeat(m, 2, axis=1),
+            "reversed": lambda: numpy.ascontiguousarray(m[::-1])}[layout]()
+    a = nf.asarray(base)
+    nf.eval(a)
+    return {"rows sliced": lambda: a[:, 1:-2], "columns sliced": lambda: a[1:-2, :],
+            "stepped": lambda: a[:, ::2], "reversed": lambda: a[::-1]}[layout]()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matrix_vector_products_agree_with_numpy(seed, evaluation, cpu_default_device):
+    """v @ M, M @ v, dot and matmul of a vector and a matrix of every layout (the immediate path
+    takes rows or columns contiguous; the others go through the node): NumPy's values and shape."""
+    rng = numpy.random.default_rng(100 + seed)
+    for _ in range(30):
+        dtype = str(rng.choice(["float32", "float64", "complex64", "complex128", "int64"]))
+        r, c = (int(rng.choice([0, 1, 2, 5, 33])) for _ in range(2))
+        m = rng.normal(size=(r, c)).astype(dtype) if dtype != "int64" else rng.integers(-5, 5, (r, c))
+        layout = str(rng.choice(sorted(MATRIX_LAYOUTS)))
+        left = bool(rng.random() < 0.5)  # v @ M, else M @ v
+        vbase, take = _vector(rng, dtype, r if left else c, str(rng.choice(["contiguous", "stepped", "reversed"])))
+        v = take(vbase)
+        kind = str(rng.choice(["materialised", "pending"]))
+        fm, fv = _numfuse_matrix(m, layout), _numfuse_operand(vbase, take, kind)
+        name = str(rng.choice(["@", "dot", "matmul"]))
+        f = {"@": lambda xp, x, y: x @ y, "dot": lambda xp, x, y: xp.dot(x, y),
+             "matmul": lambda xp, x, y: xp.matmul(x, y)}[name]
+        want = f(numpy, v, MATRIX_LAYOUTS[layout](m)) if left else f(numpy, MATRIX_LAYOUTS[layout](m), v)
+        got = f(nf, fv, fm) if left else f(nf, fm, fv)
+        case = f"{name} {'v@M' if left else 'M@v'} {dtype} {(r, c)} {layout} {kind} {evaluation}"
+        assert isinstance(got, nf.ndarray), case
+        # A BLAS sum's order differs from NumPy's: a few ulp of the row's magnitude.
+        tol = 1e-4 if dtype in ("float32", "complex64") else 1e-12
+        harness.compare(want, harness.to_numpy(nf, got), rtol=tol, atol=tol * 10, path=case)

@@ -85,7 +85,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         fact = 0.0
     X = _u.subtract(X, avg[:, None])
     X_T = X.T if w is None else _u.multiply(X, w).T
-    c = dot(X, _u.conjugate(X_T))
+    # NumPy's X_T.conj(): the array itself when real (no copy: BLAS reads the transpose).
+    c = dot(X, _u.conjugate(X_T) if X_T.dtype.kind == "c" else X_T)
     with _np.errstate(divide="ignore"):
         scale = _np.true_divide(1, fact)
     c = _u.multiply(c, scale).astype(c.dtype, copy=False)

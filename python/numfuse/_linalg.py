@@ -125,8 +125,9 @@ def _not_aligned(a, b, da, db):
 def dot(a, b, out=None):
     """numpy.dot: the sum product over a's last axis and b's second-to-last (its only, if 1-D)."""
     if out is None:
-        # Two CPU vectors, as a Python loop's np.dot(A[i, :j], A[j, :j]): NumPy's scalar, no node.
-        r = _core.vector_dot_now(a, b)
+        # CPU vectors and a matrix, as a Python loop's np.dot(A[i, :j], A[j, :j]): no node (two
+        # vectors give NumPy's scalar).
+        r = _core.product_now(a, b)
         if r is not None:
             return r
     return _dot(a, b, out)

@@ -17,6 +17,10 @@ void bind_linalg(nb::module_& m) {
   m.def(
       "matmul",
       [](nb::handle a, nb::handle b, nb::handle dtype, const std::string& casting) {
+        Array now;
+        if (dtype.is_none() && is_exact_array(a.ptr()) && is_exact_array(b.ptr()) &&
+            matmul_now(nb::cast<const Array&>(a), nb::cast<const Array&>(b), &now))
+          return now;
         const Device dev = operands_device({a, b});
         return matmul(array_from_py(a, std::nullopt, dev), array_from_py(b, std::nullopt, dev),
                       optional_dtype(dtype), casting_from_str(casting));
@@ -29,12 +33,13 @@ void bind_linalg(nb::module_& m) {
     if (!is_array(x.ptr())) return nb::borrow(x);
     return nb::steal(new_result_object(Array(nb::cast<const Array&>(x))));
   });
-  // numpy.dot / matmul of two numfuse CPU vectors in a Python loop: NumPy's scalar, computed now;
-  // None for any other operands (the caller's general path then runs).
-  m.def("vector_dot_now", [](nb::handle a, nb::handle b) -> nb::object {
+  // numpy.dot of numfuse CPU operands in a Python loop (two vectors: NumPy's scalar; a vector and
+  // a matrix), computed now (ops::matmul_now); None for any other operands (the caller's general
+  // path then runs).
+  m.def("product_now", [](nb::handle a, nb::handle b) -> nb::object {
     Array r;
     if (!is_exact_array(a.ptr()) || !is_exact_array(b.ptr()) ||
-        !matmul_vectors_now(nb::cast<const Array&>(a), nb::cast<const Array&>(b), &r))
+        !matmul_now(nb::cast<const Array&>(a), nb::cast<const Array&>(b), &r))
       return nb::none();
     return nb::steal(new_result_object(std::move(r)));
   });

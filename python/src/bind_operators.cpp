@@ -169,7 +169,7 @@ PyObject* matmul_slot(PyObject* x, PyObject* y) {
   try {
     if (!is_array(x) && !is_array(y)) Py_RETURN_NOTIMPLEMENTED;
     Array r;
-    if (is_exact_array(x) && is_exact_array(y) && matmul_vectors_now(as_array(x), as_array(y), &r))
+    if (is_exact_array(x) && is_exact_array(y) && matmul_now(as_array(x), as_array(y), &r))
       return new_result_object(std::move(r));
     const Device dev = operands_device({nb::handle(x), nb::handle(y)});
     // Two vectors: NumPy's scalar on the CPU, as numpy.matmul returns (new_result_object).

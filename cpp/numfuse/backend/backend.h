@@ -126,6 +126,13 @@ class Backend {
                                   int64_t incy, void* out) {
     return false;
   }
+  // And of a matrix and a vector (`data[:, i] @ data[:, i:]`): y = op(A) x, A row-major, stored
+  // rows x cols with lda elements between stored rows, op(A) = A or, with trans, A^T; y fresh
+  // and contiguous. False, with nothing written, when this device has no such path for the call.
+  virtual bool run_matvec_now(DType dt, bool trans, int64_t rows, int64_t cols, const void* A,
+                              int64_t lda, const void* x, int64_t incx, void* y) {
+    return false;
+  }
 
   // ---- nodes
   // Whether evaluating `node` enqueues device work and then only waits for it, calling

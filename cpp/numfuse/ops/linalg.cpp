@@ -1,5 +1,7 @@
 #include "numfuse/ops/linalg.h"
 
+#include <algorithm>
+
 #include "numfuse/backend/backend.h"
 #include "numfuse/core/error.h"
 #include "numfuse/core/type_resolution.h"
@@ -68,8 +70,31 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
   return out;
 }
 
-bool matmul_vectors_now(const Array& a, const Array& b, Array* result) {
-  if (a.ndim() != 1 || b.ndim() != 1 || a.shape[0] != b.shape[0] || a.dtype != b.dtype ||
+namespace {
+
+// How a matrix of shape (r, c) and element strides (s0, s1) is handed to BLAS as row-major: its
+// own rows contiguous (transposed = false, lda = s0), or its columns (then its transpose is the
+// row-major matrix: transposed = true, lda = s1). False for any other layout (negative or
+// non-unit inner strides): the node path copies those.
+bool row_major_view(int64_t r, int64_t c, int64_t s0, int64_t s1, bool* transposed, int64_t* lda) {
+  if (c == 1 || s1 == 1) {
+    *transposed = false;
+    *lda = r <= 1 ? std::max<int64_t>(1, c) : s0;
+    if (*lda >= std::max<int64_t>(1, c)) return true;
+  }
+  if (r == 1 || s0 == 1) {
+    *transposed = true;
+    *lda = c <= 1 ? std::max<int64_t>(1, r) : s1;
+    if (*lda >= std::max<int64_t>(1, r)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool matmul_now(const Array& a, const Array& b, Array* result) {
+  const int na = a.ndim(), nb = b.ndim();
+  if (na < 1 || nb < 1 || na > 2 || nb > 2 || (na == 2 && nb == 2) || a.dtype != b.dtype ||
       a.pending() || b.pending() || !a.device().is_cpu() || !b.device().is_cpu())
     return false;
   const DType dt = a.dtype;
@@ -78,10 +103,28 @@ bool matmul_vectors_now(const Array& a, const Array& b, Array* result) {
     return false;
   const GraphLimits& lim = graph_limits();
   if (lim.immediate_max <= 0 || lim.trace) return false;
-  Array out = Array::empty(Shape{}, dt, Device::cpu());
-  if (!backend_for(Device::cpu())
-           .run_vector_dot_now(dt, a.shape[0], a.data(), a.strides[0], b.data(), b.strides[0],
-                               out.data()))
+  Backend& cpu = backend_for(Device::cpu());
+  if (na == 1 && nb == 1) {
+    if (a.shape[0] != b.shape[0]) return false;
+    Array out = Array::empty(Shape{}, dt, Device::cpu());
+    if (!cpu.run_vector_dot_now(dt, a.shape[0], a.data(), a.strides[0], b.data(), b.strides[0],
+                                out.data()))
+      return false;
+    *result = std::move(out);
+    return true;
+  }
+  // v @ M is M^T v; M @ v is M v. The matrix as BLAS reads it, then op() flipped if stored transposed.
+  const Array& m = na == 2 ? a : b;
+  const Array& v = na == 2 ? b : a;
+  const int64_t r = m.shape[0], c = m.shape[1];
+  if (v.shape[0] != (na == 2 ? c : r)) return false;
+  bool transposed;
+  int64_t lda;
+  if (!row_major_view(r, c, m.strides[0], m.strides[1], &transposed, &lda)) return false;
+  const bool trans = (na == 1) != transposed;  // v @ M wants M^T; a stored transpose flips it
+  const int64_t rows = transposed ? c : r, cols = transposed ? r : c;
+  Array out = Array::empty(Shape{na == 2 ? r : c}, dt, Device::cpu());
+  if (!cpu.run_matvec_now(dt, trans, rows, cols, m.data(), lda, v.data(), v.strides[0], out.data()))
     return false;
   *result = std::move(out);
   return true;

@@ -19,11 +19,13 @@ namespace nf {
 Array matmul(const Array& a, const Array& b, std::optional<DType> dtype = std::nullopt,
              Casting casting = Casting::SameKind);
 
-// matmul(a, b) of two materialised CPU vectors of one BLAS dtype (float32/64, complex64/128) and
-// one length, computed now without a node (Backend::run_vector_dot_now): the 0-d result in
-// *result. False, with nothing done, for anything else (the caller then takes matmul's node, which
-// also raises NumPy's errors), or when immediate evaluation is off (NUMFUSE_IMMEDIATE_MAX=0).
-bool matmul_vectors_now(const Array& a, const Array& b, Array* result);
+// matmul(a, b) of materialised CPU operands of one BLAS dtype (float32/64, complex64/128) that
+// are two vectors (a 0-d result: Backend::run_vector_dot_now) or a vector and a matrix whose rows
+// or columns are contiguous (a 1-d result: Backend::run_matvec_now), computed now without a node:
+// the result in *result. False, with nothing done, for anything else (the caller then takes
+// matmul's node, which also raises NumPy's errors), or when immediate evaluation is off
+// (NUMFUSE_IMMEDIATE_MAX=0). The products of a Python loop over rows (lu, covariance) take it.
+bool matmul_now(const Array& a, const Array& b, Array* result);
 
 // The result shape of matmul(a_shape, b_shape), or the ValueError NumPy raises.
 Shape matmul_shape(const Shape& a, const Shape& b);

@@ -106,6 +106,14 @@ class CpuBackend final : public Backend {
                     static_cast<const char*>(y) + ys * es, incy, out);
   }
 
+  bool run_matvec_now(DType dt, bool trans, int64_t rows, int64_t cols, const void* A, int64_t lda,
+                      const void* x, int64_t incx, void* y) override {
+    int64_t xs = 0;
+    if (!blas_vector(trans ? rows : cols, incx, &xs, &incx)) return false;
+    const int64_t es = static_cast<int64_t>(itemsize(dt));
+    return cpu::gemv(dt, trans, rows, cols, A, lda, static_cast<const char*>(x) + xs * es, incx, y, 1);
+  }
+
   bool run_reduction_program(ReduceNode& red, const GroupProgram& prologue, const Array& out,
                              const GroupProgram* epilogue) override {
     cpu::run_reduction_program(red.spec, prologue, out, red.fp_state);
