@@ -189,8 +189,8 @@ PyType_Slot g_ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_ca
 // Neither numfuse's ufunc objects nor that function are held here: a reference kept in C++ would
 // outlive nanobind's shutdown (docs/architecture.md).
 
-// The op of numfuse's ufunc named as NumPy's `np_ufunc` is (-1 if numfuse's name is not one of its
-// C++ ufuncs), looked up once per NumPy ufunc.
+// The op of numfuse's C++ ufunc of the same name as NumPy's `np_ufunc` (-1 when numfuse's object
+// of that name is not one), looked up once per NumPy ufunc; called with the GIL held.
 int numfuse_ufunc_for(PyObject* np_ufunc) {
   static std::unordered_map<PyObject*, int> found;  // NumPy's ufuncs, kept: they live as long as NumPy
   auto it = found.find(np_ufunc);
