@@ -185,10 +185,7 @@ nb::object getitem_general(nb::handle self, nb::handle key) {
   // already made a fresh array.
   if (integer_only_key(key.ptr(), a.ndim())) {
     const Array& e = nb::cast<const Array&>(r);
-    if (e.ndim() == 0 && a.device().is_cpu()) {
-      eval(e, FlushReason::HostRead);
-      return nb::steal(numpy_scalar(e.dtype, e.data()));
-    }
+    if (e.ndim() == 0 && a.device().is_cpu()) return nb::steal(new_result_object(Array(e)));
     if (e.ndim() == 0 && e.storage == a.storage) return nb::steal(new_array_object(device_element(e)));
   }
   return r;

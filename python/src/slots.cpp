@@ -46,6 +46,7 @@ PyObject* new_array_object(Array&& a) {
   return o.release().ptr();
 }
 
+// NumPy's scalar for a 0-d CPU result; `a[i, j]` of a CPU array reads its element the same way.
 PyObject* new_result_object(Array&& a) {
   if (a.ndim() != 0 || !a.device().is_cpu()) return new_array_object(std::move(a));
   eval(a, FlushReason::HostRead);

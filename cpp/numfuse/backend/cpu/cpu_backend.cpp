@@ -22,6 +22,15 @@ namespace nf::cpu {
 
 namespace {
 
+// Where BLAS starts reading a vector of n elements whose element 0 is at p and whose increment
+// is *inc: its lowest address (blas_vector's shift); *inc as BLAS takes it. nullptr for a vector
+// BLAS cannot read (a zero increment).
+const void* blas_start(DType dt, int64_t n, const void* p, int64_t* inc) {
+  int64_t shift = 0;
+  if (!blas_vector(n, *inc, &shift, inc)) return nullptr;
+  return static_cast<const char*>(p) + shift * static_cast<int64_t>(itemsize(dt));
+}
+
 template <class T>
 void fill_as(const void* value, void* dst, int64_t n) {
   T v;
@@ -98,20 +107,15 @@ class CpuBackend final : public Backend {
 
   bool run_vector_dot_now(DType dt, int64_t n, const void* x, int64_t incx, const void* y,
                           int64_t incy, void* out) override {
-    // BLAS reads a vector of negative increment from its lowest address (blas_vector's shift).
-    int64_t xs = 0, ys = 0;
-    if (!blas_vector(n, incx, &xs, &incx) || !blas_vector(n, incy, &ys, &incy)) return false;
-    const int64_t es = static_cast<int64_t>(itemsize(dt));
-    return cpu::dot(dt, n, static_cast<const char*>(x) + xs * es, incx,
-                    static_cast<const char*>(y) + ys * es, incy, out);
+    const void* xb = blas_start(dt, n, x, &incx);
+    const void* yb = blas_start(dt, n, y, &incy);
+    return xb && yb && cpu::dot(dt, n, xb, incx, yb, incy, out);
   }
 
   bool run_matvec_now(DType dt, bool trans, int64_t rows, int64_t cols, const void* A, int64_t lda,
                       const void* x, int64_t incx, void* y) override {
-    int64_t xs = 0;
-    if (!blas_vector(trans ? rows : cols, incx, &xs, &incx)) return false;
-    const int64_t es = static_cast<int64_t>(itemsize(dt));
-    return cpu::gemv(dt, trans, rows, cols, A, lda, static_cast<const char*>(x) + xs * es, incx, y, 1);
+    const void* xb = blas_start(dt, trans ? rows : cols, x, &incx);
+    return xb && cpu::gemv(dt, trans, rows, cols, A, lda, xb, incx, y, 1);
   }
 
   bool run_reduction_program(ReduceNode& red, const GroupProgram& prologue, const Array& out,

@@ -122,15 +122,16 @@ void NcclComm::check_peer(int peer) const {
 void NcclComm::send(std::uintptr_t ptr, size_t bytes, int peer) {
   check_peer(peer);
   void* stream = enqueue_stream(device_).handle();  // also makes the device's context current
-  check_nccl(require().send(reinterpret_cast<const void*>(ptr), bytes, kNcclUint8, peer, comm_, stream),
-        "ncclSend");
+  check_nccl(
+      require().send(reinterpret_cast<const void*>(ptr), bytes, kNcclUint8, peer, comm_, stream),
+      "ncclSend");
 }
 
 void NcclComm::recv(std::uintptr_t ptr, size_t bytes, int peer) {
   check_peer(peer);
   void* stream = enqueue_stream(device_).handle();
   check_nccl(require().recv(reinterpret_cast<void*>(ptr), bytes, kNcclUint8, peer, comm_, stream),
-        "ncclRecv");
+             "ncclRecv");
 }
 
 void nccl_group_start() { check_nccl(require().group_start(), "ncclGroupStart"); }
